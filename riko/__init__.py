@@ -1,0 +1,48 @@
+"""riko: durable, reviewable, bounded long-term memory for an AI agent persona.
+
+    >>> import riko
+    >>> mem = riko.open("demo-root", preset="companion")   # doctest: +SKIP
+    >>> mem.ingest("exports/")                               # doctest: +SKIP
+
+``riko.Memory`` is the one door; the CLI and the HTTP server are thin layers over it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .clock import FixedClock, SystemClock
+from .errors import RikoError
+from .scope import MemoryScope
+
+__version__ = "0.1.0"
+__all__ = ["Memory", "open", "MemoryScope", "RikoError", "FixedClock", "SystemClock", "__version__"]
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+
+def __getattr__(name: str) -> Any:
+    # Memory pulls in duckdb/polars; keep `import riko` cheap for the CLI's fast paths.
+    if name == "Memory":
+        from .memory import Memory
+
+        return Memory
+    raise AttributeError(f"module 'riko' has no attribute {name!r}")
+
+
+def open(  # noqa: A001 - mirrors builtins.open on purpose: riko.open(root, ...)
+    root: Any = ".",
+    owner: str = "local",
+    preset: str | None = None,
+    config: Any = None,
+    clock: Any = None,
+    read_only: bool = False,
+) -> "Memory":
+    """Open (creating if needed) the memory of one scope under ``root``.
+
+    ``preset`` is required: a missing or empty preset fails closed.
+    """
+    from .memory import Memory
+
+    return Memory(root, owner=owner, preset=preset, config=config, clock=clock, read_only=read_only)

@@ -1,0 +1,71 @@
+"""Memory scope: owner namespace + stable agent preset, bound at open and never from text."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from .errors import ScopeError
+
+__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_hash"]
+
+SCHEMA_VERSION = 1
+_PROFILE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def validate_profile_id(value: object, what: str = "profile id") -> str:
+    """Return ``value`` when it is a valid profile id (``[A-Za-z0-9._-]{1,64}``), else raise."""
+    if not isinstance(value, str) or not value.strip():
+        raise ScopeError(
+            f"{what} must not be empty: memory scope requires a stable agent preset"
+            if what == "preset"
+            else f"{what} must not be empty"
+        )
+    if not _PROFILE_RE.fullmatch(value):
+        raise ScopeError(
+            f"{what} {value!r} is invalid: profile id must contain only letters, numbers, "
+            "dot, underscore and dash (1-64 characters)"
+        )
+    return value
+
+
+def storage_key(text: str) -> str:
+    """Path-safe form of a key: every character outside ``[A-Za-z0-9_-]`` becomes ``--``."""
+    return _UNSAFE.sub("--", text)
+
+
+def scope_hash(key: str) -> str:
+    """First 16 hex characters of the SHA-256 of a scope key (safe to log)."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class MemoryScope:
+    """``<owner>:<preset>``; a missing or empty preset fails closed (no global default)."""
+
+    owner: str
+    preset: str
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        if self.preset is None or (isinstance(self.preset, str) and not self.preset.strip()):
+            raise ScopeError("memory scope requires a stable agent preset (preset is missing or empty)")
+        validate_profile_id(self.owner, "owner")
+        validate_profile_id(self.preset, "preset")
+
+    @property
+    def key(self) -> str:
+        return f"{self.owner}:{self.preset}"
+
+    @property
+    def storage_key(self) -> str:
+        return storage_key(self.key)
+
+    @property
+    def hash(self) -> str:
+        return scope_hash(self.key)
+
+    def __str__(self) -> str:
+        return self.key
