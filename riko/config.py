@@ -1,0 +1,732 @@
+"""riko's typed configuration: the seed's 39 live settings plus riko's own, validated at load.
+
+Values come, lowest to highest precedence, from the defaults, ``<root>/riko.toml``, the
+environment (``RIKO_<FIELD>``) and explicit overrides. Secrets are never stored here, only
+the *names* of the environment variables that hold them (credential references).
+
+    >>> cfg = load_config(overrides={"max_resident_chars": 4000}, environ={})
+    >>> cfg.max_resident_chars
+    4000
+    >>> safe_view(cfg)["owner_admin_configured"]
+    False
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import math
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, urlsplit
+
+from .errors import ConfigError, ScopeError
+from .scope import validate_profile_id
+
+__all__ = [
+    "RikoConfig",
+    "FieldSpec",
+    "FIELDS",
+    "SEED_FIELDS",
+    "CONFIG_FILE",
+    "ENV_PREFIX",
+    "load_config",
+    "validate_config",
+    "safe_view",
+    "config_table_markdown",
+    "camel_name",
+    "env_name",
+    "is_credential_ref_name",
+    "looks_like_secret",
+    "dream_wire_protocol",
+]
+
+CONFIG_FILE = "riko.toml"
+ENV_PREFIX = "RIKO_"
+
+DREAM_PROVIDERS = ("heuristic", "openai-compatible", "anthropic")
+EMBEDDING_PROVIDERS = ("off", "deterministic", "local", "local-fast", "openai-compatible")
+AUTO_CONFIRM_MODES = ("off", "user_grounded", "all")
+DISCLOSURE_MODES = ("never_explicit", "user_explicit_only")
+
+# Settings whose values are secrets or scope-private: never shown by safe_view() or repr().
+_SECRET_FIELDS = frozenset({"api_token", "api_tokens", "owner_admin_token"})
+_PRIVATE_FIELDS = _SECRET_FIELDS | {"owner_namespace"}
+
+_CREDENTIAL_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,127}")
+_SECRET_SHAPED = re.compile(r"(?:sk|pk|rk|token|bearer)-[A-Za-z0-9][A-Za-z0-9_-]*", re.IGNORECASE)
+_CREDENTIAL_QUERY_KEYS = frozenset(
+    {"key", "api_key", "apikey", "api-key", "token", "access_token", "secret", "password"}
+)
+
+
+def _setting(default: Any, doc: str) -> Any:
+    """A dataclass field carrying its user-facing documentation."""
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True, repr=False)
+class RikoConfig:
+    """Every riko setting with its default; an instance is always valid (checked on creation).
+
+    Build one with :func:`load_config` to honour ``riko.toml`` and the environment, or
+    directly (``RikoConfig(recall_enabled=True)``); derive variants with :meth:`replace`.
+    """
+
+    # --- Identity and the control API -------------------------------------------------
+    owner_namespace: str = _setting(
+        "local", "Owner namespace used to derive the isolated scope. Must be a non-empty profile id."
+    )
+    api_path: str = _setting(
+        "/memory/v1",
+        "HTTP prefix for the control API and UI. Must start with /, and must not end with / or contain ?.",
+    )
+    api_token: str = _setting("", "Single bearer token used with api_token_profile.")
+    api_tokens: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "doc": "Bearer-token map binding profiles to separate scopes. Mutually exclusive with api_token."
+        },
+    )
+    api_token_profile: str = _setting(
+        "", "Profile selected by single-token mode. Required when api_token is set, and forbidden otherwise."
+    )
+    owner_admin_token: str = _setting(
+        "", "Bearer token that grants owner-admin capability. Must be distinct from every other token."
+    )
+
+    # --- Dream: provider, schedule and admission ----------------------------------------
+    dream_provider: str = _setting(
+        "heuristic",
+        "Dream provider: heuristic (offline, deterministic), openai-compatible or anthropic. "
+        "For the HTTP providers a URL with /anthropic at a path boundary selects Anthropic Messages.",
+    )
+    dream_api_url: str = _setting(
+        "https://api.deepseek.com/api/v1/chat/completions",
+        "Dream provider endpoint. Must be HTTPS (plain http only for loopback hosts) "
+        "and must not embed credentials.",
+    )
+    dream_credential_ref: str = _setting(
+        "DSH_MEMORY_DREAM_API_KEY",
+        "Name of the environment variable holding the Dream API key; the value is never stored or returned.",
+    )
+    dream_model: str = _setting("deepseek-chat", "Model name sent to the Dream provider.")
+    dream_max_tokens: int = _setting(1200, "Maximum Dream completion tokens (at least 128).")
+    dream_interval_ms: int = _setting(3_600_000, "Interval for a scheduled Dream sweep (at least 60000).")
+    debounce_ms: int = _setting(
+        5000, "Delay after session activity before a session Dream is scheduled (at least 0)."
+    )
+    dream_workers: int = _setting(4, "Sessions dreamed in parallel (1 to 64).")
+    dream_timeout_ms: int = _setting(120_000, "Timeout of one Dream provider call (at least 1).")
+    candidate_auto_confirm: str = _setting(
+        "user_grounded",
+        "Candidate admission without manual review: off, user_grounded (description equals one "
+        "user-authored L0 event) or all (skips grounding; controlled dogfooding only).",
+    )
+
+    # --- Bounds on stored and injected text ---------------------------------------------
+    max_resident_chars: int = _setting(12_000, "Maximum serialized Resident prompt length (at least 256).")
+    max_session_chars: int = _setting(
+        40_000, "Maximum transcript length used for Dream input and recovery (at least 1000)."
+    )
+    max_event_chars: int = _setting(16_000, "Maximum length of one stored L0 event text (at least 256).")
+
+    # --- Recall ------------------------------------------------------------------------
+    recall_enabled: bool = _setting(False, "Enables query-time recall.")
+    recall_vector_enabled: bool = _setting(False, "Enables planner-gated dense recall.")
+    recall_raw_evidence_enabled: bool = _setting(True, "Allows bounded raw L0 evidence as a recall channel.")
+    recall_observation_enabled: bool = _setting(False, "Allows active observations as a recall channel.")
+    recall_graph_enabled: bool = _setting(False, "Enables bounded Wiki graph expansion during recall.")
+    recall_max_candidates: int = _setting(8, "Maximum recall results before rendering (1 to 32).")
+    recall_max_context_chars: int = _setting(3000, "Maximum rendered recall context length (256 to 16000).")
+    lexical_candidate_cap: int = _setting(
+        20, "Candidates taken from the lexical channel before fusion (1 to 1000)."
+    )
+    dense_candidate_cap: int = _setting(8, "Candidates taken from the dense channel before fusion (1 to 1000).")
+    rrf_k: int = _setting(60, "Reciprocal-rank-fusion constant k (at least 1).")
+    reranker_endpoint: str = _setting(
+        "", "Optional /v1/rerank-shaped endpoint; empty means none. HTTPS, or http on a loopback host."
+    )
+    reranker_timeout_ms: int = _setting(
+        5000, "Timeout of one reranker call; on failure RRF order stands (at least 1)."
+    )
+
+    # --- Raw-session purge -------------------------------------------------------------
+    purge_enabled: bool = _setting(False, "Enables authenticated raw-session purge transactions.")
+
+    # --- Resident, temporal semantics and sensitivity ------------------------------------
+    resident_v2_enabled: bool = _setting(True, "Enables the structured Resident projection path.")
+    resident_blocks_enabled: bool = _setting(True, "Enables bounded structured Resident blocks.")
+    sensitive_resident_enabled: bool = _setting(False, "Allows eligible sensitive pages in Resident output.")
+    temporal_enabled: bool = _setting(True, "Enables temporal validity and historical recall semantics.")
+    evidence_classification_enabled: bool = _setting(
+        False,
+        "Classifies user-origin L0 evidence at capture; off leaves every unmarked event fail-closed sensitive.",
+    )
+    unclassified_evidence_disclosure: str = _setting(
+        "never_explicit",
+        "never_explicit or user_explicit_only for unclassified fail-closed evidence; the lower "
+        "setting applies only to explicit, user-initiated, topic-matched requests.",
+    )
+
+    # --- Observations and reflection ----------------------------------------------------
+    min_observation_evidence: int = _setting(
+        2, "Minimum distinct valid anchors for an observation candidate (at least 1)."
+    )
+    observation_activation_min_evidence: int = _setting(
+        3, "Minimum distinct evidence anchors for automatic observation activation (at least 1)."
+    )
+    observation_activation_min_sessions: int = _setting(
+        2, "Minimum distinct sessions for automatic observation activation (at least 1)."
+    )
+    observation_activation_min_confidence: float = _setting(
+        0.8, "Minimum confidence for automatic observation activation (0 to 1)."
+    )
+    reflection_enabled: bool = _setting(False, "Enables Dream reflection that proposes anchored observations.")
+    reflection_max_observations: int = _setting(
+        3, "Maximum observation proposals accepted from one reflection (at least 1)."
+    )
+    temporal_reconcile_enabled: bool = _setting(False, "Enables temporal reconciliation in the remember tool.")
+
+    # --- Embeddings ------------------------------------------------------------------
+    embedding_provider: str = _setting(
+        "local",
+        "Embedding provider: off, deterministic (hash, seed-exact), local (embedded multilingual "
+        "e5), local-fast (Universal Sentence Encoder) or openai-compatible.",
+    )
+    embedding_endpoint: str = _setting(
+        "", "Endpoint of the openai-compatible provider; required and validated when it is selected."
+    )
+    embedding_credential_ref: str = _setting(
+        "DSH_MEMORY_EMBEDDING_API_KEY",
+        "Name of the environment variable holding the embedding API key; the value is never returned.",
+    )
+    embedding_model: str = _setting(
+        "", "Model sent to the openai-compatible provider; required when it is selected."
+    )
+    embedding_dimension: int = _setting(
+        256, "Vector dimension of the deterministic and openai-compatible providers (8 to 4096)."
+    )
+    embedding_timeout_ms: int = _setting(10_000, "Timeout of one embedding call (1 to 120000).")
+
+    def __post_init__(self) -> None:
+        # A frozen config must not be mutable through its token map.
+        if isinstance(self.api_tokens, Mapping):
+            object.__setattr__(self, "api_tokens", MappingProxyType(dict(self.api_tokens)))
+        validate_config(self)
+
+    def replace(self, **changes: Any) -> RikoConfig:
+        """A validated copy with ``changes`` applied (snake_case or the seed's camelCase names)."""
+        merged = self.to_dict()
+        merged.update(_canonical_keys(changes, "replace()"))
+        return RikoConfig(**merged)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python values, secrets included; use :func:`safe_view` to display."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["api_tokens"] = dict(self.api_tokens)
+        return out
+
+    def __hash__(self) -> int:
+        items = self.to_dict()
+        items["api_tokens"] = tuple(sorted(items["api_tokens"].items()))
+        return hash(tuple(items.values()))
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        return (_from_dict, (self.to_dict(),))
+
+    def __repr__(self) -> str:
+        # Only what differs from the defaults, with token values masked.
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == _default_of(f.name):
+                continue
+            shown.append(f"{f.name}=<set>" if f.name in _SECRET_FIELDS else f"{f.name}={value!r}")
+        return f"RikoConfig({', '.join(shown)})"
+
+
+def _from_dict(values: dict[str, Any]) -> RikoConfig:
+    return RikoConfig(**values)
+
+
+class FieldSpec(NamedTuple):
+    """One documented setting: its name, Python type, default and meaning."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+
+
+_PY_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "float": float, "Mapping[str, str]": dict}
+
+
+def _build_fields() -> tuple[FieldSpec, ...]:
+    specs = []
+    for f in fields(RikoConfig):
+        default = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+        specs.append(FieldSpec(f.name, _PY_TYPES[str(f.type)], default, f.metadata["doc"]))
+    return tuple(specs)
+
+
+FIELDS: tuple[FieldSpec, ...] = _build_fields()
+_SPEC = {spec.name: spec for spec in FIELDS}
+
+# The seed's live settings, by their original camelCase names (riko.toml accepts both spellings).
+SEED_FIELDS: tuple[str, ...] = (
+    "ownerNamespace", "apiPath", "apiToken", "apiTokens", "apiTokenProfile", "ownerAdminToken",
+    "dreamApiUrl", "dreamCredentialRef", "dreamModel", "dreamMaxTokens", "dreamIntervalMs",
+    "debounceMs", "maxResidentChars", "maxSessionChars", "recallEnabled", "recallVectorEnabled",
+    "recallRawEvidenceEnabled", "recallObservationEnabled", "recallGraphEnabled", "purgeEnabled",
+    "recallMaxCandidates", "recallMaxContextChars", "residentV2Enabled", "residentBlocksEnabled",
+    "sensitiveResidentEnabled", "temporalEnabled", "evidenceClassificationEnabled",
+    "unclassifiedEvidenceDisclosure", "minObservationEvidence", "observationActivationMinEvidence",
+    "observationActivationMinSessions", "observationActivationMinConfidence", "reflectionEnabled",
+    "reflectionMaxObservations", "temporalReconcileEnabled", "embeddingProvider",
+    "embeddingEndpoint", "embeddingCredentialRef", "embeddingModel", "embeddingDimension",
+)  # fmt: skip
+
+
+def _default_of(name: str) -> Any:
+    return _SPEC[name].default
+
+
+def camel_name(name: str) -> str:
+    """The seed's spelling of a snake_case field: ``max_resident_chars`` -> ``maxResidentChars``."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def env_name(name: str) -> str:
+    """The environment variable that sets a field: ``max_resident_chars`` -> ``RIKO_MAX_RESIDENT_CHARS``."""
+    return ENV_PREFIX + name.upper()
+
+
+_ALIASES = {camel_name(spec.name): spec.name for spec in FIELDS if camel_name(spec.name) != spec.name}
+
+
+# --- validation ---------------------------------------------------------------------
+
+
+def is_credential_ref_name(value: object) -> bool:
+    """True when ``value`` can name an environment variable and does not look like a secret."""
+    return isinstance(value, str) and bool(_CREDENTIAL_REF.fullmatch(value)) and not looks_like_secret(value)
+
+
+def looks_like_secret(value: str) -> bool:
+    """True for secret-shaped strings (``sk-``, ``pk-``, ``rk-``, ``token-``, ``bearer-`` + a tail)."""
+    return bool(_SECRET_SHAPED.fullmatch(value.strip()))
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_url(name: str, value: object) -> None:
+    """The endpoint rule: absolute http(s) URL, HTTPS unless loopback, no credential inside."""
+    invalid = ConfigError(name, f"{name} must be a valid HTTPS URL")
+    if not isinstance(value, str) or not value or any(ch.isspace() or ord(ch) < 32 for ch in value):
+        raise invalid
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        raise invalid from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise invalid
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ConfigError(
+            name,
+            f"{name} must not contain an embedded credential; name the secret through its credential reference",
+        )
+    for key, val in parse_qsl(parts.query, keep_blank_values=True):
+        if key.lower() in _CREDENTIAL_QUERY_KEYS or looks_like_secret(val):
+            raise ConfigError(
+                name,
+                f"{name} must not contain an embedded credential (query parameter {key!r}); "
+                "name the secret through its credential reference",
+            )
+    if scheme == "http" and not _is_loopback(parts.hostname):
+        raise ConfigError(
+            name, f"{name} must use HTTPS (plain http is allowed only for localhost, 127.0.0.0/8 and ::1)"
+        )
+
+
+def _check_str(cfg: RikoConfig, name: str) -> str:
+    value = getattr(cfg, name)
+    if not isinstance(value, str):
+        raise ConfigError(name, f"{name} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _check_bool(cfg: RikoConfig, name: str) -> None:
+    if not isinstance(getattr(cfg, name), bool):
+        raise ConfigError(name, f"{name} must be a boolean (true or false)")
+
+
+def _check_int(cfg: RikoConfig, name: str, low: int, high: int | None = None) -> None:
+    value = getattr(cfg, name)
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if ok and value >= low and (high is None or value <= high):
+        return
+    if high is None:
+        raise ConfigError(name, f"{name} must be an integer of at least {low}")
+    raise ConfigError(name, f"{name} must be an integer from {low} through {high}")
+
+
+def _check_enum(cfg: RikoConfig, name: str, allowed: tuple[str, ...]) -> str:
+    value = getattr(cfg, name)
+    if value not in allowed:
+        raise ConfigError(name, f"{name} is invalid: expected one of {', '.join(allowed)}")
+    return value
+
+
+def _check_credential_ref(cfg: RikoConfig, name: str) -> None:
+    value = getattr(cfg, name)
+    if isinstance(value, str) and looks_like_secret(value):
+        # Never echo the value: it is probably the secret itself.
+        raise ConfigError(
+            name,
+            f"{name} must be a credential reference, and this value looks like a secret; "
+            "keep the secret in an environment variable and put that variable's name here",
+        )
+    if not is_credential_ref_name(value):
+        raise ConfigError(
+            name,
+            f"{name} must be a credential reference: an environment variable name such as "
+            f"{_default_of(name)} (letters, digits, _ . -; up to 128 characters)",
+        )
+
+
+def _check_profile_id(name: str, value: object, label: str) -> None:
+    try:
+        validate_profile_id(value, label)
+    except ScopeError:
+        raise ConfigError(
+            name, f"{label}: profile id must contain only letters, numbers, dot, underscore and dash"
+        ) from None
+
+
+def _check_tokens(cfg: RikoConfig) -> None:
+    """The seed's authentication rules: one token mode, valid profiles, a distinct admin token."""
+    api_token = _check_str(cfg, "api_token")
+    profile = _check_str(cfg, "api_token_profile")
+    admin = _check_str(cfg, "owner_admin_token")
+    tokens = cfg.api_tokens
+    if not isinstance(tokens, Mapping):
+        raise ConfigError("api_tokens", "api_tokens must be a table of profile id to token")
+    for key, token in tokens.items():
+        _check_profile_id("api_tokens", key, f"api_tokens key {key!r}")
+        if not isinstance(token, str) or not token.strip():
+            raise ConfigError("api_tokens", f"api_tokens.{key} must not be empty")
+    if len(set(tokens.values())) != len(tokens):
+        raise ConfigError("api_tokens", "api_tokens values must be distinct: a token binds exactly one profile")
+    if api_token and not api_token.strip():
+        raise ConfigError("api_token", "api_token must not be whitespace")
+    if api_token and tokens:
+        raise ConfigError("api_token", "api_token and api_tokens are mutually exclusive")
+    if api_token and not profile:
+        raise ConfigError("api_token_profile", "api_token_profile is required when api_token is set")
+    if profile and not api_token:
+        raise ConfigError("api_token_profile", "api_token_profile requires api_token")
+    if profile:
+        _check_profile_id("api_token_profile", profile, "api_token_profile")
+    if admin and not admin.strip():
+        raise ConfigError("owner_admin_token", "owner_admin_token must not be whitespace")
+    if admin and (admin == api_token or admin in tokens.values()):
+        raise ConfigError("owner_admin_token", "owner_admin_token must be distinct from api_token and api_tokens")
+
+
+def validate_config(cfg: RikoConfig) -> None:
+    """Raise :class:`~riko.errors.ConfigError` naming the first field that breaks a rule."""
+    owner = _check_str(cfg, "owner_namespace")
+    if not owner.strip():
+        raise ConfigError("owner_namespace", "owner_namespace must not be empty")
+    _check_profile_id("owner_namespace", owner, "owner_namespace")
+
+    api_path = _check_str(cfg, "api_path")
+    if not api_path.startswith("/") or api_path.endswith("/") or "?" in api_path:
+        raise ConfigError("api_path", "api_path must be absolute without trailing slash or query")
+    _check_tokens(cfg)
+
+    for spec in FIELDS:
+        if spec.type is bool:
+            _check_bool(cfg, spec.name)
+        elif spec.type is str:
+            _check_str(cfg, spec.name)
+
+    for name, low, high in _INT_RANGES:
+        _check_int(cfg, name, low, high)
+    confidence = cfg.observation_activation_min_confidence
+    if (
+        not isinstance(confidence, (int, float))
+        or isinstance(confidence, bool)
+        or not math.isfinite(confidence)
+        or not 0 <= confidence <= 1
+    ):
+        raise ConfigError(
+            "observation_activation_min_confidence",
+            "observation_activation_min_confidence must be between 0 and 1",
+        )
+
+    _check_enum(cfg, "candidate_auto_confirm", AUTO_CONFIRM_MODES)
+    _check_enum(cfg, "unclassified_evidence_disclosure", DISCLOSURE_MODES)
+
+    dream_provider = _check_enum(cfg, "dream_provider", DREAM_PROVIDERS)
+    _check_url("dream_api_url", cfg.dream_api_url)
+    _check_credential_ref(cfg, "dream_credential_ref")
+    if dream_provider != "heuristic" and not cfg.dream_model.strip():
+        raise ConfigError("dream_model", f"dream_model is required when dream_provider is {dream_provider}")
+
+    embedding_provider = _check_enum(cfg, "embedding_provider", EMBEDDING_PROVIDERS)
+    _check_credential_ref(cfg, "embedding_credential_ref")
+    if embedding_provider == "openai-compatible":
+        if not cfg.embedding_endpoint:
+            raise ConfigError(
+                "embedding_endpoint", "embedding_endpoint is required when embedding_provider is openai-compatible"
+            )
+        if not cfg.embedding_model.strip():
+            raise ConfigError(
+                "embedding_model", "embedding_model is required when embedding_provider is openai-compatible"
+            )
+    if cfg.embedding_endpoint:
+        _check_url("embedding_endpoint", cfg.embedding_endpoint)
+    if cfg.reranker_endpoint:
+        _check_url("reranker_endpoint", cfg.reranker_endpoint)
+
+
+# (field, minimum, maximum or None)
+_INT_RANGES: tuple[tuple[str, int, int | None], ...] = (
+    ("dream_max_tokens", 128, None),
+    ("dream_interval_ms", 60_000, None),
+    ("debounce_ms", 0, None),
+    ("dream_workers", 1, 64),
+    ("dream_timeout_ms", 1, None),
+    ("max_resident_chars", 256, None),
+    ("max_session_chars", 1000, None),
+    ("max_event_chars", 256, None),
+    ("recall_max_candidates", 1, 32),
+    ("recall_max_context_chars", 256, 16_000),
+    ("lexical_candidate_cap", 1, 1000),
+    ("dense_candidate_cap", 1, 1000),
+    ("rrf_k", 1, None),
+    ("reranker_timeout_ms", 1, None),
+    ("min_observation_evidence", 1, None),
+    ("observation_activation_min_evidence", 1, None),
+    ("observation_activation_min_sessions", 1, None),
+    ("reflection_max_observations", 1, None),
+    ("embedding_dimension", 8, 4096),
+    ("embedding_timeout_ms", 1, 120_000),
+)
+
+
+def dream_wire_protocol(cfg: RikoConfig) -> str | None:
+    """``anthropic-messages``, ``openai-chat-completions``, or None for the heuristic provider.
+
+    The seed infers the protocol from the URL: ``/anthropic`` at a path boundary means
+    Anthropic Messages; an explicit ``anthropic`` provider always speaks it.
+    """
+    if cfg.dream_provider == "heuristic":
+        return None
+    if cfg.dream_provider == "anthropic" or re.search(r"/anthropic(?:/|$)", urlsplit(cfg.dream_api_url).path):
+        return "anthropic-messages"
+    return "openai-chat-completions"
+
+
+# --- loading ------------------------------------------------------------------------
+
+
+def _unknown_key(key: object, where: str) -> ConfigError:
+    names = [spec.name for spec in FIELDS] + list(_ALIASES)
+    close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.8)
+    hint = f"; did you mean {_ALIASES.get(close[0], close[0])!r}?" if close else ""
+    return ConfigError(str(key), f"{key} is not a riko setting (in {where}){hint}")
+
+
+def _canonical_keys(values: Mapping[Any, Any], where: str) -> dict[str, Any]:
+    """Map snake_case or camelCase keys to field names; reject unknown and doubled keys."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        name = _ALIASES.get(key, key)
+        if name not in _SPEC:
+            raise _unknown_key(key, where)
+        if name in out:
+            raise ConfigError(name, f"{name} is given twice in {where} (as {name} and {camel_name(name)})")
+        out[name] = value
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(CONFIG_FILE, f"{CONFIG_FILE}: cannot parse {path}: {exc}") from None
+    return _canonical_keys(data, str(path))
+
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+
+
+def _parse_env(name: str, var: str, raw: str) -> Any:
+    """Turn one environment string into the field's type, or explain which variable is wrong."""
+    kind = _SPEC[name].type
+    shown = "<hidden>" if name in _SECRET_FIELDS else repr(raw)
+    if kind is str:
+        return raw
+    if kind is bool:
+        text = raw.strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise ConfigError(
+            name, f"{name}: environment variable {var}={shown} is not a boolean (true/false/1/0/yes/no)"
+        )
+    if kind is int:
+        try:
+            return int(raw.strip())
+        except ValueError:
+            raise ConfigError(name, f"{name}: environment variable {var}={shown} is not an integer") from None
+    if kind is float:
+        try:
+            return float(raw.strip())
+        except ValueError:
+            raise ConfigError(name, f"{name}: environment variable {var}={shown} is not a number") from None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            name, f"{name}: environment variable {var} must hold a JSON object of profile id to token"
+        )
+    return value
+
+
+def _read_env(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+    found: dict[str, tuple[Any, str]] = {}
+    for spec in FIELDS:
+        var = env_name(spec.name)
+        if var in environ:
+            found[spec.name] = (_parse_env(spec.name, var, environ[var]), var)
+    return found
+
+
+def load_config(
+    root: Path | str | None = None,
+    overrides: RikoConfig | Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> RikoConfig:
+    """Defaults, then ``<root>/riko.toml``, then ``RIKO_<FIELD>`` variables, then ``overrides``.
+
+    ``root`` may also name a TOML file directly; a missing file is simply skipped. A
+    :class:`RikoConfig` override contributes the fields it sets away from their defaults, so
+    ``load_config(root, RikoConfig(recall_enabled=True))`` keeps the rest of ``riko.toml``.
+    ``environ`` defaults to ``os.environ``. Any invalid value raises :class:`ConfigError`
+    naming the field and where it came from.
+    """
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    if root is not None:
+        path = Path(root)
+        if path.is_dir():
+            path = path / CONFIG_FILE
+        if path.is_file():
+            for name, value in _read_toml(path).items():
+                values[name], origin[name] = value, str(path)
+    for name, (value, var) in _read_env(os.environ if environ is None else environ).items():
+        values[name], origin[name] = value, f"environment variable {var}"
+    if isinstance(overrides, RikoConfig):
+        explicit = {k: v for k, v in overrides.to_dict().items() if v != _default_of(k)}
+    else:
+        explicit = _canonical_keys(overrides or {}, "overrides")
+    for name, value in explicit.items():
+        values[name], origin[name] = value, "overrides"
+    try:
+        return RikoConfig(**values)
+    except ConfigError as exc:
+        where = origin.get(exc.field)
+        if where is None:
+            raise
+        raise ConfigError(exc.field, f"{exc} (set in {where})") from None
+
+
+def safe_view(cfg: RikoConfig) -> dict[str, Any]:
+    """The settings that may be shown to a client, like the seed's ``configResponse()``.
+
+    Owner namespace and every token are left out; ``owner_admin_configured`` reports whether
+    an admin token exists; credential references appear as names only.
+    """
+    view: dict[str, Any] = {}
+    for spec in FIELDS:
+        if spec.name in _PRIVATE_FIELDS:
+            continue
+        if spec.name == "api_token_profile" and not cfg.api_token_profile:
+            continue
+        view[spec.name] = getattr(cfg, spec.name)
+    view["owner_admin_configured"] = bool(cfg.owner_admin_token)
+    return view
+
+
+# --- documentation ------------------------------------------------------------------
+
+_TYPE_LABELS = {str: "string", int: "integer", bool: "boolean", float: "number", dict: "table"}
+
+
+def _toml_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "{}" if not value else json.dumps(dict(value))
+    return json.dumps(value)
+
+
+def config_table_markdown() -> str:
+    """Every setting as a Markdown table: field, type, default (TOML syntax), variable, meaning."""
+    lines = [
+        "| Field | Type | Default | Environment | Meaning |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for spec in FIELDS:
+        doc = spec.doc.replace("|", "\\|")
+        lines.append(
+            f"| `{spec.name}` | {_TYPE_LABELS[spec.type]} | `{_toml_literal(spec.default)}` "
+            f"| `{env_name(spec.name)}` | {doc} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+DOCS_START = "<!-- riko-config-fields:start -->"
+DOCS_END = "<!-- riko-config-fields:end -->"
+
+
+def _update_docs(path: Path) -> None:
+    """Rewrite the generated field table between the markers of a docs page."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition(DOCS_START + "\n")
+    _, _, tail = rest.partition(DOCS_END)
+    path.write_text(head + DOCS_START + "\n" + config_table_markdown() + DOCS_END + tail, encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m riko.config docs/configuration.md
+    if len(sys.argv) > 1:
+        _update_docs(Path(sys.argv[1]))
+    else:
+        sys.stdout.write(config_table_markdown())
