@@ -1,0 +1,57 @@
+"""Evidence export: Parquet partitioned by session (for DuckDB/Spark/Trino) or riko L0 JSONL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from ..clock import iso, utc
+from ..scope import MemoryScope
+from ..warehouse import Warehouse
+
+__all__ = ["export_evidence"]
+
+
+def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, format: str = "parquet") -> Path:
+    """Write this scope's evidence under ``directory/<storage-key>/`` and return that folder."""
+    out = directory / scope.storage_key
+    out.mkdir(parents=True, exist_ok=True)
+    if format == "parquet":
+        # scope keys are validated to a safe alphabet, so the literal cannot break the SQL
+        wh.con.execute(
+            "COPY (SELECT session_id, seq, time, type, role, source_kind, is_user, text, data, "
+            "content_hash, truncated, sensitivity, schema_version FROM evidence "
+            f"WHERE scope_key = '{scope.key}' ORDER BY session_id, seq) "
+            f"TO '{out.as_posix()}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (session_id), OVERWRITE_OR_IGNORE)"
+        )
+        return out
+    if format != "jsonl":
+        raise ValueError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
+    cur = wh.con.execute(
+        "SELECT session_id, seq, time, type, data FROM evidence WHERE scope_key = ? ORDER BY session_id, seq",
+        [scope.key],
+    )
+    handle = None
+    current = None
+    try:
+        while True:
+            rows = cur.fetchmany(10_000)
+            if not rows:
+                break
+            for session_id, seq, when, etype, data in rows:
+                if session_id != current:
+                    if handle is not None:
+                        handle.close()
+                    current = session_id
+                    handle = open(out / f"{session_id}.jsonl", "wb")
+                line = {
+                    "schemaVersion": 1, "sessionId": session_id, "seq": seq,
+                    "time": iso(utc(when)) if when is not None else None, "type": etype,
+                    "data": orjson.loads(data) if data else {},
+                }
+                handle.write(orjson.dumps(line) + b"\n")
+    finally:
+        if handle is not None:
+            handle.close()
+    return out

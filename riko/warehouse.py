@@ -1,0 +1,266 @@
+"""The per-scope DuckDB warehouse: one database file, one writer at a time, scoped SQL.
+
+Every row carries ``scope_key`` and ``schema_version``; every query written here filters by
+scope in SQL. Bulk writes go through Arrow tables (row-by-row inserts are ~1,000x slower).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import duckdb
+
+from .clock import Clock, utc
+from .errors import ReadOnlyError, RikoError, RikoLockedError
+from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
+from .scope import MemoryScope
+
+__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps"]
+
+
+def naive_utc(value: datetime | None) -> datetime | None:
+    """DuckDB TIMESTAMP columns hold naive UTC; convert an aware datetime for storage."""
+    if value is None:
+        return None
+    return utc(value).replace(tzinfo=None)
+
+
+def dumps(value: Any) -> str:
+    """Compact, key-sorted JSON for the VARCHAR JSON columns (stable for hashing and diffs)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
+class WriterLock:
+    """An advisory ``flock`` on ``writer.lock`` naming the holder's pid; released on close."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = self.holder_pid(fd)
+            os.close(fd)
+            raise RikoLockedError(self.path, pid) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.fsync(fd)
+        self._fd = fd
+
+    @staticmethod
+    def holder_pid(fd: int) -> int | None:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            text = os.read(fd, 64).decode().strip()
+            return int(text) if text else None
+        except (OSError, ValueError):
+            return None
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+# A process holds at most one DuckDB connection per database file; read-only memories in the
+# same process share the writer's connection through a cursor.
+_OPEN: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
+_OPEN_GUARD = threading.Lock()
+
+
+class Warehouse:
+    """One scope's DuckDB database under ``<root>/warehouse/<storage-key>/riko.duckdb``."""
+
+    def __init__(self, directory: Path, scope: MemoryScope, clock: Clock, *, read_only: bool = False) -> None:
+        self.directory = Path(directory)
+        self.scope = scope
+        self.clock = clock
+        self.read_only = read_only
+        self.path = self.directory / "riko.duckdb"
+        self.lock = WriterLock(self.directory / "writer.lock")
+        self._tx_depth = 0
+        self._write_guard = threading.RLock()
+        if read_only:
+            if not self.path.exists():
+                raise RikoError(
+                    f"no memory for scope {scope.key} at {self.directory}; "
+                    "open it once without read_only=True to create it"
+                )
+            self.con = self._connect(read_only=True)
+        else:
+            self.lock.acquire()
+            try:
+                self.con = self._connect(read_only=False)
+                migrate(self.con)
+            except BaseException:
+                self.lock.release()
+                raise
+        self._next_audit_id = self._max_audit_id() + 1
+
+    # -- connection ---------------------------------------------------------------------------
+    def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+        key = str(self.path.resolve()) if self.path.exists() else str(self.path.absolute())
+        with _OPEN_GUARD:
+            shared = _OPEN.get(key)
+            if shared is not None:
+                con, refs = shared
+                _OPEN[key] = (con, refs + 1)
+                self._key = key
+                return con.cursor()
+            self.directory.mkdir(parents=True, exist_ok=True)
+            try:
+                con = duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                text = str(exc)
+                if "lock" in text.lower():
+                    pid = _pid_from_duckdb_message(text)
+                    raise RikoLockedError(self.path, pid) from None
+                raise RikoError(f"cannot open warehouse {self.path}: {text}") from exc
+            _OPEN[key] = (con, 1)
+            self._key = key
+            return con.cursor()
+
+    def close(self) -> None:
+        con = getattr(self, "con", None)
+        if con is None:
+            return
+        try:
+            con.close()
+        finally:
+            self.con = None  # type: ignore[assignment]
+            with _OPEN_GUARD:
+                shared = _OPEN.get(self._key)
+                if shared is not None:
+                    base, refs = shared
+                    if refs <= 1:
+                        _OPEN.pop(self._key, None)
+                        base.close()
+                    else:
+                        _OPEN[self._key] = (base, refs - 1)
+            self.lock.release()
+
+    # -- writing ------------------------------------------------------------------------------
+    def require_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(
+                f"memory for scope {self.scope.key} was opened read-only; reopen with read_only=False to write"
+            )
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A write transaction (re-entrant: inner blocks join the outer one)."""
+        self.require_writable()
+        with self._write_guard:
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield self.con
+                finally:
+                    self._tx_depth -= 1
+                return
+            self.con.execute("BEGIN TRANSACTION")
+            self._tx_depth = 1
+            audit_mark = self._next_audit_id
+            try:
+                yield self.con
+            except BaseException:
+                self._tx_depth = 0
+                self.con.execute("ROLLBACK")
+                self._next_audit_id = audit_mark
+                raise
+            self._tx_depth = 0
+            self.con.execute("COMMIT")
+
+    def insert_arrow(self, table: str, data: Any) -> None:
+        """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
+        if table not in SCOPED_TABLES:
+            raise ValueError(f"unknown table {table!r}")
+        cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
+        self.con.register("_riko_batch", data)
+        try:
+            self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
+        finally:
+            self.con.unregister("_riko_batch")
+
+    def insert_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert a few dict rows (scope_key and schema_version added); for small writes only."""
+        if not rows:
+            return
+        if table not in SCOPED_TABLES:
+            raise ValueError(f"unknown table {table!r}")
+        cols = ["scope_key", "schema_version", *rows[0].keys()]
+        marks = ", ".join("?" for _ in cols)
+        sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
+        for row in rows:
+            self.con.execute(sql, [self.scope.key, RECORD_SCHEMA_VERSION, *row.values()])
+
+    def upsert(self, table: str, row: dict[str, Any], key: Sequence[str]) -> None:
+        """Replace the row with the same key columns (within this scope) by ``row``."""
+        where = " AND ".join(f"{k} = ?" for k in key)
+        self.con.execute(
+            f"DELETE FROM {table} WHERE scope_key = ? AND {where}", [self.scope.key, *(row[k] for k in key)]
+        )
+        self.insert_rows(table, [row])
+
+    def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
+        """Append one audit row (audit rows are never updated; only purge scrubs them)."""
+        self.require_writable()
+        with self._write_guard:
+            ident = self._next_audit_id
+            self._next_audit_id += 1
+            self.con.execute(
+                "INSERT INTO audits (scope_key, schema_version, id, kind, authority, target, detail, recorded_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    self.scope.key, RECORD_SCHEMA_VERSION, ident, kind, authority, target,
+                    dumps(detail) if detail is not None else None, naive_utc(self.clock.now()),
+                ],
+            )
+            return ident
+
+    def _max_audit_id(self) -> int:
+        row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [self.scope.key])
+        return int(row[0]) if row else 0
+
+    # -- reading ------------------------------------------------------------------------------
+    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.con.execute(sql, list(params)).fetchall()
+
+    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+        rows = self.con.execute(sql, list(params)).fetchall()
+        return rows[0] if rows else None
+
+    def frame(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run a (scoped) query and return a polars DataFrame."""
+        import polars as pl
+
+        rel = self.con.sql(sql, params=list(params))
+        fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")
+        return pl.from_arrow(fetch())
+
+    def count(self, table: str) -> int:
+        row = self.fetchone(f"SELECT count(*) FROM {table} WHERE scope_key = ?", [self.scope.key])
+        return int(row[0]) if row else 0
+
+
+def _pid_from_duckdb_message(text: str) -> int | None:
+    import re
+
+    m = re.search(r"PID (\d+)", text)
+    return int(m.group(1)) if m else None
