@@ -11,8 +11,10 @@ import polars as pl
 
 from .clock import Clock, as_clock, to_ms, utc
 from .config import RikoConfig, load_config
+from .contracts import EvidenceRef
 from .errors import ScopeError
 from .scope import MemoryScope
+from .ingest.pipeline import IngestReport
 from .warehouse import Warehouse
 
 __all__ = ["Memory"]
@@ -88,7 +90,7 @@ class Memory:
         paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
         preset: str | None = None,
         progress: bool = True,
-    ) -> "IngestReport":
+    ) -> IngestReport:
         """Read exported session logs (files or directories) into L0 evidence.
 
         Idempotent: re-ingesting adds nothing; a grown log adds only its new events. A log of
@@ -101,7 +103,7 @@ class Memory:
             max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
         )
 
-    def capture(self, event: Mapping[str, Any]) -> "EvidenceRef":
+    def capture(self, event: Mapping[str, Any]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
         from .ingest.capture import capture_event
 

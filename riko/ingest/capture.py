@@ -1,0 +1,114 @@
+"""Live capture: append one event as L0 evidence, with the same rules as log ingest."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import orjson
+
+from ..clock import Clock, to_ms, utc
+from ..contracts import EvidenceRef
+from ..errors import IngestError, ScopeError
+from ..scope import MemoryScope
+from ..warehouse import Warehouse, naive_utc
+from . import readers
+from .pipeline import _Batch, content_hash, is_user_evidence
+
+__all__ = ["capture_event", "project_event"]
+
+
+def project_event(
+    session_id: str, seq: int, time_ms: int, etype: str, data: Mapping[str, Any], max_text_chars: int
+) -> readers.LogEvent:
+    """The L0 projection of one live event, bounded like an ingested line."""
+    projected = readers._project(etype, dict(data))
+    text, cut = readers._bound_text(readers._event_text(etype, projected), max_text_chars)
+    projected, data_cut = readers._bound_value(projected, max_text_chars)
+    role, source_kind = readers._role_and_source(etype, projected)
+    return readers.LogEvent(session_id, seq, time_ms, etype, role, source_kind, text, projected, 0, cut or data_cut)
+
+
+def _field(event: Mapping[str, Any], *names: str) -> Any:
+    for name in names:
+        if name in event:
+            return event[name]
+    return None
+
+
+def capture_event(
+    wh: Warehouse,
+    scope: MemoryScope,
+    event: Mapping[str, Any],
+    *,
+    clock: Clock,
+    max_event_chars: int,
+    classifier: Callable[[str], str] | None = None,
+) -> EvidenceRef:
+    """Store ``event`` (``session_id``, ``type``, ``data``, optional ``seq``/``time``/``preset``).
+
+    The row is committed before this returns. Chunk events are not stored; an event at or
+    below the session's watermark is a duplicate and is not stored twice.
+    """
+    wh.require_writable()
+    if not isinstance(event, Mapping):
+        raise IngestError(f"capture() takes a mapping, got {type(event).__name__}")
+    sid = _field(event, "session_id", "sessionId")
+    if not isinstance(sid, str) or not sid.strip():
+        raise IngestError("captured event needs a non-empty 'session_id'")
+    preset = _field(event, "preset", "agentPreset")
+    if preset is not None and preset != scope.preset:
+        raise ScopeError(f"event of session {sid!r} belongs to preset {preset!r}, not to scope {scope.key!r}")
+    etype = event.get("type")
+    if not isinstance(etype, str) or not etype:
+        raise IngestError(f"captured event of session {sid!r} needs a non-empty 'type'")
+    data = event.get("data", {})
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise IngestError(f"captured event {etype!r} of session {sid!r}: 'data' must be an object")
+    when = event.get("time")
+    time_ms = to_ms(clock.now()) if when is None else to_ms(utc(when))
+
+    with wh.transaction():
+        row = wh.fetchone(
+            "SELECT last_seq FROM sessions WHERE scope_key = ? AND session_id = ?", [scope.key, sid]
+        )
+        last = int(row[0]) if row is not None and row[0] is not None else -1
+        seq = event.get("seq")
+        if seq is None:
+            seq = last + 1
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise IngestError(f"captured event of session {sid!r}: seq must be a non-negative integer, got {seq!r}")
+        if readers.is_skipped_type(etype):
+            return EvidenceRef(sid, seq, stored=False)
+        if seq <= last:
+            return EvidenceRef(sid, seq, stored=False)
+        ev = project_event(sid, seq, time_ms, etype, data, max_event_chars)
+        data_json = orjson.dumps(ev.data, option=orjson.OPT_SORT_KEYS)
+        user = is_user_evidence(ev)
+        sensitivity = origin = None
+        if classifier is not None and user and ev.text:
+            sensitivity, origin = classifier(ev.text), "deterministic_rule"
+        now = clock.now()
+        batch = _Batch(scope.key, to_ms(now))
+        batch.add(ev, data_json, content_hash(etype, data_json), sensitivity, origin)
+        wh.insert_arrow("evidence", batch.to_arrow())
+        if row is None:
+            wh.insert_rows(
+                "sessions",
+                [{
+                    "session_id": sid, "preset": scope.preset, "project_key": None, "cwd": None,
+                    "parent_session": None, "format": "live", "source_path": None,
+                    "created_at": naive_utc(utc(time_ms)), "first_seq": seq, "last_seq": seq,
+                    "event_count": 1, "user_event_count": int(user), "text_bytes": len(ev.text),
+                    "updated_at": naive_utc(now),
+                }],
+            )
+        else:
+            wh.con.execute(
+                "UPDATE sessions SET last_seq = ?, event_count = event_count + 1, "
+                "user_event_count = user_event_count + ?, text_bytes = text_bytes + ?, updated_at = ? "
+                "WHERE scope_key = ? AND session_id = ?",
+                [seq, int(user), len(ev.text), naive_utc(now), scope.key, sid],
+            )
+    return EvidenceRef(sid, seq, stored=True, is_user=user)
