@@ -1,0 +1,151 @@
+"""Where page files live and how they are read and written.
+
+Layout: ``<wiki_root>/<owner>/<preset>/<folder>/<slug>.md``. Writes are atomic (a temp file in
+the same directory, fsync, ``os.replace``), so a reader or a crash never sees half a page.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import ScopeError, WikiFormatError
+from ..scope import validate_profile_id
+from .page import TYPE_FOLDERS, Page, parse_page, slugify
+
+__all__ = [
+    "RESIDENT_FILE",
+    "page_path",
+    "unique_page_path",
+    "write_atomic",
+    "scan_pages",
+    "read_page_file",
+]
+
+RESIDENT_FILE = "RESIDENT.md"  # generated beside the pages; never a page itself
+_DEFAULT_MODE = 0o644
+
+
+def _scope_dir(wiki_root: Path, owner: str, preset: str) -> Path:
+    for what, value in (("owner", owner), ("preset", preset)):
+        validate_profile_id(value, what)
+        if set(value) == {"."}:
+            raise ScopeError(f"{what} {value!r} is not a usable directory name")
+    return Path(wiki_root) / owner / preset
+
+
+def _folder(page: Page) -> str:
+    try:
+        return TYPE_FOLDERS[page.type]
+    except KeyError:
+        raise WikiFormatError(
+            f"unknown page type {page.type!r}; expected one of {', '.join(TYPE_FOLDERS)}",
+            field="type",
+        ) from None
+
+
+def page_path(wiki_root: Path, owner: str, preset: str, page: Page) -> Path:
+    """The natural file of ``page``: ``<wiki_root>/<owner>/<preset>/<folder>/<slug>.md``.
+
+    >>> page = Page(id="p-1", type="entity", title="Mika")
+    >>> page_path(Path("wiki"), "local", "companion", page).as_posix()
+    'wiki/local/companion/entities/mika.md'
+    """
+    return _scope_dir(wiki_root, owner, preset) / _folder(page) / f"{slugify(page.title)}.md"
+
+
+def unique_page_path(
+    wiki_root: Path, owner: str, preset: str, page: Page, taken: set[Path]
+) -> Path:
+    """:func:`page_path`, or ``<slug>-2.md``, ``<slug>-3.md`` ... when the path is in ``taken``.
+
+    ``taken`` holds the paths of *other* pages; leave out the file ``page`` already has, so a
+    page keeps its path across rewrites.
+    """
+    base = page_path(wiki_root, owner, preset, page)
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = base.with_name(f"{base.stem}-{n}{base.suffix}")
+    return candidate
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, ``\\n`` kept as is) all at once, or not at all.
+
+    Parent directories are created. An existing file keeps its permission bits; on any failure
+    it is left untouched and the temporary file is removed.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = _DEFAULT_MODE
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable where the platform allows opening a directory."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def scan_pages(scope_dir: Path) -> Iterator[tuple[Path, str]]:
+    """Every ``*.md`` under the scope's seven type folders, sorted, with its text.
+
+    Dotfiles, dot-directories and ``RESIDENT.md`` are skipped. A file that is not valid UTF-8 is
+    still yielded (undecodable bytes kept as surrogate escapes) so that :func:`parse_page`
+    reports it with its line instead of the scan stopping.
+    """
+    scope_dir = Path(scope_dir)
+    found: list[Path] = []
+    for folder in sorted(set(TYPE_FOLDERS.values())):
+        root = scope_dir / folder
+        if not root.is_dir():
+            continue
+        for path in root.rglob("*.md"):
+            if path.name == RESIDENT_FILE or _hidden(path.relative_to(scope_dir)):
+                continue
+            if path.is_file():
+                found.append(path)
+    for path in sorted(found):
+        yield path, path.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def read_page_file(path: Path) -> Page:
+    """Parse the page file at ``path``; a file that is not UTF-8 raises :class:`WikiFormatError`."""
+    path = Path(path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise WikiFormatError("file is not valid UTF-8; save it as UTF-8", path, line) from None
+    return parse_page(text, path)
