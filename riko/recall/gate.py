@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..clock import utc
+from ..sensitivity import disclosure_for
 from .exact import exact_matches, exact_terms
 from .planner import TEMPORAL_MODES, RecallPlan, strip_recall_cues
 from .text import tokenize
@@ -69,11 +70,6 @@ SENSITIVITY_REASONS = frozenset(
     {"sensitive-no-explicit-request", "sensitive-topic-mismatch", "sensitive-default-suppress"}
 )
 
-_SENSITIVITY_DISCLOSURE = {
-    "normal": "normal",
-    "provisional_sensitive": "user_explicit_only",
-    "sensitive": "never_explicit",
-}
 _STRICTNESS = {name: rank for rank, name in enumerate(DISCLOSURES)}
 # Words that name the act of talking rather than a topic: overlap on them proves nothing.
 _TOPIC_NOISE = frozenset(
@@ -172,16 +168,12 @@ def eligibility_reason(
 
 
 def disclosure_for_sensitivity(sensitivity: str | None, *, unclassified: str = "never_explicit") -> str:
-    """Map a sensitivity state to a disclosure; unclassified (None) uses ``unclassified``.
+    """Map a sensitivity state to a disclosure (see :func:`riko.sensitivity.disclosure_for`).
 
-    Unknown states fail closed to ``never_explicit``. ``unclassified`` may only be
-    ``never_explicit`` or ``user_explicit_only`` (it lowers the fallback, never to normal).
+    Unclassified (None) uses ``unclassified`` (``never_explicit`` or ``user_explicit_only``);
+    unknown states fail closed to ``never_explicit``.
     """
-    if unclassified not in ("never_explicit", "user_explicit_only"):
-        raise ValueError(f"unclassified disclosure must be never_explicit or user_explicit_only, got {unclassified!r}")
-    if sensitivity is None:
-        return unclassified
-    return _SENSITIVITY_DISCLOSURE.get(sensitivity, "never_explicit")
+    return disclosure_for(sensitivity, unclassified)
 
 
 def effective_disclosure(doc: RecallDoc, *, unclassified: str = "never_explicit") -> str:

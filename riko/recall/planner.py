@@ -143,6 +143,12 @@ _REQUEST_PHRASES = _en(
 
 # Identifier-shaped detail: an alphanumeric code or a run of two or more digits.
 _DETAIL_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|\d+[A-Za-z]+\w*|\d{2,})(?![A-Za-z0-9])")
+# Calendar expressions are temporal cues, not identifiers: they are removed before looking
+# for an identifier-shaped detail.
+_CALENDAR_RE = re.compile(
+    r"(?<![\w-])\d{4}-\d{1,2}(?:-\d{1,2})?(?!\d)|\d+\s*[年月日号]|(?<![\w-])(?:19|20)\d\d(?![\w-])"
+)
+_DIGIT_RUN_RE = re.compile(r"\d{2,}")
 _CAPITALISED_RE = re.compile(r"(?<![A-Za-z'])[A-Z][a-z]+(?: [A-Z][a-z]+)*(?![A-Za-z])")
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?。！？]\s*)$")
 
@@ -347,13 +353,20 @@ def analyze_recall_query(
     personal = _has("personal", request_free)
     asks_observations = _has("observation", text)
 
+    identifier_shaped = any(classify_term(t) in ("identifier", "tag") for t in terms) or bool(
+        _DIGIT_RUN_RE.search(_CALENDAR_RE.sub(" ", query))
+    )
     cue_flags = {
         "correction": correction, "temporal": temporal, "historical": historical,
         "multi_hop": multi_hop, "explicit_recall": explicit, "experience": experience,
-        "profile": profile, "detail": detail, "utility": utility, "personal": personal,
+        "profile": profile, "detail": detail, "identifier": identifier_shaped,
+        "utility": utility, "personal": personal,
         "observation": asks_observations,
     }
-    shutdown = utility and not personal
+    # An identifier-shaped detail (a code, a run of digits) is on its own no sign of a
+    # personal question ("status of B-417?", "RFC 7231"): like a utility request it needs
+    # a personal cue to open anything.
+    shutdown = (utility or identifier_shaped) and not personal
     if shutdown:
         intent = "none"
     elif correction:
