@@ -15,7 +15,12 @@ from .contracts import EvidenceRef
 from .errors import ScopeError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
+from .canon import Canon, SyncReport
+from .resident import ResidentSnapshot
+from .resident_store import ResidentStore
+from .review import Review
 from .warehouse import Warehouse
+from .wiki import Page
 
 __all__ = ["Memory"]
 
@@ -55,6 +60,14 @@ class Memory:
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
         self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only)
         self._closed = False
+        self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
+        self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
+        self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
+        self.last_sync: SyncReport | None = None
+        if not read_only:
+            self.last_sync = self._canon.sync()
+            if self.last_sync.changed:
+                self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -156,3 +169,122 @@ class Memory:
         from .ingest.export import export_evidence
 
         return export_evidence(self._wh, self.scope, Path(directory), format=format)
+
+    # -- L1 candidates ----------------------------------------------------------------------------
+    def _changed(self) -> None:
+        """Every durable mutation recompiles the Resident (the version moves with the text)."""
+        self._resident.refresh()
+
+    def candidates(self, status: str | None = "pending") -> pl.DataFrame:
+        """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
+        return self._review.candidates(status)
+
+    def propose(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> str | None:
+        """An operator proposal (a candidate, never canon); returns its candidate id (None when it
+        repeats an existing canonical page)."""
+        return self._review.propose(title=title, body=body, type=type, source="manual", **fields).candidate_id
+
+    def confirm(self, candidate_id: str) -> Page:
+        """Management confirmation: the candidate becomes a canonical page (audited)."""
+        return self._review.confirm(candidate_id, authority="management")
+
+    def reject(self, candidate_id: str) -> None:
+        self._review.reject(candidate_id, authority="management")
+
+    # -- L2 canonical Wiki --------------------------------------------------------------------------
+    def create_page(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> Page:
+        """Management: a confirmed, locked canonical page written directly."""
+        return self._review.create_page(title, body, type=type, **fields)
+
+    def pages(self) -> pl.DataFrame:
+        """Canonical pages (every status but forgotten) with their lineage columns."""
+        return self._canon.frame().filter(pl.col("status") != "forgotten")
+
+    def page(self, page_id: str) -> Page:
+        return self._canon.get(page_id)
+
+    def page_versions(self, page_id: str) -> pl.DataFrame:
+        """Earlier versions of a page (full file text each), oldest first."""
+        return self._canon.versions(page_id)
+
+    def sync(self) -> SyncReport:
+        """Apply edits people made to the page files (also run on open); see :class:`SyncReport`."""
+        report = self._canon.sync()
+        if report.changed:
+            self._resident.refresh()
+        self.last_sync = report
+        return report
+
+    def wiki_check(self) -> list[Any]:
+        """Validate every page file without changing anything; returns the errors."""
+        return self._canon.check()
+
+    def graph(self) -> Any:
+        """The link graph: a networkx DiGraph of pages and typed ``[[links]]`` (broken ones flagged)."""
+        from .graph import build_graph
+
+        return build_graph(self._canon.pages())
+
+    def correct(self, page_id: str, content: str) -> Page:
+        return self._review.correct(page_id, content, authority="management")
+
+    def replace(self, page_id: str, content: str, valid_from: Any) -> Page:
+        return self._review.replace(page_id, content, valid_from, authority="management")
+
+    def supersede(self, page_id: str, by: str | None = None) -> Page:
+        return self._review.supersede(page_id, by=by, authority="management")
+
+    def forget(self, page_id: str) -> dict[str, Any]:
+        """Remove derived memory; raw session evidence is retained (``raw_session_retained``)."""
+        from .aliases import invalidate_entity_aliases
+
+        return self._review.forget(page_id, authority="management",
+                                   invalidate_aliases=lambda pid: invalidate_entity_aliases(self._wh, self.scope, self.clock, pid))
+
+    def suppress(self, page_id: str, reason: str = "management-suppression") -> Page:
+        return self._review.suppress(page_id, reason=reason, authority="management")
+
+    def restore(self, page_id: str, reason: str = "management-restore") -> Page:
+        return self._review.restore(page_id, reason=reason, authority="management")
+
+    def set_sensitivity(self, page_id: str, level: str, authority: str = "management") -> Page:
+        return self._review.set_sensitivity(page_id, level, authority=authority)
+
+    def conflicts(self, state: str | None = None) -> pl.DataFrame:
+        return self._review.conflicts(state)
+
+    def resolve_conflict(self, conflict_id: str, resolution: str, valid_from: Any = None) -> Page:
+        return self._review.resolve_conflict(conflict_id, resolution, valid_from=valid_from)
+
+    # -- L3 Resident --------------------------------------------------------------------------------
+    def resident(self) -> ResidentSnapshot:
+        """The bounded Resident block for the next prompt (recompiled if the Wiki moved)."""
+        return self._resident.refresh()
+
+    # -- aliases ------------------------------------------------------------------------------------
+    def aliases(self) -> pl.DataFrame:
+        from .aliases import aliases_frame
+
+        return aliases_frame(self._wh, self.scope)
+
+    def add_alias(self, entity_id: str, alias: str) -> str:
+        """Management: an active alias edge from ``alias`` to an entity page."""
+        from .aliases import upsert_alias
+
+        self._canon.get(entity_id)
+        return upsert_alias(self._wh, self.scope, self.clock, entity_id, alias, resolution_kind="management")
+
+    def invalidate_alias(self, alias_id: str, reason: str = "management") -> None:
+        from .aliases import invalidate_alias
+
+        invalidate_alias(self._wh, self.scope, self.clock, alias_id, reason)
+
+    def resolve_alias(self, alias: str) -> str | None:
+        from .aliases import resolve_alias
+
+        return resolve_alias(self._wh, self.scope, self.clock, alias)
+
+    def rebuild_aliases(self) -> int:
+        from .aliases import rebuild_aliases
+
+        return rebuild_aliases(self._wh, self.scope, self.clock, self._canon.pages())

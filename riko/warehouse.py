@@ -212,10 +212,8 @@ class Warehouse:
 
     def upsert(self, table: str, row: dict[str, Any], key: Sequence[str]) -> None:
         """Replace the row with the same key columns (within this scope) by ``row``."""
-        where = " AND ".join(f"{k} = ?" for k in key)
-        self.con.execute(
-            f"DELETE FROM {table} WHERE scope_key = ? AND {where}", [self.scope.key, *(row[k] for k in key)]
-        )
+        where = "".join(f" AND {k} = ?" for k in key)
+        self.con.execute(f"DELETE FROM {table} WHERE scope_key = ?{where}", [self.scope.key, *(row[k] for k in key)])
         self.insert_rows(table, [row])
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:

@@ -154,6 +154,30 @@ def test_missing_path_is_a_clear_error(tmp_path, clock):
             mem.ingest(tmp_path / "nope", progress=False)
 
 
+def test_capture_is_durable_and_ordered(tmp_path, clock):
+    root = tmp_path / "root"
+    with riko.open(root, preset="companion", clock=clock) as mem:
+        r0 = mem.capture({"session_id": "live1", "type": "user/message",
+                          "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": "I love jazz"}]}})
+        r1 = mem.capture({"session_id": "live1", "type": "assistant/chunk", "data": {"delta": "x"}})
+        r2 = mem.capture({"session_id": "live1", "type": "user/message",
+                          "data": {"role": "user", "source": {"kind": "plugin"}, "content": [{"type": "text", "text": "<MEMORY_DATA>"}]}})
+        assert (r0.seq, r0.stored, r0.is_user) == (0, True, True)
+        assert r1.stored is False
+        assert r2.stored and not r2.is_user
+        assert str(r0) == "session:live1/event:0"
+        dup = mem.capture({"session_id": "live1", "seq": 0, "type": "user/message", "data": {}})
+        assert dup.stored is False
+        with pytest.raises(ScopeError):
+            mem.capture({"session_id": "x", "preset": "work", "type": "user/message", "data": {}})
+        with pytest.raises(IngestError, match="type"):
+            mem.capture({"session_id": "x", "data": {}})
+    # a fresh process sees it: durable before return
+    out = subprocess.run([sys.executable, "-c", f"import riko; m = riko.open({str(root)!r}, preset='companion', read_only=True); print(m.evidence('live1').height)"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2"
+
+
 def test_oversized_text_truncated_and_reported(tmp_path, clock):
     log = _write_log(tmp_path / "s3" / "session.jsonl.zstd", "s3", [[_user(0, "x" * 5000)]])
     with riko.open(tmp_path / "root", preset="companion", clock=clock, config={"max_event_chars": 1000}) as mem:

@@ -12,6 +12,7 @@ from ..errors import IngestError, ScopeError
 from ..scope import MemoryScope
 from ..warehouse import Warehouse, naive_utc
 from . import readers
+from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
 from .pipeline import _Batch, content_hash, is_user_evidence
 
 __all__ = ["capture_event", "project_event"]
@@ -21,10 +22,10 @@ def project_event(
     session_id: str, seq: int, time_ms: int, etype: str, data: Mapping[str, Any], max_text_chars: int
 ) -> readers.LogEvent:
     """The L0 projection of one live event, bounded like an ingested line."""
-    projected = readers._project(etype, dict(data))
-    text, cut = readers._bound_text(readers._event_text(etype, projected), max_text_chars)
-    projected, data_cut = readers._bound_value(projected, max_text_chars)
-    role, source_kind = readers._role_and_source(etype, projected)
+    projected = project_l0(etype, dict(data))
+    text, cut = bound_text(event_text(etype, projected), max_text_chars)
+    projected, data_cut = bound_value(projected, max_text_chars)
+    role, source_kind = role_and_source(etype, projected)
     return readers.LogEvent(session_id, seq, time_ms, etype, role, source_kind, text, projected, 0, cut or data_cut)
 
 
