@@ -288,3 +288,54 @@ class Memory:
         from .aliases import rebuild_aliases
 
         return rebuild_aliases(self._wh, self.scope, self.clock, self._canon.pages())
+
+    # -- Dream (L0 → L1) ----------------------------------------------------------------------------
+    def dream(self, sessions: Iterable[str] | None = None, provider: Any = None, workers: int | None = None,
+              progress: bool = True, **options: Any) -> Any:
+        """Propose candidates from every session whose evidence moved past its Dream cursor.
+
+        Never writes canon by itself; ``candidate_auto_confirm`` applies afterwards (audited).
+        Options: ``shard=(i, n)``, ``use_cache``, ``replay_only``. Returns a DreamReport.
+        """
+        from .dream.runner import run_dream
+
+        return run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+
+    def dream_jobs(self) -> pl.DataFrame:
+        """Dream job records: id, session, cursor, status, attempts, last error."""
+        from .dream.runner import jobs_frame
+
+        return jobs_frame(self)
+
+    def observations(self, status: str | None = None) -> pl.DataFrame:
+        """Inferred observations (never canon), with anchors, confidence and status."""
+        from .observations import observations_frame
+
+        return observations_frame(self, status)
+
+    # -- Recall (query time) ------------------------------------------------------------------------
+    def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> Any:
+        """Planner-gated, multi-channel recall for one user turn; returns a RecallResult
+        (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon."""
+        from .recall.engine import recall
+
+        return recall(self, query, at_time=at_time, history=history, **options)
+
+    def retrieve(self, query: str, k: int = 10, channels: Iterable[str] | None = None) -> pl.DataFrame:
+        """Ungated research ranking over every channel (raw evidence included), for measuring retrieval."""
+        from .recall.engine import retrieve
+
+        return retrieve(self, query, k=k, channels=channels)
+
+    def index(self, progress: bool = True, force: bool = False) -> dict[str, Any]:
+        """Build or refresh the dense vector generation (incremental; only new texts are embedded)."""
+        from .recall.engine import build_index
+
+        return build_index(self, progress=progress, force=force)
+
+    # -- purge --------------------------------------------------------------------------------------
+    def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:
+        """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
+        from .purge import purge_session
+
+        return purge_session(self, session_id, dry_run=dry_run, confirmation=confirmation)
