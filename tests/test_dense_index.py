@@ -105,7 +105,7 @@ def test_files_are_private_and_hold_no_text(tmp_path: Path) -> None:
     index = DenseIndex(tmp_path / "dense", CountingProvider())
     index.build([DenseDoc("p1", "Alice keeps a secret diary", "page")], "r")
     names = {p.name for p in index.files()}
-    assert names == {"ACTIVE", "meta.json", "vectors.i8.zst", "scales.f32", "docs.jsonl.zst"}
+    assert names == {"ACTIVE", "meta.json", "vectors.i8", "scales.f32", "docs.jsonl.zst"}
     for path in index.files():
         assert path.stat().st_mode & 0o077 == 0
         data = path.read_bytes()
@@ -229,7 +229,7 @@ def _active_dir(directory: Path) -> Path:
 def test_corrupt_generation_is_ignored_and_reported(tmp_path: Path) -> None:
     directory = tmp_path / "dense"
     DenseIndex(directory, CountingProvider()).build(make_docs(10), "rev-1")
-    vectors = _active_dir(directory) / "vectors.i8.zst"
+    vectors = _active_dir(directory) / "vectors.i8"
     data = bytearray(vectors.read_bytes())
     data[-3] ^= 0xFF
     vectors.write_bytes(bytes(data))

@@ -1,6 +1,6 @@
 """On-disk dense generations: int8 vectors with per-dimension scales, doc metadata and a pointer.
 
-One generation is one directory holding ``meta.json``, ``vectors.i8.zst``, ``scales.f32`` and
+One generation is one directory holding ``meta.json``, ``vectors.i8``, ``scales.f32`` and
 ``docs.jsonl.zst``; the ``ACTIVE`` file beside ``generations/`` names the active and previous
 generation. docs/vectors.md is the specification of this layout.
 """
@@ -56,7 +56,7 @@ INVALIDATION_REASONS = (
 POINTER_NAME = "ACTIVE"
 GENERATIONS_DIR = "generations"
 META_NAME = "meta.json"
-VECTORS_NAME = "vectors.i8.zst"
+VECTORS_NAME = "vectors.i8"
 SCALES_NAME = "scales.f32"
 DOCS_NAME = "docs.jsonl.zst"
 _ZSTD_LEVEL = 3
@@ -157,7 +157,8 @@ def write_generation(path: Path, gen: Generation) -> dict[str, Any]:
         for i, k, h in zip(gen.doc_ids, gen.kinds, gen.text_hashes)
     )
     payloads = {
-        VECTORS_NAME: compressor.compress(np.ascontiguousarray(gen.codes, dtype=np.int8).tobytes()),
+        # int8 codes of dense embeddings are near-incompressible, so they are stored raw.
+        VECTORS_NAME: np.ascontiguousarray(gen.codes, dtype=np.int8).tobytes(),
         SCALES_NAME: np.ascontiguousarray(gen.scales, dtype="<f4").tobytes(),
         DOCS_NAME: compressor.compress(docs),
     }
@@ -231,8 +232,8 @@ def read_generation(
         )
     if not isinstance(dim, int) or not isinstance(count, int) or dim < 1 or count < 0:
         raise InvalidGeneration("vector-degraded", f"{path.name} meta has a bad dimension or count")
+    raw = _read_checked(path, VECTORS_NAME, meta)
     try:
-        raw = zstandard.ZstdDecompressor().decompress(_read_checked(path, VECTORS_NAME, meta))
         docs_raw = zstandard.ZstdDecompressor().decompress(_read_checked(path, DOCS_NAME, meta))
     except zstandard.ZstdError as exc:
         raise InvalidGeneration("vector-degraded", f"{path.name} does not decompress: {exc}") from None

@@ -1,0 +1,113 @@
+"""Dense layer benchmark: embedding speed, hnswlib vs exact agreement, storage, incremental refresh.
+
+Run: ``python benchmarks/dense.py [--sentences 3000] [--e5-sentences 64]`` (about a minute on
+2 cores). Sentences are generated, so the figures are comparable between runs and machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from riko.dense import DenseDoc, DenseIndex, E5Provider, USEProvider
+
+SUBJECTS = ["my sister", "the old fisherman", "our neighbour", "a young engineer", "the teacher",
+            "my grandfather", "the baker", "a tired nurse", "the mayor", "my best friend", "the pilot",
+            "a street musician", "我的同事", "那位老师"]
+VERBS = ["repaired", "painted", "sold", "borrowed", "photographed", "cooked", "forgot", "discovered",
+         "cleaned", "bought", "lost", "described"]
+OBJECTS = ["a red bicycle", "the wooden boat", "a bowl of noodles", "an antique clock", "the garden fence",
+           "a broken laptop", "a jar of honey", "the kitchen window", "a pair of hiking boots",
+           "an oil painting", "the family car", "a stack of letters"]
+PLACES = ["near the harbour", "in the mountains", "at the night market", "behind the library",
+          "in a small village", "at the train station", "on the rooftop", "beside the river"]
+TIMES = ["last winter", "early this morning", "during the storm", "after the wedding", "on a rainy Sunday",
+         "before the exam", "in the summer of 2019", "late at night"]
+REASONS = ["because it was cheap", "to surprise the kids", "for the festival", "without telling anyone",
+           "as a birthday gift", "after a long argument"]
+
+
+def sentences(n: int, seed: int = 11) -> list[str]:
+    """``n`` distinct generated sentences (seeded, so every run embeds the same text)."""
+    rng = random.Random(seed)
+    out: dict[str, None] = {}
+    while len(out) < n:
+        words = [rng.choice(SUBJECTS).capitalize(), rng.choice(VERBS), rng.choice(OBJECTS),
+                 rng.choice(PLACES), rng.choice(TIMES), rng.choice(REASONS)]
+        out[" ".join(words) + "."] = None
+    return list(out)
+
+
+class CountingUSE(USEProvider):
+    """USE that counts the texts it embeds, to show what an incremental build really paid."""
+
+    def __init__(self) -> None:
+        super().__init__(threads=2)
+        self.texts = 0
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return super().embed_passages(texts)
+
+
+def passages_per_second(provider: E5Provider | USEProvider, texts: list[str]) -> float:
+    provider.embed_passages(texts[:4])  # load the model outside the timed region
+    started = time.perf_counter()
+    for start in range(0, len(texts), 32):
+        provider.embed_passages(texts[start : start + 32])
+    return len(texts) / (time.perf_counter() - started)
+
+
+def agreement(a: DenseIndex, b: DenseIndex, queries: np.ndarray, k: int = 10) -> float:
+    overlap = [len({d for d, _ in a.search(q, k)} & {d for d, _ in b.search(q, k)}) / k for q in queries]
+    return float(np.mean(overlap))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sentences", type=int, default=3000)
+    parser.add_argument("--e5-sentences", type=int, default=64)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+
+    texts = sentences(args.sentences + args.queries)
+    corpus, query_texts = texts[: args.sentences], texts[args.sentences :]
+
+    print(f"local (e5-small)     : {passages_per_second(E5Provider(), corpus[: args.e5_sentences]):8.1f} passages/s")
+    print(f"local-fast (USE)     : {passages_per_second(USEProvider(threads=2), corpus[:1000]):8.1f} passages/s")
+
+    provider = CountingUSE()
+    docs = [DenseDoc(f"s{i}", t, "evidence") for i, t in enumerate(corpus)]
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp) / "dense"
+        index = DenseIndex(directory, provider, batch_size=64, exact_threshold=1)
+        full = index.build(docs, "rev-1")
+        exact = DenseIndex(directory, provider, exact_threshold=10**9)
+        queries = provider.embed_passages(query_texts)
+        print(f"hnswlib top-10 agreement vs exact ({len(docs)} vectors, {len(queries)} queries): "
+              f"{agreement(index, exact, queries):.4f}")
+
+        stored = sum(p.stat().st_size for p in index.files() if "generations" in p.parts)
+        as_float32 = len(docs) * provider.dimension * 4
+        print(f"stored bytes         : {stored:,} vs float32 {as_float32:,} ({stored / as_float32:.1%})")
+
+        rng = random.Random(5)
+        changed = list(docs)
+        picks = rng.sample(range(len(changed)), max(1, len(changed) // 100))
+        for i in picks:
+            changed[i] = DenseDoc(changed[i].doc_id, changed[i].text.replace(".", ", and then left."), "evidence")
+        provider.texts = 0
+        incremental = index.build(changed, "rev-2")
+        print(f"full build           : {full['seconds']:.2f} s for {full['total']} documents")
+        print(f"incremental (1 %)    : {incremental['seconds']:.2f} s, embedded {provider.texts} texts, "
+              f"reused {incremental['reused']} ({incremental['seconds'] / full['seconds']:.1%} of the full build)")
+
+
+if __name__ == "__main__":
+    main()
