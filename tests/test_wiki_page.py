@@ -53,15 +53,17 @@ line_text = st.one_of(
     st.text(_line_chars, min_size=1, max_size=40),
     st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=1, max_size=12),
 ).filter(lambda s: s.strip())
-free_text = st.one_of(line_text, st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200))
+any_char = st.characters(codec="utf-8", exclude_categories=("Cs",))
+free_text = st.one_of(line_text, st.text(any_char, max_size=200))
 moments = st.datetimes(
     min_value=datetime(1900, 1, 1),
     max_value=datetime(2200, 1, 1),
     timezones=st.sampled_from([UTC, timezone(timedelta(hours=9)), timezone(timedelta(hours=-5))]),
 )
 page_ids = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,30}", fullmatch=True)
+session_ids = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
 sources = st.one_of(
-    st.builds(lambda s, n: f"session:{s}/event:{n}", st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True), st.integers(0, 10**6)),
+    st.builds(lambda s, n: f"session:{s}/event:{n}", session_ids, st.integers(0, 10**6)),
     st.builds(lambda s: f"manual:{s}", line_text.filter(lambda s: not s[0].isspace())),
     st.builds(lambda s: f"page:{s}", page_ids),
 )
@@ -72,12 +74,12 @@ scalars = st.one_of(
 )  # fmt: skip
 values = st.recursive(
     scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(line_text, inner, max_size=3)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(line_text, inner, max_size=3),
     max_leaves=6,
 )
-extra_keys = st.one_of(st.sampled_from(TRICKY), st.from_regex(r"[a-z_][a-z0-9_-]{0,15}", fullmatch=True)).filter(
-    lambda k: k.strip() and k not in FIELD_ORDER
-)
+extra_keys = st.one_of(
+    st.sampled_from(TRICKY), st.from_regex(r"[a-z_][a-z0-9_-]{0,15}", fullmatch=True)
+).filter(lambda k: k.strip() and k not in FIELD_ORDER)
 
 
 @st.composite
@@ -459,6 +461,12 @@ def test_semantic_hash_tracks_content() -> None:
     assert page.semantic_hash() == Page(id="p-1", type="concept", title="T", body="b\n\n").semantic_hash()
     assert page.semantic_hash() != page.replace(body="c").semantic_hash()
     assert page.semantic_hash() != page.replace(extra={"k": 1}).semantic_hash()
+
+
+def test_unreadable_datetime_argument_names_the_field() -> None:
+    with pytest.raises(WikiFormatError) as info:
+        Page(id="p-1", type="concept", title="T", valid_to="next spring")  # type: ignore[arg-type]
+    assert info.value.field == "valid_to"
 
 
 def test_replace_returns_a_new_page() -> None:

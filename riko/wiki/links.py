@@ -113,8 +113,8 @@ def parse_links(markdown: str) -> list[WikiLink]:
 
     An unknown relation prefix is not a relation: ``[[foo::Bar]]`` links to the title ``foo::Bar``.
 
-    >>> parse_links("[[A]] and [[refines::B|b]]")
-    [WikiLink(target='A', rel=None, line=1, alias=None), WikiLink(target='B', rel='refines', line=1, alias='b')]
+    >>> [(link.target, link.rel, link.alias) for link in parse_links("[[A]]\\n[[refines::B|b]]")]
+    [('A', None, None), ('B', 'refines', 'b')]
     """
     links: list[WikiLink] = []
     for token in _MD.parse(markdown):

@@ -80,7 +80,7 @@ class Page:
     parsed), ``tags``/``sources`` to lists and the body to its canonical form (``\\n`` line
     ends, no surrounding blank space), so that ``parse_page(render_page(p)) == p``.
 
-    >>> p = Page(id=make_page_id("tea"), type="concept", title="Green tea", body="Likes [[Sencha]].")
+    >>> p = Page(id=make_page_id("tea"), type="concept", title="Tea", body="Likes [[Sencha]].")
     >>> [link.target for link in p.links()]
     ['Sencha']
     """
@@ -113,7 +113,13 @@ class Page:
         for name in _DATETIME_FIELDS:
             value = getattr(self, name)
             if isinstance(value, (datetime, date, str)):
-                setattr(self, name, _to_utc(value))
+                try:
+                    setattr(self, name, _to_utc(value))
+                except ValueError:
+                    raise WikiFormatError(
+                        f"{name} {value!r} is not a date-time such as 2026-01-15T09:00:00Z",
+                        field=name,
+                    ) from None
         if isinstance(self.tags, tuple):
             self.tags = list(self.tags)
         if isinstance(self.sources, tuple):
@@ -435,7 +441,8 @@ def _scalar_text(name: str, node: yaml.Node, value: Any) -> str | None:
         return value
     if isinstance(node, yaml.ScalarNode):
         return str(node.value)
-    raise _Problem(name, f"{name} must be text, not a {'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}")
+    shape = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+    raise _Problem(name, f"{name} must be text, not a {shape}")
 
 
 def _text_list(name: str, node: yaml.Node, value: Any) -> list[str]:
@@ -549,7 +556,9 @@ def parse_page(text: str, path: str | Path | None = None) -> Page:
         )
     root = handler.root
     if root is not None and not isinstance(root, yaml.MappingNode):
-        raise WikiFormatError("frontmatter must be a mapping of 'field: value' lines", path, opening_line)
+        raise WikiFormatError(
+            "frontmatter must be a mapping of 'field: value' lines", path, opening_line
+        )
 
     def file_line(node: yaml.Node) -> int:
         return node.start_mark.line + handler.line_offset + lead + 1
