@@ -1,0 +1,160 @@
+"""Dream providers: the protocol every provider meets, the factory, and the fallback chain.
+
+A provider turns a transcript into FILE-protocol text (``extract``) and a reflection request
+into one JSON object (``reflect``). It never parses or stores anything itself, so the same
+strict parser judges an offline heuristic and a remote model alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+from ..errors import ConfigError, ProviderError
+from .heuristic import HeuristicProvider
+from .http_providers import (
+    AnthropicProvider,
+    OpenAICompatibleProvider,
+    endpoint_for,
+    is_credential_ref_name,
+    resolve_endpoint,
+    validate_endpoint_url,
+)
+from .protocol import parse_file_blocks
+from .reflection import ReflectionRequest
+from .transcript import Transcript
+
+__all__ = [
+    "DreamProvider",
+    "HeuristicProvider",
+    "OpenAICompatibleProvider",
+    "AnthropicProvider",
+    "ProviderChain",
+    "make_provider",
+    "resolve_endpoint",
+    "endpoint_for",
+    "validate_endpoint_url",
+    "is_credential_ref_name",
+    "PROVIDER_NAMES",
+    "SWITCHING_REASONS",
+]
+
+PROVIDER_NAMES = ("heuristic", "openai-compatible", "anthropic", "auto")
+_ALIASES = {"openai-chat-completions": "openai-compatible", "openai": "openai-compatible",
+            "anthropic-messages": "anthropic"}
+# Failures after which a chain moves on to its next provider; anything else (400/401/403,
+# a missing credential, unexpected JSON) stops the chain, because the next attempt would
+# fail the same way or hide a configuration error.
+SWITCHING_REASONS = frozenset({"network-error", "timeout", "http-429", "invalid-file-protocol", "empty-content"})
+
+
+@runtime_checkable
+class DreamProvider(Protocol):
+    """What the Dream runner needs from a provider."""
+
+    name: str
+    model: str
+
+    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
+        """FILE-protocol text proposing pages about ``transcript``."""
+        ...
+
+    def reflect(self, request: ReflectionRequest) -> str:
+        """Text of one JSON object ``{"observations": [...]}``."""
+        ...
+
+    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
+        """SHA-256 of (provider name, model, prompt): the key of the answer cache."""
+        ...
+
+
+def _switches(reason: str) -> bool:
+    reason = reason.removeprefix("reflection-")
+    return reason in SWITCHING_REASONS or (reason.startswith("http-5") and len(reason) == 8)
+
+
+class ProviderChain:
+    """Try providers in order; move on after a network error, timeout, 429/5xx or invalid FILE answer.
+
+    An extraction answer is checked with the strict parser before it is accepted, so a model
+    that answers with prose hands over to the next provider. The error of the last provider
+    tried is raised when none succeeds.
+    """
+
+    def __init__(self, providers: Sequence[DreamProvider], *, max_pages: int = 12) -> None:
+        if not providers:
+            raise ConfigError("dream_provider", "a provider chain needs at least one provider")
+        self.providers = tuple(providers)
+        self.max_pages = max_pages
+        self.name = "chain:" + ",".join(p.name for p in self.providers)
+        self.model = ",".join(p.model for p in self.providers)
+        # A blank answer only ever comes back from a provider that allows one.
+        self.empty_answer_ok = any(getattr(p, "empty_answer_ok", False) for p in self.providers)
+
+    def __repr__(self) -> str:
+        return f"ProviderChain({list(self.providers)!r})"
+
+    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
+        keys = ",".join(p.request_key(transcript, existing_titles) for p in self.providers)
+        return hashlib.sha256(f"{self.name}|{keys}".encode()).hexdigest()
+
+    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
+        last: ProviderError | None = None
+        for provider in self.providers:
+            try:
+                text = provider.extract(transcript, existing_titles=existing_titles)
+                allow_empty = bool(getattr(provider, "empty_answer_ok", False))
+                parse_file_blocks(text, max_pages=self.max_pages, allow_empty=allow_empty)
+            except ProviderError as exc:
+                last = exc
+                if not _switches(exc.reason):
+                    break
+                continue
+            return text
+        assert last is not None
+        raise last
+
+    def reflect(self, request: ReflectionRequest) -> str:
+        last: ProviderError | None = None
+        for provider in self.providers:
+            try:
+                return provider.reflect(request)
+            except ProviderError as exc:
+                last = exc
+                if not _switches(exc.reason):
+                    break
+        assert last is not None
+        raise last
+
+
+def make_provider(
+    name: str,
+    *,
+    url: str = "",
+    model: str = "",
+    credential_ref: str = "",
+    max_tokens: int = 1200,
+    timeout_ms: int = 120_000,
+    environ: Mapping[str, str] | None = None,
+) -> DreamProvider:
+    """Build the provider called ``name``.
+
+    ``"heuristic"`` needs nothing else; ``"openai-compatible"`` and ``"anthropic"`` need the
+    URL, model and credential reference; ``"auto"`` picks between those two from the URL
+    (``/anthropic`` as a path segment means Anthropic Messages).
+
+    >>> make_provider("auto", url="https://api.example.com/anthropic", model="m",
+    ...               credential_ref="DREAM_KEY").name
+    'anthropic'
+    """
+    key = _ALIASES.get(name, name)
+    if key == "heuristic":
+        return HeuristicProvider()
+    if key == "auto":
+        validate_endpoint_url(url)
+        key = resolve_endpoint(url)[0]
+    classes = {"openai-compatible": OpenAICompatibleProvider, "anthropic": AnthropicProvider}
+    if key not in classes:
+        raise ConfigError("dream_provider", f"unknown provider {name!r}; choose one of {', '.join(PROVIDER_NAMES)}")
+    return classes[key](url, model, credential_ref, max_tokens=max_tokens, timeout_ms=timeout_ms, environ=environ)
