@@ -10,6 +10,7 @@ reason code (``timeout``, ``http-429`` ...) and a sanitized message.
 from __future__ import annotations
 
 import ipaddress
+from abc import ABC, abstractmethod
 import math
 import os
 import re
@@ -129,7 +130,7 @@ def _text_parts(value: Any) -> str:
     return ""
 
 
-class _HTTPProvider:
+class _HTTPProvider(ABC):
     """Shared request loop: credential lookup, one retry on 429, failure classification."""
 
     name = ""
@@ -181,15 +182,17 @@ class _HTTPProvider:
             f"credential_ref={self.credential_ref!r})"
         )
 
-    # wire shape, per subclass
+    @abstractmethod
     def _headers(self, credential: str) -> dict[str, str]:
-        raise TypeError("subclasses define the wire shape")
+        """Request headers of this wire shape, carrying ``credential``."""
 
+    @abstractmethod
     def _body(self, prompt: str) -> dict[str, Any]:
-        raise TypeError("subclasses define the wire shape")
+        """JSON request body of this wire shape."""
 
+    @abstractmethod
     def _assistant_text(self, data: dict[str, Any]) -> str:
-        raise TypeError("subclasses define the wire shape")
+        """The assistant text of a decoded answer, or "" when there is none."""
 
     # public surface
     def prompt_for(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
