@@ -13,7 +13,8 @@ from ..scope import MemoryScope
 from ..warehouse import Warehouse, naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
-from .pipeline import _Batch, content_hash, is_user_evidence
+from ..migrations import RECORD_SCHEMA_VERSION
+from .pipeline import content_hash, is_user_evidence
 
 __all__ = ["capture_event", "project_event"]
 
@@ -91,9 +92,13 @@ def capture_event(
         if classifier is not None and user and ev.text:
             sensitivity, origin = classifier(ev.text), "deterministic_rule"
         now = clock.now()
-        batch = _Batch(scope.key, to_ms(now))
-        batch.add(ev, data_json, content_hash(etype, data_json), sensitivity, origin)
-        wh.insert_arrow("evidence", batch.to_arrow())
+        wh.con.execute(
+            "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "
+            "text, data, content_hash, truncated, sensitivity, sensitivity_origin, correction_invalidated, line, ingested_at) "
+            "VALUES (?, ?, ?, ?, make_timestamp(? * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
+            [scope.key, RECORD_SCHEMA_VERSION, sid, seq, time_ms, etype, ev.role, ev.source_kind, user, ev.text,
+             data_json.decode(), content_hash(etype, data_json), ev.truncated, sensitivity, origin, naive_utc(now)],
+        )
         if row is None:
             wh.insert_rows(
                 "sessions",
