@@ -146,7 +146,7 @@ _DETAIL_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*
 # Calendar expressions are temporal cues, not identifiers: they are removed before looking
 # for an identifier-shaped detail.
 _CALENDAR_RE = re.compile(
-    r"(?<![\w-])\d{4}-\d{1,2}(?:-\d{1,2})?(?!\d)|\d+\s*[年月日号]|(?<![\w-])(?:19|20)\d\d(?![\w-])"
+    r"(?<![\d-])\d{4}-\d{1,2}(?:-\d{1,2})?(?!\d)|\d+\s*[年月日号]|(?<![A-Za-z0-9-])(?:19|20)\d\d(?![A-Za-z0-9-])"
 )
 _DIGIT_RUN_RE = re.compile(r"\d{2,}")
 _CAPITALISED_RE = re.compile(r"(?<![A-Za-z'])[A-Z][a-z]+(?: [A-Z][a-z]+)*(?![A-Za-z])")
@@ -170,7 +170,8 @@ _NOT_NAMES = STOPWORDS | frozenset(_MONTHS) | frozenset(
     "remember recall tell did do does can could please hey hi hello thanks".split()
 )
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-# (regex, precision) in order of specificity; groups are (year, month, day) by name.
+# Explicit calendar periods, most specific first (day, then month, then year); named groups
+# year, month or mname (a month name), and day.
 _DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?!\d)"),
     re.compile(r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号]"),
@@ -179,7 +180,7 @@ _DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月"),
     re.compile(rf"(?<![a-z])(?P<mname>{_MONTH_NAMES})\.?,?\s+(?:of\s+)?(?P<year>\d{{4}})(?!\d)", re.I),
     re.compile(r"(?P<year>\d{4})\s*年"),
-    re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)(?![\w-])"),
+    re.compile(r"(?<![A-Za-z0-9-])(?P<year>(?:19|20)\d\d)(?![A-Za-z0-9-])"),
 )
 
 

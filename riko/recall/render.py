@@ -213,11 +213,12 @@ def select_within_budget(
     ``items`` arrive in fused order. Pass 1 gives authoritative (canonical) items the first
     ``min(max_candidates, authoritative_reserve)`` seats, in order. Pass 2 walks the rest in
     order and skips, with a reason: an item beyond ``max_candidates`` (``candidate-cap``);
-    evidence beyond ``raw_evidence_max`` (``raw-evidence-cap``); explicit evidence whose
-    tokens all repeat the explicit non-evidence items already selected
-    (``redundant-evidence``). Every admission re-renders the whole selected set, and an
-    item that would push it past ``max_chars`` is dropped with ``context-budget`` while
-    later, smaller items are still tried. Kept items keep their input order.
+    evidence beyond ``raw_evidence_max`` (``raw-evidence-cap``); explicit evidence that
+    repeats all terms of the explicit non-evidence items selected so far, i.e. whose tokens
+    include every one of theirs (``redundant-evidence``). Every admission re-renders the
+    whole selected set, and an item that would push it past ``max_chars`` is dropped with
+    ``context-budget`` while later, smaller items are still tried. Kept items keep their
+    input order. With ``authoritative_reserve=0`` this is the plain whole-value rule.
     """
     cap = len(items) if max_candidates is None else max(0, max_candidates)
     reserve = max(0, min(cap, authoritative_reserve))
@@ -258,12 +259,12 @@ def select_within_budget(
 
 
 def _repeats_selected(item: RenderItem, selected: Sequence[RenderItem]) -> bool:
-    covered: set[str] = set()
+    """Evidence whose tokens include every term of the selected explicit non-evidence items."""
+    required: set[str] = set()
     for other in selected:
         if other.source_type != "evidence" and other.decision == "explicit":
-            covered.update(tokenize(other.text))
-    own = set(tokenize(item.text))
-    return bool(own) and bool(covered) and own <= covered
+            required.update(tokenize(other.text))
+    return bool(required) and required <= set(tokenize(item.text))
 
 
 def apply_budget(
