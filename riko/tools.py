@@ -6,7 +6,7 @@ Every write is authorised by the latest raw user message of the bound session as
 L0 evidence — never by model text, a plugin injection or another session.
 
     >>> box = ToolBox(mem, session_id="s1")                              # doctest: +SKIP
-    >>> tools = box.schemas("openai")                                    # pass to the model
+    >>> tools = box.schemas("openai")                    # pass to the model  # doctest: +SKIP
     >>> box.call("memory_remember", '{"content": "I prefer green tea"}').text()   # doctest: +SKIP
 """
 
