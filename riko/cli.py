@@ -173,13 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="run riko end to end on the sample logs")
     _common(p)
 
-    for extra in _EXTENSIONS:
-        extra(sub)
+    import importlib
+
+    for name in EXTENSION_MODULES:
+        importlib.import_module(name).register(sub)
     return parser
 
 
-# Later stages add their commands here (each: a function taking the subparsers object).
-_EXTENSIONS: list[Callable[[Any], None]] = []
+#: Modules adding the commands of later stages; each has ``register(subparsers)``.
+EXTENSION_MODULES: tuple[str, ...] = ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
