@@ -1,0 +1,802 @@
+"""The batch Dream runner: persisted per-session jobs and cursors, a worker pool, the answer cache.
+
+Every session whose evidence moved past its persisted cursor (or every named one) gets one
+job. Provider calls run in a bounded thread pool; every warehouse read and write happens on
+the calling thread under one lock per scope, and a session's candidates, its cached answer
+and its ``succeeded`` job commit in the same transaction. A run killed at any point leaves
+each session either fully dreamed or not at all, so the next run finishes the rest without
+duplicates.
+
+Job record (``jobs`` table, ``kind = 'dream'``): ``id`` is the first 24 hex characters of
+SHA-256 of ``<scope key>:<session id>``; ``cursor`` is the last evidence ``seq`` a successful
+pass consumed (NULL before the first); ``attempts`` counts runs that took the job;
+``status`` is queued, running, succeeded or failed; ``last_error`` is sanitized.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+import polars as pl
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from ..authority import normalize_claim
+from ..contracts import evidence_ref
+from ..errors import ConfigError, NotFoundError, ProviderError, RikoError
+from ..migrations import RECORD_SCHEMA_VERSION
+from ..warehouse import dumps, naive_utc
+from .cache import AnswerCache, calls_out, extraction_key, reflection_key
+from .protocol import ParseResult, ProposedPage, parse_file_blocks
+from .providers import DreamProvider, ProviderChain, make_provider
+from .reflection import Anchor, ReflectionRequest, parse_reflection
+from .sanitize import REDACTED, sanitize_error
+from .transcript import Transcript, TranscriptLine
+
+__all__ = ["DreamReport", "run_dream", "jobs_frame", "job_id", "parse_shard", "shard_of", "resolve_provider",
+           "JOB_KIND", "JOB_STATUSES"]
+
+log = logging.getLogger("riko.dream")
+
+JOB_KIND = "dream"
+JOB_STATUSES = ("queued", "running", "succeeded", "failed")
+MAX_PAGES_PER_ANSWER = 12
+_LOAD_CHUNK = 64          # sessions whose transcripts are read in one query
+_APPLY_BATCH = 32         # finished sessions committed in one transaction
+_MAX_TITLES = 200
+_SESSION_ANCHORS = 40     # reflection: newest user statements of the dreamed session ...
+_OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
+_PAGE_ANCHORS = 20        # ... and confirmed pages
+_MAX_EVIDENCE_REFS = 5
+
+# One lock per warehouse: DuckDB connections are not shared across threads, so every read and
+# write of a run (and of concurrent runs on the same scope) happens under it.
+_LOCKS: dict[str, threading.RLock] = {}
+_IN_FLIGHT: set[tuple[str, str]] = set()
+_GUARD = threading.Lock()
+
+
+def _scope_lock(mem: Any) -> threading.RLock:
+    with _GUARD:
+        return _LOCKS.setdefault(str(mem._wh.path), threading.RLock())
+
+
+def job_id(scope_key: str, session_id: str) -> str:
+    """The Dream job id of a session: 24 hex characters of SHA-256 of ``<scope key>:<session id>``."""
+    return hashlib.sha256(f"{scope_key}:{session_id}".encode()).hexdigest()[:24]
+
+
+def shard_of(session_id: str, shards: int) -> int:
+    """The shard (0-based) a session belongs to among ``shards``; the same on every machine."""
+    return int(hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16], 16) % shards
+
+
+def parse_shard(value: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"I/N"`` or ``(I, N)`` with ``0 <= I < N`` → ``(I, N)``; None stays None.
+
+    >>> parse_shard("1/4")
+    (1, 4)
+    """
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str):
+            left, right = value.split("/")
+            index, count = int(left), int(right)
+        else:
+            index, count = (int(v) for v in value)
+    except (ValueError, TypeError):
+        raise ConfigError("shard", f"expected I/N (for example 0/4), got {value!r}") from None
+    if count < 1 or not 0 <= index < count:
+        raise ConfigError("shard", f"shard I/N needs 0 <= I < N, got {index}/{count}")
+    return index, count
+
+
+def resolve_provider(
+    config: Any,
+    provider: Any = None,
+    *,
+    url: str | None = None,
+    model: str | None = None,
+    credential_ref: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> DreamProvider:
+    """A provider object from ``provider`` (an object, a provider name, or None for the configured one)."""
+    if provider is None or isinstance(provider, str):
+        return make_provider(
+            provider or config.dream_provider,
+            url=url or config.dream_api_url,
+            model=model or config.dream_model,
+            credential_ref=credential_ref or config.dream_credential_ref,
+            max_tokens=config.dream_max_tokens,
+            timeout_ms=min(config.dream_timeout_ms, 120_000),
+            environ=environ,
+        )
+    if not isinstance(provider, DreamProvider):
+        raise TypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
+    return provider
+
+
+def _secrets(provider: Any, environ: Mapping[str, str] | None) -> list[str]:
+    """Credential values the provider may hold, so every stored or logged text can be scrubbed of them."""
+    members = provider.providers if isinstance(provider, ProviderChain) else (provider,)
+    found: list[str] = []
+    for member in members:
+        ref = getattr(member, "credential_ref", None)
+        if not isinstance(ref, str) or not ref:
+            continue
+        env = getattr(member, "_environ", None) or environ or os.environ
+        value = env.get(ref) or ""
+        found.extend(v for v in (value, value.strip()) if v)
+    return found
+
+
+# -- report ---------------------------------------------------------------------------------------
+_ROW_SCHEMA = {
+    "session_id": pl.Utf8, "job_id": pl.Utf8, "status": pl.Utf8, "outcome": pl.Utf8, "attempts": pl.Int64,
+    "cursor": pl.Int64, "candidates": pl.Int64, "created": pl.Int64, "merged": pl.Int64,
+    "rejected_blocks": pl.Int64, "reason": pl.Utf8, "error": pl.Utf8, "reflection": pl.Utf8,
+}
+
+
+@dataclass
+class DreamReport:
+    """What one Dream run did; ``jobs`` has one row per selected session.
+
+    ``outcome`` per session: ``dreamed`` (provider answered), ``cached`` (answer replayed),
+    ``empty`` (no transcript text, no call), ``already-dreamed`` (cursor did not move, no call),
+    ``already-running`` (another run holds it), ``failed``.
+    """
+
+    run_id: str
+    provider: str
+    model: str
+    shard: tuple[int, int] | None = None
+    sessions: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    skipped: int = 0
+    provider_calls: int = 0
+    cache_hits: int = 0
+    candidates_created: int = 0
+    candidates_merged: int = 0
+    candidates_dropped: int = 0
+    blocks_rejected: int = 0
+    auto_confirmed: list[str] = field(default_factory=list)
+    observations: int = 0
+    reflection_failures: int = 0
+    seconds: float = 0.0
+    rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @property
+    def candidates(self) -> int:
+        """Candidates proposed by this run (new ones plus merges into existing ones)."""
+        return self.candidates_created + self.candidates_merged
+
+    @property
+    def jobs(self) -> pl.DataFrame:
+        """One row per selected session: status, outcome, cursor, counts and sanitized error."""
+        return pl.DataFrame(self.rows, schema=_ROW_SCHEMA)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["shard"] = f"{self.shard[0]}/{self.shard[1]}" if self.shard else None
+        out["candidates"] = self.candidates
+        out["sessions_detail"] = out.pop("rows")
+        return out
+
+    def __repr__(self) -> str:
+        shard = f", shard={self.shard[0]}/{self.shard[1]}" if self.shard else ""
+        return (f"DreamReport(provider={self.provider!r}{shard}, sessions={self.sessions}, "
+                f"succeeded={self.succeeded}, failed={self.failed}, skipped={self.skipped}, "
+                f"calls={self.provider_calls}, cache_hits={self.cache_hits}, candidates={self.candidates}, "
+                f"auto_confirmed={len(self.auto_confirmed)}, observations={self.observations}, "
+                f"seconds={self.seconds:.2f})")
+
+    def _repr_markdown_(self) -> str:
+        lines = [
+            f"**Dream run** `{self.run_id}` with `{self.provider}` ({self.model})",
+            "",
+            "| sessions | succeeded | failed | skipped | calls | cache hits | candidates | auto-confirmed | observations | seconds |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {self.sessions} | {self.succeeded} | {self.failed} | {self.skipped} | {self.provider_calls} | "
+            f"{self.cache_hits} | {self.candidates} | {len(self.auto_confirmed)} | {self.observations} | {self.seconds:.2f} |",
+        ]
+        failures = [r for r in self.rows if r["status"] == "failed"][:10]
+        if failures:
+            lines += ["", "| failed session | reason |", "|---|---|"]
+            lines += [f"| `{r['session_id']}` | {r['reason']} |" for r in failures]
+        return "\n".join(lines)
+
+
+# -- one session's work ---------------------------------------------------------------------------
+@dataclass
+class _Work:
+    session_id: str
+    job_id: str
+    cursor: int | None         # persisted cursor: last consumed seq (None: never dreamed)
+    after: int | None          # read evidence past this seq (None: from the start)
+    upto: int                  # the session's last seq when selected
+    attempt: int               # this run's attempt number
+    created_at: datetime | None
+    transcript: Transcript | None = None
+    key: str | None = None
+    answer: str | None = None
+    parsed: ParseResult | None = None
+    error: ProviderError | None = None
+    outcome: str = ""
+    result: dict[str, Any] = field(default_factory=dict)
+    grounded: list[str] = field(default_factory=list)
+    auto_ids: list[str] = field(default_factory=list)
+
+
+def _extract(provider: Any, transcript: Transcript, titles: Sequence[str]) -> tuple[str | None, ParseResult | None, ProviderError | None]:
+    """Ask the provider and parse its answer; runs on a pool thread and touches no database."""
+    answer: str | None = None
+    try:
+        answer = provider.extract(transcript, existing_titles=titles)
+        allow_empty = bool(getattr(provider, "empty_answer_ok", False))
+        return answer, parse_file_blocks(answer, max_pages=MAX_PAGES_PER_ANSWER, allow_empty=allow_empty), None
+    except ProviderError as exc:
+        return answer, None, exc
+    except Exception as exc:  # a provider bug fails one job, never the batch
+        return answer, None, ProviderError("provider-error", f"{type(exc).__name__}: {exc}")
+
+
+def _reflect(provider: Any, request: ReflectionRequest) -> tuple[str | None, ProviderError | None]:
+    try:
+        return provider.reflect(request), None
+    except ProviderError as exc:
+        return None, exc
+    except Exception as exc:
+        return None, ProviderError("reflection-provider-error", f"{type(exc).__name__}: {exc}")
+
+
+class _Run:
+    """State of one ``run_dream`` call."""
+
+    def __init__(self, mem: Any, provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
+                 use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str]) -> None:
+        self.mem, self.wh, self.scope, self.cfg = mem, mem._wh, mem.scope, mem.config
+        self.provider = provider
+        self.workers = workers
+        self.progress = progress
+        self.shard = shard
+        self.rescan = rescan
+        self.reflection = reflection
+        self.secrets = secrets
+        self.remote = calls_out(provider)
+        self.replay_only = replay_only and self.remote
+        self.cache = AnswerCache(self.wh, self.scope, mem.clock, read=use_cache)
+        self.lock = _scope_lock(mem)
+        self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
+        self.claimed: list[tuple[str, str]] = []
+        self.titles: tuple[str, ...] = ()
+        self.bar: Any = None
+
+    def _sanitize(self, text: str) -> str:
+        return sanitize_error(text, self.secrets)
+
+    def _scrub(self, answer: str | None) -> str | None:
+        """Remove credential values from a provider answer before it is parsed or stored."""
+        if answer is None:
+            return None
+        for secret in sorted(set(self.secrets), key=len, reverse=True):
+            answer = answer.replace(secret, REDACTED)
+        return answer
+
+    # -- selection --------------------------------------------------------------------------------
+    def select(self, sessions: Iterable[str] | None) -> list[_Work]:
+        rows = self.wh.fetchall(
+            "SELECT s.session_id, s.last_seq, j.cursor, j.attempts, j.created_at FROM sessions s "
+            "LEFT JOIN jobs j ON j.scope_key = s.scope_key AND j.kind = ? AND j.session_id = s.session_id "
+            "WHERE s.scope_key = ? ORDER BY s.created_at NULLS LAST, s.session_id",
+            [JOB_KIND, self.scope.key],
+        )
+        known = {r[0]: r for r in rows}
+        if sessions is not None:
+            names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
+            missing = [s for s in names if s not in known]
+            if missing:
+                raise NotFoundError("session", missing[0], "list sessions with mem.sessions()")
+            rows = [known[s] for s in names]
+        works: list[_Work] = []
+        for sid, last_seq, cursor, attempts, created in rows:
+            if self.shard and shard_of(sid, self.shard[1]) != self.shard[0]:
+                continue
+            upto = -1 if last_seq is None else int(last_seq)
+            after = None if cursor is None or self.rescan else int(cursor)
+            cursor = None if cursor is None else int(cursor)
+            work = _Work(sid, job_id(self.scope.key, sid), cursor, after, upto, int(attempts or 0) + 1, created)
+            if after is not None and after >= upto:
+                if sessions is None:
+                    continue  # nothing new: not part of this batch
+                work.outcome = "already-dreamed"
+                self._row(work, "skipped", cursor=cursor, attempts=int(attempts or 0))
+                continue
+            with _GUARD:
+                key = (str(self.wh.path), sid)
+                if key in _IN_FLIGHT:
+                    work.outcome = "already-running"
+                    self._row(work, "skipped", cursor=cursor, attempts=int(attempts or 0))
+                    continue
+                _IN_FLIGHT.add(key)
+                self.claimed.append(key)
+            works.append(work)
+        self.report.sessions = len(works) + self.report.skipped
+        return works
+
+    def release(self) -> None:
+        with _GUARD:
+            for key in self.claimed:
+                _IN_FLIGHT.discard(key)
+        self.claimed.clear()
+
+    # -- job rows ---------------------------------------------------------------------------------
+    def _job_row(self, w: _Work, status: str, *, cursor: int | None, attempts: int, error: str | None,
+                 result: dict[str, Any] | None) -> dict[str, Any]:
+        now = naive_utc(self.mem.clock.now())
+        lease = status == "running"
+        return {
+            "id": w.job_id, "kind": JOB_KIND, "session_id": w.session_id, "cursor": cursor, "status": status,
+            "attempts": attempts, "last_error": error, "result": dumps(result) if result is not None else None,
+            "lease_owner": self.run_id if lease else None,
+            "lease_expires_at": now + timedelta(milliseconds=2 * self.cfg.dream_timeout_ms + 10_000) if lease else None,
+            "created_at": naive_utc(w.created_at) if w.created_at else now, "updated_at": now,
+        }
+
+    def write_jobs(self, rows: list[dict[str, Any]]) -> None:
+        """Replace the job rows in one statement pair (inside the caller's transaction)."""
+        if not rows:
+            return
+        marks = ", ".join("?" for _ in rows)
+        self.wh.con.execute(f"DELETE FROM jobs WHERE scope_key = ? AND id IN ({marks})",
+                            [self.scope.key, *(r["id"] for r in rows)])
+        cols: dict[str, list[Any]] = {name: [r[name] for r in rows] for name in rows[0]}
+        types = {"cursor": pa.int64(), "attempts": pa.int32(), "lease_expires_at": pa.timestamp("us"),
+                 "created_at": pa.timestamp("us"), "updated_at": pa.timestamp("us")}
+        table = pa.table({
+            "scope_key": pa.array([self.scope.key] * len(rows), pa.string()),
+            "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
+            **{name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()},
+        })
+        self.wh.insert_arrow("jobs", table)
+
+    def mark(self, works: Sequence[_Work], status: str) -> None:
+        rows = [self._job_row(w, status, cursor=w.cursor, attempts=w.attempt - (status == "queued"),
+                              error=None, result=None) for w in works]
+        with self.lock, self.wh.transaction():
+            self.write_jobs(rows)
+
+    # -- transcripts ------------------------------------------------------------------------------
+    def load_transcripts(self, works: Sequence[_Work]) -> None:
+        """Read the new user and assistant lines (past each cursor) of ``works`` in one query.
+
+        Plugin-sourced user messages are not user evidence and never reach a provider. The
+        SQL window keeps roughly the newest ``max_session_chars``; ``Transcript.tail`` bounds exactly.
+        """
+        budget = self.cfg.max_session_chars
+        sel = pa.table({
+            "session_id": pa.array([w.session_id for w in works], pa.string()),
+            "after": pa.array([-1 if w.after is None else w.after for w in works], pa.int64()),
+            "upto": pa.array([w.upto for w in works], pa.int64()),
+        })
+        lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
+        con = self.wh.con
+        con.register("_riko_dream_sel", sel)
+        try:
+            rows = con.execute(
+                "SELECT session_id, seq, role, text FROM ("
+                " SELECT e.session_id, e.seq, CASE WHEN e.is_user THEN 'user' ELSE 'assistant' END AS role, e.text,"
+                "  coalesce(sum(length(e.text) + 12) OVER (PARTITION BY e.session_id ORDER BY e.seq DESC"
+                "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer"
+                " FROM evidence e JOIN _riko_dream_sel s ON e.session_id = s.session_id"
+                " WHERE e.scope_key = ? AND e.seq > s.after AND e.seq <= s.upto AND NOT e.correction_invalidated"
+                "  AND e.text IS NOT NULL AND length(trim(e.text)) > 0"
+                "  AND (e.is_user OR (e.type = 'assistant/message' AND e.role = 'assistant'))"
+                ") WHERE newer < ? ORDER BY session_id, seq",
+                [self.scope.key, budget + self.cfg.max_event_chars],
+            ).fetchall()
+        finally:
+            con.unregister("_riko_dream_sel")
+        for sid, seq, role, text in rows:
+            lines[sid].append(TranscriptLine(int(seq), role, text))
+        for w in works:
+            w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget)
+
+    def work_iter(self, works: list[_Work]) -> Iterator[_Work]:
+        for start in range(0, len(works), _LOAD_CHUNK):
+            chunk = works[start : start + _LOAD_CHUNK]
+            with self.lock:
+                self.load_transcripts(chunk)
+                keys = {}
+                if self.remote:
+                    for w in chunk:
+                        if not w.transcript.is_empty():  # type: ignore[union-attr]
+                            w.key = extraction_key(self.provider, w.transcript, self.titles)
+                            keys[w.key] = w
+                    for key, answer in self.cache.get_many(keys).items():
+                        keys[key].answer = answer
+            yield from chunk
+
+    # -- preparing and finishing a session ---------------------------------------------------------
+    def prepare(self, w: _Work) -> Callable[[], Any] | None:
+        """Settle ``w`` without a call when possible; otherwise return the call to make."""
+        assert w.transcript is not None
+        if w.transcript.is_empty():
+            w.outcome = "empty"
+            return None
+        if w.answer is not None:
+            w.outcome = "cached"
+            try:
+                w.parsed = parse_file_blocks(w.answer, max_pages=MAX_PAGES_PER_ANSWER,
+                                             allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
+            except ProviderError as exc:
+                w.error = exc
+            return None
+        if self.replay_only:
+            w.error = ProviderError("cache-miss", "replay_only is set and no cached answer matches this request")
+            return None
+        w.outcome = "dreamed"
+        provider, transcript, titles = self.provider, w.transcript, self.titles
+        return lambda: _extract(provider, transcript, titles)
+
+    def finish_call(self, w: _Work, outcome: tuple[str | None, ParseResult | None, ProviderError | None]) -> None:
+        answer, parsed, w.error = outcome
+        w.answer = self._scrub(answer)
+        if parsed is not None and w.answer != answer:
+            w.parsed = parse_file_blocks(w.answer or "", max_pages=MAX_PAGES_PER_ANSWER,
+                                         allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
+        else:
+            w.parsed = parsed
+        self.report.provider_calls += 1
+
+    def apply(self, done: list[_Work]) -> None:
+        """Commit finished sessions: one transaction for the batch, or one each if the batch fails."""
+        if not done:
+            return
+        with self.lock:
+            try:
+                with self.wh.transaction():
+                    self.write_jobs([self._apply_one(w) for w in done])
+            except Exception:
+                for w in done:
+                    self._apply_alone(w)
+            for w in done:
+                self._tally(w)
+            self._auto_confirm(done)
+
+    def _apply_alone(self, w: _Work) -> None:
+        w.result, w.grounded, w.auto_ids = {}, [], []
+        try:
+            with self.wh.transaction():
+                self.write_jobs([self._apply_one(w)])
+        except Exception as exc:
+            w.error = ProviderError("store-error", f"{type(exc).__name__}: {exc}")
+            with self.wh.transaction():
+                self.write_jobs([self._apply_one(w)])
+
+    def _apply_one(self, w: _Work) -> dict[str, Any]:
+        base = {"provider": self.report.provider, "model": self.report.model, "run": self.run_id,
+                "source": w.outcome, "upto": w.upto}
+        if w.error is not None:
+            message = self._sanitize(str(w.error))
+            w.result = {**base, "reason": w.error.reason}
+            self.wh.audit("dream-job-failed", "deterministic_rule", w.job_id,
+                          {"session_id": w.session_id, "reason": w.error.reason})
+            return self._job_row(w, "failed", cursor=w.cursor, attempts=w.attempt, error=message, result=w.result)
+        created: list[str] = []
+        merged: list[str] = []
+        dropped = conflicts = 0
+        rejected = [{"reason": r, "detail": self._sanitize(d)} for r, d in (w.parsed.rejected if w.parsed else ())]
+        if w.outcome == "dreamed" and self.remote and w.key and w.answer is not None:
+            self.cache.put(w.key, self.report.provider, self.report.model, w.answer)
+        for page in (w.parsed.pages if w.parsed else ()):
+            try:
+                outcome = self.mem._review.propose(
+                    title=page.title, type=page.type, description=page.description, body=page.body,
+                    tags=list(page.tags), confidence=page.confidence, kind=page.kind, category=page.category,
+                    sensitivity=page.sensitivity, links=list(page.links), source="dream", session_id=w.session_id,
+                    evidence=self._evidence_for(page, w.transcript), authority="model_proposal",
+                )
+            except (ValueError, RikoError) as exc:
+                rejected.append({"reason": "propose-refused", "detail": self._sanitize(f"{page.path}: {exc}")})
+                continue
+            if outcome.candidate_id is None:
+                dropped += 1
+                continue
+            (created if outcome.action in ("created", "conflict") else merged).append(outcome.candidate_id)
+            conflicts += outcome.action == "conflict"
+            if outcome.action != "conflict" and self._grounded(page, w.transcript):
+                w.grounded.append(outcome.candidate_id)
+            w.auto_ids.append(outcome.candidate_id)
+        w.result = {**base, "created": created, "merged": merged, "dropped": dropped, "conflicts": conflicts,
+                    "rejected": rejected}
+        return self._job_row(w, "succeeded", cursor=w.upto, attempts=w.attempt, error=None, result=w.result)
+
+    @staticmethod
+    def _evidence_for(page: ProposedPage, transcript: Transcript | None) -> list[str]:
+        """Refs of the user lines that carry the page's description or title."""
+        if transcript is None:
+            return []
+        needles = [n for n in (normalize_claim(page.description), normalize_claim(page.title)) if n]
+        refs = [evidence_ref(transcript.session_id, line.seq) for line in transcript.lines
+                if line.role == "user" and any(n in normalize_claim(line.text) for n in needles)]
+        return refs[-_MAX_EVIDENCE_REFS:]
+
+    @staticmethod
+    def _grounded(page: ProposedPage, transcript: Transcript | None) -> bool:
+        """Whether the description is exactly one user line (the only case user_grounded admits)."""
+        target = normalize_claim(page.description)
+        return bool(target) and transcript is not None and any(
+            line.role == "user" and normalize_claim(line.text) == target for line in transcript.lines)
+
+    def _tally(self, w: _Work) -> None:
+        r = self.report
+        failed = w.error is not None
+        r.failed += failed
+        r.succeeded += not failed
+        r.cache_hits += w.outcome == "cached" and not failed
+        created, merged = w.result.get("created", []), w.result.get("merged", [])
+        r.candidates_created += len(created)
+        r.candidates_merged += len(merged)
+        r.candidates_dropped += w.result.get("dropped", 0)
+        r.blocks_rejected += len(w.result.get("rejected", []))
+        if failed:
+            log.warning("dream job %s (session %s) failed: %s", w.job_id, w.session_id,
+                        self._sanitize(str(w.error)))
+        self._row(w, "failed" if failed else "succeeded", cursor=w.cursor if failed else w.upto,
+                  attempts=w.attempt, created=len(created), merged=len(merged),
+                  rejected=len(w.result.get("rejected", [])),
+                  reason=w.error.reason if failed else None,
+                  error=self._sanitize(str(w.error)) if failed else None)
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(candidates=r.candidates, failed=r.failed, refresh=False)
+
+    def _row(self, w: _Work, status: str, *, cursor: int | None, attempts: int, created: int = 0, merged: int = 0,
+             rejected: int = 0, reason: str | None = None, error: str | None = None) -> None:
+        self.report.skipped += status == "skipped"
+        self.report.rows.append({
+            "session_id": w.session_id, "job_id": w.job_id, "status": status,
+            "outcome": "failed" if status == "failed" else w.outcome, "attempts": attempts, "cursor": cursor,
+            "candidates": created + merged, "created": created, "merged": merged, "rejected_blocks": rejected,
+            "reason": reason, "error": error, "reflection": None,
+        })
+
+    def _auto_confirm(self, done: list[_Work]) -> None:
+        policy = self.cfg.candidate_auto_confirm
+        if policy == "off":
+            return
+        for w in done:
+            for cid in (w.auto_ids if policy == "all" else w.grounded):
+                try:
+                    self.report.auto_confirmed.extend(self.mem._review.auto_confirm([cid], policy))
+                except (RikoError, OSError) as exc:
+                    log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
+
+    # -- reflection -------------------------------------------------------------------------------
+    def wants_reflection(self, w: _Work) -> bool:
+        return self.reflection and w.error is None and w.outcome in ("dreamed", "cached")
+
+    def reflection_request(self, w: _Work) -> ReflectionRequest:
+        """Anchors: the session's user statements, the scope's other recent ones, confirmed pages."""
+        key = self.scope.key
+        own = self.wh.fetchall(
+            "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id = ? AND is_user "
+            "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY seq DESC LIMIT ?",
+            [key, w.session_id, _SESSION_ANCHORS])
+        other = self.wh.fetchall(
+            "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id <> ? AND is_user "
+            "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY time DESC NULLS LAST, session_id, seq DESC "
+            "LIMIT ?", [key, w.session_id, _OTHER_ANCHORS])
+        pages = self.wh.fetchall(
+            "SELECT id, title, description FROM pages WHERE scope_key = ? AND status = 'confirmed' AND consent "
+            "AND usage_policy <> 'suppressed' ORDER BY recorded_at DESC NULLS LAST, id LIMIT ?",
+            [key, _PAGE_ANCHORS])
+        anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)]
+        anchors += [Anchor(f"page:{pid}", None, f"{title}: {desc}" if desc else title) for pid, title, desc in pages]
+        return ReflectionRequest(w.session_id, tuple(anchors), self.cfg.reflection_max_observations,
+                                 self.cfg.min_observation_evidence)
+
+    def prepare_reflection(self, w: _Work) -> tuple[ReflectionRequest, str | None, Callable[[], Any] | None, str | None]:
+        """``(request, cache key, call or None, cached answer or None)``; a miss under replay_only fails."""
+        with self.lock:
+            request = self.reflection_request(w)
+            key = reflection_key(self.provider, request) if self.remote else None
+            cached = self.cache.get(key) if key else None
+        if cached is not None or (self.replay_only and key):
+            return request, key, None, cached
+        provider = self.provider
+        return request, key, lambda: _reflect(provider, request), None
+
+    def apply_reflection(self, w: _Work, request: ReflectionRequest, key: str | None, answer: str | None,
+                         error: ProviderError | None, called: bool) -> None:
+        """Store the observations, or record a reflection failure; the Dream job stays succeeded."""
+        from ..observations import ObservationStore
+
+        if answer is None and error is None:
+            error = ProviderError("reflection-cache-miss", "replay_only is set and no cached reflection matches")
+        summary: dict[str, Any]
+        with self.lock:
+            store = ObservationStore(self.wh, self.scope, self.cfg, self.mem.clock)
+            try:
+                if error is not None:
+                    raise error
+                answer = self._scrub(answer)
+                proposed = parse_reflection(answer or "", valid_anchors=request.anchor_refs(),
+                                            min_evidence=request.min_evidence,
+                                            max_observations=request.max_observations)
+                with self.wh.transaction():
+                    outcomes = store.propose_many([(o.text, o.anchors, o.confidence) for o in proposed],
+                                                  authority="model_proposal", session_id=w.session_id)
+                    if called and key and answer is not None:
+                        self.cache.put(key, self.report.provider, self.report.model, answer)
+                    summary = {"status": "ok", "observations": [o.id for o in outcomes],
+                               "source": "provider" if called else "cache"}
+                    self._update_result(w, summary)
+                self.report.observations += sum(o.action == "created" for o in outcomes)
+                text = "ok"
+            except (RikoError, ValueError) as exc:
+                reason = exc.reason if isinstance(exc, ProviderError) else (
+                    "reflection-invalid-anchor" if isinstance(exc, NotFoundError) else "reflection-invalid")
+                message = self._sanitize(str(exc))
+                with self.wh.transaction():
+                    self.wh.audit("reflection-failed", "deterministic_rule", w.job_id,
+                                  {"session_id": w.session_id, "reason": reason, "error": message})
+                    self._update_result(w, {"status": "failed", "reason": reason})
+                self.report.reflection_failures += 1
+                log.warning("riko-memory reflection degraded (session %s): %s", w.session_id, message)
+                text = f"failed:{reason}"
+        if called:
+            self.report.provider_calls += 1
+        for row in self.report.rows:
+            if row["job_id"] == w.job_id:
+                row["reflection"] = text
+
+    def _update_result(self, w: _Work, reflection: dict[str, Any]) -> None:
+        w.result = {**w.result, "reflection": reflection}
+        self.wh.con.execute("UPDATE jobs SET result = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                            [dumps(w.result), naive_utc(self.mem.clock.now()), self.scope.key, w.job_id])
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self, works: list[_Work]) -> None:
+        with self.lock:
+            self.titles = tuple(r[0] for r in self.wh.fetchall(
+                "SELECT DISTINCT title FROM pages WHERE scope_key = ? AND status = 'confirmed' ORDER BY title LIMIT ?",
+                [self.scope.key, _MAX_TITLES]))
+        if not works:
+            return
+        self.mark(works, "queued")
+        inline = not self.remote or self.workers == 1
+        pool = None if inline else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="riko-dream")
+        pending: dict[Future[Any], tuple[str, _Work, Any]] = {}
+        ready: list[_Work] = []
+        source = self.work_iter(works)
+        exhausted = False
+        self.bar = tqdm(total=len(works), desc="dream", unit="session", disable=not self.progress, leave=False)
+        try:
+            while True:
+                started: list[_Work] = []
+                while not exhausted and len(pending) < 2 * self.workers and len(ready) < _APPLY_BATCH:
+                    w = next(source, None)
+                    if w is None:
+                        exhausted = True
+                        break
+                    call = self.prepare(w)
+                    if call is None:
+                        ready.append(w)
+                    elif pool is None:
+                        self.finish_call(w, call())
+                        ready.append(w)
+                    else:
+                        pending[pool.submit(call)] = ("extract", w, None)
+                        started.append(w)
+                if started:
+                    self.mark(started, "running")
+                if pending and (not ready or exhausted or len(ready) < _APPLY_BATCH):
+                    done, _ = wait(pending, timeout=None if not ready else 0.05, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        stage, w, extra = pending.pop(fut)
+                        if stage == "extract":
+                            self.finish_call(w, fut.result())
+                            ready.append(w)
+                        else:
+                            answer, error = fut.result()
+                            self.apply_reflection(w, extra[0], extra[1], answer, error, True)
+                if not ready and not pending and exhausted:
+                    break
+                batch, ready = ready, []
+                self.apply(batch)
+                for w in batch:
+                    if not self.wants_reflection(w):
+                        continue
+                    request, key, call, cached = self.prepare_reflection(w)
+                    if call is None:
+                        self.apply_reflection(w, request, key, cached, None, False)
+                    elif pool is None:
+                        answer, error = call()
+                        self.apply_reflection(w, request, key, answer, error, True)
+                    else:
+                        pending[pool.submit(call)] = ("reflect", w, (request, key))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+            self.bar.close()
+
+
+def run_dream(
+    mem: Any,
+    sessions: Iterable[str] | str | None = None,
+    provider: Any = None,
+    workers: int | None = None,
+    progress: bool = True,
+    *,
+    shard: str | Sequence[int] | None = None,
+    use_cache: bool = True,
+    replay_only: bool = False,
+    rescan: bool = False,
+    reflection: bool | None = None,
+    url: str | None = None,
+    model: str | None = None,
+    credential_ref: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> DreamReport:
+    """Dream every session whose evidence moved past its cursor (or the named ``sessions``).
+
+    ``provider``: an object, a name (``heuristic``, ``openai-compatible``, ``anthropic``,
+    ``auto``) or None for ``config.dream_provider``. ``workers`` bounds concurrent provider
+    calls (default ``config.dream_workers``). ``shard="I/N"`` keeps the sessions whose id hashes
+    to shard I of N. ``use_cache=False`` ignores cached answers; ``replay_only=True`` fails a
+    job (``cache-miss``) instead of calling out. ``rescan=True`` ignores cursors and re-reads
+    whole sessions (candidates merge by fingerprint). ``reflection`` overrides
+    ``config.reflection_enabled``. Never writes canon itself; ``candidate_auto_confirm`` applies.
+    """
+    started = time.perf_counter()
+    mem._wh.require_writable()
+    cfg = mem.config
+    count = cfg.dream_workers if workers is None else workers
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 64:
+        raise ConfigError("workers", f"must be an integer from 1 to 64, got {workers!r}")
+    chosen = resolve_provider(cfg, provider, url=url, model=model, credential_ref=credential_ref, environ=environ)
+    run = _Run(mem, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
+               replay_only=replay_only, rescan=rescan,
+               reflection=cfg.reflection_enabled if reflection is None else bool(reflection),
+               secrets=_secrets(chosen, environ))
+    try:
+        with run.lock:
+            works = run.select(sessions)
+        run.run(works)
+    finally:
+        run.release()
+    report = run.report
+    report.seconds = time.perf_counter() - started
+    with run.lock, mem._wh.transaction():
+        mem._wh.audit("dream-run", "deterministic_rule", run.run_id, {
+            "provider": report.provider, "model": report.model, "sessions": report.sessions,
+            "succeeded": report.succeeded, "failed": report.failed, "skipped": report.skipped,
+            "candidates": report.candidates, "shard": report.to_dict()["shard"],
+        })
+    return report
+
+
+def jobs_frame(mem: Any) -> pl.DataFrame:
+    """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
+    with _scope_lock(mem):
+        return mem._wh.frame(
+            "SELECT id, session_id, status, cursor, attempts, last_error, result, lease_owner, created_at, updated_at "
+            "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
+            [mem.scope.key, JOB_KIND],
+        )

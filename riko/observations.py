@@ -1,0 +1,410 @@
+"""Observations: inferred patterns with anchors, kept apart from canonical facts.
+
+An observation is never a page and never a confirmed fact: it is stamped
+``epistemic_status = inferred_observation`` whatever its status. Every one cites at least
+``min_observation_evidence`` distinct anchors, each a real user-origin L0 event
+(``session:<id>/event:<seq>``) or a confirmed, consented page (``page:<id>``).
+
+Statuses: ``candidate`` (new), ``active`` (thresholds met or activated by management),
+``weakened`` (an active one met contradicting evidence), ``invalidated`` (contradictions
+reached the support count, or management said so) and ``suppressed`` (reversible).
+
+    >>> from riko.observations import ObservationStore     # doctest: +SKIP
+    >>> store = ObservationStore.of(mem)                     # doctest: +SKIP
+    >>> store.propose("Often mentions tea", ["session:s1/event:2", "session:s2/event:4"], 0.7)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from .clock import Clock
+from .config import RikoConfig
+from .contracts import parse_ref
+from .dream.protocol import normalize_text
+from .errors import NotFoundError, StateError
+from .scope import MemoryScope
+from .sensitivity import classify_text, observation_is_sensitive, rank, stricter
+from .warehouse import Warehouse, dumps, naive_utc
+
+__all__ = [
+    "EPISTEMIC_STATUS",
+    "OBSERVATION_STATUSES",
+    "ObservationOutcome",
+    "ObservationStore",
+    "observation_id",
+    "observations_frame",
+]
+
+EPISTEMIC_STATUS = "inferred_observation"
+OBSERVATION_STATUSES = ("candidate", "active", "weakened", "invalidated", "suppressed")
+_PAGE_PREFIX = "page:"
+_MAX_TEXT_CHARS = 1_000
+# A proposal sharing at least this share of its anchors with an earlier observation is an
+# evidence update of it, not a new pattern (reworded counts and quotes stay one record).
+_OVERLAP_UPDATE = 0.5
+_COLUMNS = ("id", "text", "anchors", "contradictions", "confidence", "status", "sensitivity",
+            "sensitivity_history", "epistemic_status", "session_ids", "valid_from", "valid_to",
+            "created_at", "updated_at")
+
+
+def observation_id(scope_key: str, text: str) -> str:
+    """Deterministic id of an observation first proposed with ``text``."""
+    return "o-" + hashlib.sha256(f"{scope_key}:{normalize_text(text)}".encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ObservationOutcome:
+    """What storing one proposal did: ``created``, ``updated`` or ``ignored`` (invalidated match)."""
+
+    id: str
+    action: str
+    status: str
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    ref: str
+    session_id: str | None
+    sensitivity: str | None
+
+
+def _distinct(refs: Iterable[Any]) -> list[str]:
+    seen: dict[str, None] = {}
+    for ref in refs:
+        if not isinstance(ref, str) or not ref.strip():
+            raise ValueError(f"an anchor must be a non-empty string, got {ref!r}")
+        seen.setdefault(ref.strip(), None)
+    return list(seen)
+
+
+def _check_confidence(confidence: Any) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+        raise ValueError("observation confidence must be a number between 0 and 1")
+    if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
+        raise ValueError("observation confidence must be a finite number between 0 and 1")
+    return float(confidence)
+
+
+def _check_text(text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("an observation needs non-empty text")
+    text = " ".join(text.split())
+    if len(text) > _MAX_TEXT_CHARS:
+        raise ValueError(f"observation text is longer than {_MAX_TEXT_CHARS} characters")
+    return text
+
+
+class ObservationStore:
+    """Create, update and change the status of observations in one scope (every change audited)."""
+
+    def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock) -> None:
+        self.wh, self.scope, self.config, self.clock = wh, scope, config, clock
+
+    @classmethod
+    def of(cls, mem: Any) -> "ObservationStore":
+        """The store of a :class:`riko.Memory`."""
+        return cls(mem._wh, mem.scope, mem.config, mem.clock)
+
+    # -- anchors ----------------------------------------------------------------------------------
+    def resolve_anchors(self, refs: Sequence[str]) -> list[_Anchor]:
+        """Resolve every ref or raise :class:`NotFoundError` naming the first that does not resolve.
+
+        A session anchor must be a stored user-origin event (plugin injections, assistant and
+        tool lines are not user evidence); a page anchor must be a confirmed, consented page.
+        """
+        resolved = []
+        for ref in refs:
+            if ref.startswith(_PAGE_PREFIX):
+                row = self.wh.fetchone(
+                    "SELECT sensitivity FROM pages WHERE scope_key = ? AND id = ? AND status = 'confirmed' AND consent",
+                    [self.scope.key, ref[len(_PAGE_PREFIX):]],
+                )
+                if row is None:
+                    raise NotFoundError("anchor", ref, "a page anchor must name a confirmed, consented page")
+                resolved.append(_Anchor(ref, None, row[0]))
+                continue
+            parsed = parse_ref(ref)
+            row = None
+            if parsed is not None:
+                row = self.wh.fetchone(
+                    "SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
+                    [self.scope.key, parsed[0], parsed[1]],
+                )
+            if row is None:
+                raise NotFoundError(
+                    "anchor", ref, "an anchor must be session:<id>/event:<seq> of a user message, or page:<id>"
+                )
+            resolved.append(_Anchor(ref, parsed[0] if parsed else None, row[0]))
+        return resolved
+
+    def _sensitivity(self, text: str, anchors: Sequence[_Anchor]) -> str:
+        if observation_is_sensitive(text):
+            return "sensitive"
+        level = classify_text(text, "normal")
+        for anchor in anchors:
+            if anchor.sensitivity in ("provisional_sensitive", "sensitive"):
+                level = stricter(level, anchor.sensitivity)
+        return level
+
+    # -- reading ----------------------------------------------------------------------------------
+    def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cur = self.wh.con.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM observations WHERE scope_key = ? {where} ORDER BY created_at, id",
+            [self.scope.key, *params],
+        )
+        names = [d[0] for d in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        for row in rows:
+            for field in ("anchors", "contradictions", "session_ids", "sensitivity_history"):
+                row[field] = json.loads(row[field] or "[]")
+        return rows
+
+    def get(self, observation_id: str) -> dict[str, Any]:
+        """One observation as a dict (anchors and lists decoded)."""
+        rows = self._rows("AND id = ?", [observation_id])
+        if not rows:
+            raise NotFoundError("observation", observation_id, "list observations with mem.observations()")
+        return rows[0]
+
+    def frame(self, status: str | None = None) -> pl.DataFrame:
+        """Observations (optionally of one status), oldest first, with anchor and session counts."""
+        if status is not None and status not in OBSERVATION_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(OBSERVATION_STATUSES)}; got {status!r}")
+        sql = (
+            "SELECT id, status, text, confidence, sensitivity, epistemic_status, anchors, contradictions, "
+            "session_ids, CAST(json_array_length(coalesce(anchors, '[]')) AS INTEGER) AS anchor_count, "
+            "CAST(json_array_length(coalesce(session_ids, '[]')) AS INTEGER) AS session_count, "
+            "valid_from, valid_to, created_at, updated_at FROM observations WHERE scope_key = ?"
+        )
+        params: list[Any] = [self.scope.key]
+        if status is not None:
+            sql += " AND status = ?"
+            params.append(status)
+        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+
+    # -- proposals --------------------------------------------------------------------------------
+    def propose(
+        self,
+        text: str,
+        anchors: Sequence[str],
+        confidence: float,
+        *,
+        authority: str = "model_proposal",
+        session_id: str | None = None,
+    ) -> ObservationOutcome:
+        """Create an observation candidate, or add evidence to the matching one.
+
+        Raises ``ValueError`` for bad text, confidence or too few distinct anchors, and
+        :class:`NotFoundError` for an anchor that does not resolve; nothing is written then.
+        """
+        return self.propose_many([(text, anchors, confidence)], authority=authority, session_id=session_id)[0]
+
+    def propose_many(
+        self,
+        items: Sequence[tuple[str, Sequence[str], float]],
+        *,
+        authority: str = "model_proposal",
+        session_id: str | None = None,
+    ) -> list[ObservationOutcome]:
+        """Store a batch of ``(text, anchors, confidence)`` all-or-nothing: one bad item rejects every one."""
+        checked = []
+        for text, refs, confidence in items:
+            text = _check_text(text)
+            refs = _distinct(refs)
+            if len(refs) < self.config.min_observation_evidence:
+                raise ValueError(
+                    f"an observation needs {self.config.min_observation_evidence} distinct anchors; got {len(refs)}"
+                )
+            checked.append((text, self.resolve_anchors(refs), _check_confidence(confidence)))
+        with self.wh.transaction():
+            return [self._store(text, anchors, conf, authority, session_id) for text, anchors, conf in checked]
+
+    def _match(self, text: str, refs: set[str]) -> dict[str, Any] | None:
+        target = normalize_text(text)
+        best, best_share = None, 0.0
+        for row in self._rows():
+            if normalize_text(row["text"]) == target:
+                return row
+            shared = len(refs & set(row["anchors"])) / max(len(refs), 1)
+            if shared >= _OVERLAP_UPDATE and shared > best_share:
+                best, best_share = row, shared
+        return best
+
+    def _store(self, text: str, anchors: list[_Anchor], confidence: float, authority: str,
+               session_id: str | None) -> ObservationOutcome:
+        now = naive_utc(self.clock.now())
+        refs = [a.ref for a in anchors]
+        existing = self._match(text, set(refs))
+        if existing is not None and existing["status"] == "invalidated":
+            self.wh.audit("observation-proposal-ignored", authority, existing["id"],
+                          {"reason": "matches an invalidated observation", "session_id": session_id})
+            return ObservationOutcome(existing["id"], "ignored", "invalidated")
+        if existing is None:
+            oid = observation_id(self.scope.key, text)
+            sessions = sorted({a.session_id for a in anchors if a.session_id})
+            level = self._sensitivity(text, anchors)
+            self.wh.insert_rows("observations", [{
+                "id": oid, "text": text, "anchors": dumps(refs), "contradictions": dumps([]),
+                "confidence": confidence, "status": "candidate", "sensitivity": level,
+                "sensitivity_history": dumps([{"from": None, "to": level, "authority": "deterministic_rule",
+                                               "at": self.clock.now().isoformat()}]),
+                "epistemic_status": EPISTEMIC_STATUS, "session_ids": dumps(sessions),
+                "valid_from": now, "valid_to": None, "created_at": now, "updated_at": now,
+            }])
+            self.wh.audit("observation-created", authority, oid,
+                          {"anchors": len(refs), "sessions": len(sessions), "confidence": confidence,
+                           "sensitivity": level, "session_id": session_id})
+            status = self._maybe_activate(oid)
+            return ObservationOutcome(oid, "created", status)
+
+        oid = existing["id"]
+        merged = list(dict.fromkeys([*existing["anchors"], *refs]))
+        all_anchors = self.resolve_anchors(merged)
+        sessions = sorted({a.session_id for a in all_anchors if a.session_id})
+        level = self._sensitivity(text, all_anchors)
+        history = existing["sensitivity_history"]
+        if rank(existing["sensitivity"] or "normal") > rank(level):
+            level = existing["sensitivity"]  # an update never loosens
+        elif level != existing["sensitivity"]:
+            history.append({"from": existing["sensitivity"], "to": level, "authority": "deterministic_rule",
+                            "at": self.clock.now().isoformat()})
+        self.wh.con.execute(
+            "UPDATE observations SET text = ?, anchors = ?, confidence = ?, sensitivity = ?, sensitivity_history = ?, "
+            "session_ids = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+            [text, dumps(merged), max(confidence, existing["confidence"] or 0.0), level, dumps(history),
+             dumps(sessions), now, self.scope.key, oid],
+        )
+        self.wh.audit("observation-updated", authority, oid,
+                      {"anchors": len(merged), "added": len(merged) - len(existing["anchors"]),
+                       "sessions": len(sessions), "previous_text": existing["text"], "session_id": session_id})
+        status = self._maybe_activate(oid)
+        return ObservationOutcome(oid, "updated", status)
+
+    def _maybe_activate(self, oid: str) -> str:
+        """Automatic activation: a normal, uncontradicted candidate meeting every threshold."""
+        row = self.get(oid)
+        cfg = self.config
+        ready = (
+            row["status"] == "candidate"
+            and row["sensitivity"] == "normal"
+            and not row["contradictions"]
+            and len(row["anchors"]) >= cfg.observation_activation_min_evidence
+            and len(row["session_ids"]) >= cfg.observation_activation_min_sessions
+            and (row["confidence"] or 0.0) >= cfg.observation_activation_min_confidence
+        )
+        if not ready:
+            return row["status"]
+        self._set_status(oid, "active")
+        self.wh.audit("observation-activated", "deterministic_rule", oid,
+                      {"anchors": len(row["anchors"]), "sessions": len(row["session_ids"]),
+                       "confidence": row["confidence"], "automatic": True})
+        return "active"
+
+    # -- status changes ---------------------------------------------------------------------------
+    def _set_status(self, oid: str, status: str, *, valid_to: bool = False) -> None:
+        now = naive_utc(self.clock.now())
+        self.wh.con.execute(
+            "UPDATE observations SET status = ?, updated_at = ?" + (", valid_to = ?" if valid_to else "")
+            + " WHERE scope_key = ? AND id = ?",
+            [status, now, *([now] if valid_to else []), self.scope.key, oid],
+        )
+
+    def activate(self, oid: str, *, authority: str = "management") -> dict[str, Any]:
+        """Explicit activation after the minimum-evidence check; stays an observation, never a fact."""
+        row = self.get(oid)
+        if row["status"] not in ("candidate", "weakened"):
+            raise StateError(f"observation {oid} is {row['status']}; only a candidate or weakened one can be activated")
+        valid = self.resolve_anchors(row["anchors"])
+        if len(valid) < self.config.min_observation_evidence:
+            raise StateError(f"observation {oid} has {len(valid)} anchors; "
+                             f"{self.config.min_observation_evidence} are required to activate it")
+        with self.wh.transaction():
+            self._set_status(oid, "active")
+            self.wh.audit("observation-activated", authority, oid, {"from": row["status"], "automatic": False})
+        return self.get(oid)
+
+    def invalidate(self, oid: str, *, reason: str = "management-invalidation",
+                   authority: str = "management") -> dict[str, Any]:
+        """Close the observation's validity; it is kept, with its anchors, for the audit trail."""
+        row = self.get(oid)
+        if row["status"] == "invalidated":
+            raise StateError(f"observation {oid} is already invalidated")
+        with self.wh.transaction():
+            self._set_status(oid, "invalidated", valid_to=True)
+            self.wh.audit("observation-invalidated", authority, oid, {"from": row["status"], "reason": reason})
+        return self.get(oid)
+
+    def suppress(self, oid: str, *, reason: str = "management-suppression",
+                 authority: str = "management") -> dict[str, Any]:
+        """Reversible suppression (a ``suppressions`` row); :meth:`restore` undoes it."""
+        row = self.get(oid)
+        if row["status"] == "suppressed":
+            raise StateError(f"observation {oid} is already suppressed")
+        now = naive_utc(self.clock.now())
+        with self.wh.transaction():
+            count = self.wh.fetchone("SELECT count(*) FROM suppressions WHERE scope_key = ? AND target_id = ?",
+                                     [self.scope.key, oid])
+            self.wh.insert_rows("suppressions", [{
+                "id": f"s-{oid}-{count[0] if count else 0}", "target_id": oid, "target_kind": "observation",
+                "reason": reason, "active": True, "created_at": now, "restored_at": None, "restore_reason": None,
+            }])
+            self._set_status(oid, "suppressed")
+            self.wh.audit("observation-suppressed", authority, oid, {"from": row["status"], "reason": reason})
+        return self.get(oid)
+
+    def restore(self, oid: str, *, reason: str = "management-restore", authority: str = "management") -> dict[str, Any]:
+        """Lift a suppression; the observation returns to the status it had before."""
+        row = self.get(oid)
+        if row["status"] != "suppressed":
+            raise StateError(f"observation {oid} is {row['status']}, not suppressed; nothing to restore")
+        last = self.wh.fetchone(
+            "SELECT detail FROM audits WHERE scope_key = ? AND target = ? AND kind = 'observation-suppressed' "
+            "ORDER BY id DESC LIMIT 1", [self.scope.key, oid])
+        previous = json.loads(last[0]).get("from", "candidate") if last and last[0] else "candidate"
+        now = naive_utc(self.clock.now())
+        with self.wh.transaction():
+            self.wh.con.execute(
+                "UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
+                "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope.key, oid])
+            self._set_status(oid, previous)
+            self.wh.audit("observation-restored", authority, oid, {"to": previous, "reason": reason})
+        return self.get(oid)
+
+    def contradict(self, oid: str, anchors: Sequence[str], *, authority: str = "deterministic_rule") -> dict[str, Any]:
+        """Record contradicting evidence: an active observation becomes ``weakened``, and any
+        observation whose contradictions reach its support count becomes ``invalidated``."""
+        row = self.get(oid)
+        refs = [r for r in _distinct(anchors) if r not in row["anchors"]]
+        if not refs:
+            raise ValueError("contradicting anchors must differ from the observation's own anchors")
+        self.resolve_anchors(refs)
+        merged = list(dict.fromkeys([*row["contradictions"], *refs]))
+        now = naive_utc(self.clock.now())
+        status = row["status"]
+        if status != "invalidated" and len(merged) >= len(row["anchors"]):
+            status = "invalidated"
+        elif status == "active":
+            status = "weakened"
+        with self.wh.transaction():
+            self.wh.con.execute(
+                "UPDATE observations SET contradictions = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                [dumps(merged), now, self.scope.key, oid])
+            if status != row["status"]:
+                self._set_status(oid, status, valid_to=status == "invalidated")
+            self.wh.audit("observation-contradicted", authority, oid,
+                          {"contradictions": len(merged), "support": len(row["anchors"]),
+                           "from": row["status"], "to": status})
+        return self.get(oid)
+
+
+def observations_frame(mem: Any, status: str | None = None) -> pl.DataFrame:
+    """``mem.observations(status)``: the scope's observations as a polars DataFrame."""
+    return ObservationStore.of(mem).frame(status)
