@@ -1,0 +1,119 @@
+"""Audit routes: audits, sessions and their evidence, the purge journal, purge and recall."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.routing import Route
+
+from ..errors import NotFoundError
+from .context import Ctx, api
+from .redact import session_detail
+from .routes_review import facade
+from .wire import ApiError, body_field, check_id, jsonable, query_int
+
+__all__ = ["routes"]
+
+
+def _detail(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+@api
+async def audits(ctx: Ctx) -> Any:
+    """The newest ``limit`` scope-local audit rows (oldest first), optionally of one ``kind``."""
+    kind = ctx.request.query_params.get("kind") or None
+    limit = query_int(ctx.request, "limit", 200, 1, 5000)
+    frame = await ctx.run(lambda mem: mem.audits(kind))
+    rows = frame.tail(limit).to_dicts()
+    return {"audits": [{**row, "detail": _detail(row.get("detail"))} for row in rows], "total": frame.height}
+
+
+@api
+async def sessions(ctx: Ctx) -> Any:
+    frame = await ctx.run(lambda mem: mem.sessions())
+    return {"sessions": frame.to_dicts()}
+
+
+@api
+async def session(ctx: Ctx) -> Any:
+    """Redacted L0 metadata and lines; ``reveal=sensitive`` (owner admin, audited) shows all text."""
+    sid = ctx.path_id("id", "session id")
+    reveal = await ctx.reveal("session", sid)
+    offset = query_int(ctx.request, "offset", 0, 0, 10_000_000)
+    limit = query_int(ctx.request, "limit", 500, 1, 5000)
+
+    def read(mem: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        rows = mem.sessions().to_dicts()
+        match = [row for row in rows if row["session_id"] == sid]
+        if not match:
+            raise NotFoundError("session", sid, "list sessions with GET /sessions")
+        return match[0], mem.evidence(sid).to_dicts()
+
+    meta, lines = await ctx.run(read)
+    if reveal:
+        await ctx.audit("sensitive-content-revealed", "management", "session", sid)
+    return session_detail(meta, lines, reveal=reveal, offset=offset, limit=limit)
+
+
+@api
+async def purges(ctx: Ctx) -> Any:
+    """The scope-local purge journal (metadata only)."""
+    frame = await ctx.run(lambda mem: facade(mem, "purges")())
+    return {"purges": jsonable(frame)}
+
+
+@api
+async def purge(ctx: Ctx) -> Any:
+    """Purge one raw session: a dry run returns the plan; execution needs its confirmation token."""
+    if not ctx.config.purge_enabled:
+        raise ApiError(404, "not-found", "purge is disabled (purge_enabled = false)")
+    body = await ctx.body()
+    sid = check_id(body_field(body, "sessionId", "session_id", required=True), "session id")
+    dry_run = bool(body_field(body, "dryRun", "dry_run", kind=bool))
+    confirmation = body_field(body, "confirmation")
+    result = await ctx.run(lambda mem: mem.purge(sid, dry_run=dry_run, confirmation=confirmation))
+    return jsonable(result)
+
+
+async def _recall(ctx: Ctx) -> Any:
+    if not ctx.config.recall_enabled:
+        raise ApiError(404, "not-found", "recall is disabled (recall_enabled = false)")
+    body = await ctx.body()
+    query = body_field(body, "query", required=True)
+    at_time = body_field(body, "atTime", "at_time")
+    history = bool(body_field(body, "history", kind=bool))
+    return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history))
+
+
+@api
+async def recall(ctx: Ctx) -> Any:
+    """Bounded query-time recall: the rendered context, its result rows and the trace."""
+    result = await _recall(ctx)
+    return {"context": result.context, "results": jsonable(result.results), "trace": jsonable(result.trace)}
+
+
+@api
+async def recall_debug(ctx: Ctx) -> Any:
+    """The sanitized recall plan, channels, gates and degraded modes (no rendered text)."""
+    result = await _recall(ctx)
+    plan = getattr(result, "plan", None)
+    return {"trace": jsonable(result.trace), "plan": jsonable(plan) if plan is not None else None}
+
+
+def routes(prefix: str) -> list[Route]:
+    return [
+        Route(f"{prefix}/audits", audits, methods=["GET"]),
+        Route(f"{prefix}/sessions", sessions, methods=["GET"]),
+        Route(f"{prefix}/sessions/{{id}}", session, methods=["GET"]),
+        Route(f"{prefix}/purges", purges, methods=["GET"]),
+        Route(f"{prefix}/purge", purge, methods=["POST"]),
+        Route(f"{prefix}/recall", recall, methods=["POST"]),
+        Route(f"{prefix}/recall/debug", recall_debug, methods=["POST"]),
+    ]

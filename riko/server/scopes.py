@@ -1,0 +1,106 @@
+"""The server's open memories: one :class:`riko.Memory` per profile, opened lazily, kept open.
+
+The server is the scope's single writer. Calls into one Memory are serialised by a per-profile
+lock and run in a worker thread, so the event loop never waits on DuckDB.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import anyio.to_thread
+
+from ..clock import Clock
+from ..config import RikoConfig
+
+__all__ = ["Scopes", "DreamState"]
+
+T = TypeVar("T")
+
+
+class DreamState:
+    """What the server knows about the Dream runs it queued for one profile."""
+
+    def __init__(self) -> None:
+        self.state = "idle"  # idle | queued | running
+        self.queued_at: datetime | None = None
+        self.started_at: datetime | None = None
+        self.finished_at: datetime | None = None
+        self.last_error: str | None = None
+        self.last_report: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state, "queued_at": self.queued_at, "started_at": self.started_at,
+                "last_run_at": self.finished_at, "last_error": self.last_error, "last_report": self.last_report}
+
+
+class Scopes:
+    """Profile → open Memory (``riko.open(root, owner=<owner_namespace>, preset=<profile>)``)."""
+
+    def __init__(self, root: Path, config: RikoConfig, clock: Clock | None) -> None:
+        self.root = root
+        self.config = config
+        self.clock = clock
+        self._memories: dict[str, Any] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._overrides: dict[str, dict[str, Any]] = {}
+        self._dream: dict[str, DreamState] = {}
+        self._guard = threading.Lock()
+
+    def config_for(self, profile: str) -> RikoConfig:
+        """The server configuration with this profile's Dream settings applied."""
+        changes = self._overrides.get(profile)
+        return self.config.replace(**changes) if changes else self.config
+
+    def dream_state(self, profile: str) -> DreamState:
+        with self._guard:
+            return self._dream.setdefault(profile, DreamState())
+
+    def _lock(self, profile: str) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(profile, threading.RLock())
+
+    def _open(self, profile: str) -> Any:
+        import riko
+
+        memory = self._memories.get(profile)
+        if memory is None:
+            cfg = self.config_for(profile)
+            memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
+                               config=cfg.to_dict(), clock=self.clock)
+            self._memories[profile] = memory
+        return memory
+
+    def call(self, profile: str, fn: Callable[[Any], T]) -> T:
+        """Run ``fn(memory)`` with the profile's Memory, holding its lock (blocking)."""
+        with self._lock(profile):
+            return fn(self._open(profile))
+
+    async def run(self, profile: str, fn: Callable[[Any], T]) -> T:
+        """:meth:`call` in a worker thread."""
+        return await anyio.to_thread.run_sync(self.call, profile, fn)
+
+    def reconfigure(self, profile: str, changes: dict[str, Any]) -> RikoConfig:
+        """Apply Dream settings to one profile (validated first); its Memory reopens with them."""
+        merged = {**self._overrides.get(profile, {}), **changes}
+        candidate = self.config.replace(**merged)
+        with self._lock(profile):
+            self._overrides[profile] = merged
+            memory = self._memories.pop(profile, None)
+            if memory is not None:
+                memory.close()
+        return candidate
+
+    def open_profiles(self) -> list[str]:
+        return sorted(self._memories)
+
+    def close_all(self) -> None:
+        """Release every Memory and its writer lock (server shutdown)."""
+        for profile in list(self._memories):
+            with self._lock(profile):
+                memory = self._memories.pop(profile, None)
+                if memory is not None:
+                    memory.close()
