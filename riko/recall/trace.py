@@ -24,8 +24,13 @@ DEGRADED_MODES = (
     "vector-degraded",
     "reranker-fallback-rrf",
     "activation-degraded",
+    # A failing lexical-side channel is dropped like the others, and said so.
+    "lexical-degraded",
+    "exact-degraded",
+    "evidence-degraded",
+    "observation-degraded",
 )
-LATENCY_STAGES = ("planner", "lexical", "vector", "rerank")
+LATENCY_STAGES = ("planner", "lexical", "vector", "rerank", "embedding")
 _GATE_KEYS = {"explicit": "explicit", "silent_use": "silentUse", "suppress": "suppress"}
 
 
@@ -48,6 +53,7 @@ class RecallTrace:
     lexical_latency_ms: float = 0.0
     vector_latency_ms: float | None = None
     rerank_latency_ms: float | None = None
+    embedding_latency_ms: float | None = None
     candidates_by_channel: dict[str, int] = field(default_factory=dict)
     fused_candidates: int = 0
     injected_memories: int = 0
@@ -113,7 +119,10 @@ class RecallTrace:
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
-        """Time a stage (planner, lexical, vector, rerank) into its latency field."""
+        """Time a stage (planner, lexical, vector, rerank, embedding) into its latency field.
+
+        ``embedding`` is the query's embedding, kept apart from the ``vector`` search time.
+        """
         if stage not in LATENCY_STAGES:
             raise ValueError(f"stage must be one of {LATENCY_STAGES}, got {stage!r}")
         start = time.perf_counter()
@@ -152,4 +161,6 @@ class RecallTrace:
             data["vectorLatencyMs"] = self.vector_latency_ms
         if self.rerank_latency_ms is not None:
             data["rerankLatencyMs"] = self.rerank_latency_ms
+        if self.embedding_latency_ms is not None:
+            data["embeddingLatencyMs"] = self.embedding_latency_ms
         return data

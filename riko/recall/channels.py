@@ -1,0 +1,189 @@
+"""Recall channels over the cached indexes: each returns document ids in its own rank order.
+
+Lexical and raw-evidence rankings come from BM25 plus the exact-substring bonus; exact,
+observation, graph and dense rankings enter fusion in match, score, traversal or provider
+order. Evidence is indexed by chunk but recalled by line: a line is ranked at its best
+chunk, and that chunk is what would be shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from .exact import exact_matches, quoted_phrases
+from .index_cache import RecallCache
+from .text import normalize, tokenize
+
+__all__ = ["Hits", "query_phrases", "lexical_pages", "raw_evidence", "exact_hits", "observation_hits",
+           "graph_expand", "dense_hits", "EXACT_BONUS"]
+
+EXACT_BONUS = 1.0
+
+
+@dataclass
+class Hits:
+    """Ranked document ids of one channel; ``chunks`` names the chunk shown for evidence ids."""
+
+    ids: list[str] = field(default_factory=list)
+    chunks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def add(self, doc_id: str, score: float = 0.0, chunk: int | None = None) -> bool:
+        if doc_id in self.scores:
+            return False
+        self.ids.append(doc_id)
+        self.scores[doc_id] = score
+        if chunk is not None:
+            self.chunks[doc_id] = chunk
+        return True
+
+
+def query_phrases(topic: str, query: str) -> list[str]:
+    """Phrases whose verbatim presence earns the exact-substring bonus: the topic and quotes."""
+    return [p for p in dict.fromkeys([normalize(topic), *map(normalize, quoted_phrases(query))]) if p]
+
+
+def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: Any, keys: Sequence[str],
+            k: int) -> list[tuple[int, float]]:
+    """BM25 top candidates (over-fetched) plus the exact bonus, re-sorted, best first."""
+    idx, scores = index.top(tokens, max(4 * k, 50), keys=keys)
+    ranked = []
+    for i, score in zip(idx.tolist(), scores.tolist()):
+        text = folded(i)
+        ranked.append((i, score + EXACT_BONUS * sum(1 for p in phrases if p in text)))
+    ranked.sort(key=lambda pair: (-pair[1], keys[pair[0]]))
+    return ranked
+
+
+def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
+    """Canonical pages by BM25 (IDF over the scope's pages) with the exact-substring bonus."""
+    side = cache.pages
+    hits = Hits()
+    for i, score in _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]:
+        hits.add(side.ids[i], score)
+    return hits
+
+
+def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
+    """User L0 lines by their best chunk's BM25 (IDF over every chunk) plus the bonus."""
+    side = cache.evidence
+    hits = Hits()
+    folded = lambda i: normalize(side.chunk_texts[i])  # noqa: E731 - only the over-fetched head is folded
+    for i, score in _ranked(side.index, tokens, phrases, folded, side.chunk_ids, k):
+        line = side.chunk_line[i]
+        session_id, seq = side.line_keys[line]
+        hits.add(f"session:{session_id}/event:{seq}", score, i)
+        if len(hits.ids) >= k:
+            break
+    return hits
+
+
+def _candidates(index: Any, term: str) -> np.ndarray | None:
+    """Documents holding every token of ``term`` (None when the term has no indexable token)."""
+    tokens = list(dict.fromkeys(tokenize(term)))
+    if not tokens:
+        return None
+    postings = sorted((index.postings(t) for t in tokens), key=len)
+    found = postings[0]
+    for other in postings[1:]:
+        if not len(found):
+            break
+        found = np.intersect1d(found, other, assume_unique=True)
+    return found
+
+
+def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool = True, evidence: bool = True) -> Hits:
+    """Pages and lines containing the query's literal terms, most distinct terms first.
+
+    The token postings narrow the corpus to documents holding every token of a term; only
+    those are matched literally (case, boundaries and paths as :func:`exact_matches` rules).
+    """
+    hits = Hits()
+    if not terms:
+        return hits
+    docs: list[tuple[str, str]] = []
+    chunk_of: dict[str, int] = {}
+    if pages:
+        side = cache.pages
+        rows: set[int] = set()
+        for term in terms:
+            found = _candidates(side.index, term)
+            if found is not None:
+                rows.update(found.tolist())
+        docs.extend((side.ids[i], side.raw[i]) for i in sorted(rows))
+    if evidence:
+        side_e = cache.evidence
+        rows = set()
+        for term in terms:
+            found = _candidates(side_e.index, term)
+            if found is not None:
+                rows.update(found.tolist())
+        for i in sorted(rows):
+            docs.append((side_e.chunk_ids[i], side_e.chunk_texts[i]))
+            chunk_of[side_e.chunk_ids[i]] = i
+    for doc_id, count in exact_matches(terms, docs):
+        chunk = chunk_of.get(doc_id)
+        if chunk is None:
+            hits.add(doc_id, float(count))
+        else:
+            session_id, seq = cache.evidence.line_keys[cache.evidence.chunk_line[chunk]]
+            hits.add(f"session:{session_id}/event:{seq}", float(count), chunk)
+        if len(hits.ids) >= k:
+            break
+    return hits
+
+
+def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
+    """Observations by BM25 over their text (status is judged later, by eligibility)."""
+    side = cache.observations
+    hits = Hits()
+    for i, score in _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]:
+        hits.add(side.ids[i], score)
+    return hits
+
+
+def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2) -> Hits:
+    """Pages one, then two, wikilink hops from ``roots`` (links followed both ways).
+
+    Order: by hop, then by the rank of the root reached from, then by page id. Links to
+    missing pages are skipped. A malformed graph raises; recall records ``graph-degraded``.
+    """
+    hits = Hits()
+    seen = set(roots)
+    frontier = list(roots)
+    for hop in range(1, hops + 1):
+        following: list[str] = []
+        for node in frontier:
+            neighbours = sorted(set(graph.successors(node)) | set(graph.predecessors(node)))
+            for other in neighbours:
+                if other in seen:
+                    continue
+                seen.add(other)
+                if graph.nodes[other]["broken"]:
+                    continue
+                following.append(other)
+                hits.add(other, float(-hop))
+        frontier = following
+    hits.ids = hits.ids[:k]
+    return hits
+
+
+def dense_hits(cache: RecallCache, index: Any, vector: Any, k: int) -> Hits:
+    """Nearest documents by cosine; evidence chunks fold into their line, stale ids drop out."""
+    hits = Hits()
+    side = cache.evidence
+    for doc_id, score in index.search(vector, max(3 * k, k + 8)):
+        if doc_id in cache.pages.docs or doc_id in cache.observations.docs:
+            hits.add(doc_id, score)
+        else:
+            chunk = side.chunk_of.get(doc_id)
+            if chunk is None:
+                continue
+            session_id, seq = side.line_keys[side.chunk_line[chunk]]
+            hits.add(f"session:{session_id}/event:{seq}", score, chunk)
+        if len(hits.ids) >= k:
+            break
+    return hits

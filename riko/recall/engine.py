@@ -1,0 +1,485 @@
+"""The recall engine: plan, search every opened channel, gate, fuse, budget and render.
+
+``recall`` is the per-turn path (planner-gated, eligibility- and mention-gated, bounded,
+traced); ``retrieve`` is the ungated research ranking; ``build_index`` refreshes the dense
+generation. Every channel failure degrades the result and is named in the trace; none
+reaches the caller. Recall writes no canon: only activation counts and derived projections.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from datetime import datetime
+from typing import Any, Iterable, Mapping
+
+import polars as pl
+
+from ..clock import utc
+from ..errors import ConfigError, ProviderError, StateError
+from ..warehouse import naive_utc
+from .channels import (
+    Hits,
+    dense_hits,
+    exact_hits,
+    graph_expand,
+    lexical_pages,
+    observation_hits,
+    query_phrases,
+    raw_evidence,
+)
+from .exact import exact_terms
+from .fusion import Fused, dedupe_canonical_evidence, fact_fingerprint, rrf
+from .gate import RecallDoc, effective_disclosure, eligibility_reason, mention_decision
+from .index_cache import RecallCache, cache_for
+from .planner import CHANNEL_ORDER, RecallPlan, analyze_recall_query, strip_recall_cues
+from .projections import evidence_guidance
+from .render import RenderItem, render_item_for, render_recall_context, select_within_budget
+from .reranker import rerank
+from .result import RESULT_SCHEMA, RecallResult
+from .text import tokenize
+from .trace import RecallTrace
+from .vectors import build_generation, dense_index, index_status, provider_for
+
+__all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS",
+           "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
+
+#: Fusion weight of the dense channel per embedding model, from the labelled retrieval cases
+#: (benchmarks/recall.py): a model that ranks worse than BM25 alone must not outvote it.
+DENSE_WEIGHTS: dict[str, float] = {
+    "multilingual-e5-small": 1.0,
+    "use-multilingual-v3": 0.5,
+    "deterministic-local-v1": 0.5,
+}
+#: Seats reserved for canonical (authoritative) results before evidence is admitted.
+AUTHORITATIVE_RESERVE = 3
+RETRIEVE_CHANNELS = CHANNEL_ORDER
+_OPTIONS = frozenset({
+    "max_candidates", "max_context_chars", "build_index", "record_activation", "debug", "reranker_endpoint",
+    "reranker_model", "reranker_timeout_ms", "graph", "provider", "weights",
+})
+_GRAPH_ROOTS = 3
+
+
+def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
+    """RRF weights: 1.0 per channel, the dense channel weighted by its model's measured quality."""
+    weights = {channel: 1.0 for channel in CHANNEL_ORDER}
+    if provider is not None:
+        weights["dense"] = DENSE_WEIGHTS.get(getattr(provider, "model", ""), 1.0)
+    weights.update(overrides or {})
+    return weights
+
+
+# -- recall -----------------------------------------------------------------------------------
+def recall(mem: Any, query: str, *, at_time: Any = None, history: bool = False, **options: Any) -> RecallResult:
+    """Planner-gated recall for one user turn; see :meth:`riko.Memory.recall`.
+
+    Options: ``max_candidates``, ``max_context_chars`` (override the config), ``build_index``
+    (build a missing dense generation now instead of degrading), ``record_activation``
+    (default True), ``debug`` (also list rejected candidates), ``reranker_endpoint`` /
+    ``reranker_model`` / ``reranker_timeout_ms``, ``graph`` (a networkx graph to expand over),
+    ``provider`` (an embedding provider object), ``weights`` (per-channel RRF weights).
+    """
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a string, got {type(query).__name__}")
+    cfg = mem.config
+    now = utc(mem.clock.now())
+    stages = RecallTrace()
+    with stages.timed("planner"):
+        plan = analyze_recall_query(
+            query,
+            raw_evidence_enabled=cfg.recall_raw_evidence_enabled,
+            observation_enabled=cfg.recall_observation_enabled,
+            graph_enabled=cfg.recall_graph_enabled,
+            vector_enabled=cfg.recall_vector_enabled,
+            max_candidates=int(options.get("max_candidates", cfg.recall_max_candidates)),
+            max_context_chars=int(options.get("max_context_chars", cfg.recall_max_context_chars)),
+            at_time=at_time if cfg.temporal_enabled else None,
+            history=history and cfg.temporal_enabled,
+        )
+        if not cfg.temporal_enabled:
+            plan = dataclasses.replace(plan, temporal_mode="current", at_time=None)
+    trace = RecallTrace.for_plan(plan, mem.scope.key)
+    trace.planner_latency_ms = stages.planner_latency_ms
+    if not plan.is_open:
+        return _result(plan, trace, [], "")
+    return _Run(mem, query, plan, trace, now, options).execute()
+
+
+class _Run:
+    """One execution of a recall plan (state shared by its stages)."""
+
+    def __init__(self, mem: Any, query: str, plan: RecallPlan, trace: RecallTrace, now: datetime,
+                 options: Mapping[str, Any]) -> None:
+        self.mem, self.query, self.plan, self.trace, self.now = mem, query, plan, trace, now
+        self.options = options
+        self.cfg = mem.config
+        self.cache: RecallCache = cache_for(mem)
+        self.topic = strip_recall_cues(query)
+        self.tokens = list(plan.keywords)
+        self.phrases = query_phrases(self.topic, query)
+        self.chunks: dict[str, int] = {}
+        self.rows: list[dict[str, Any]] = []
+        self.provider: Any = None
+
+    # -- stages ---------------------------------------------------------------------------
+    def execute(self) -> RecallResult:
+        plan, trace, cfg = self.plan, self.trace, self.cfg
+        with trace.timed("lexical"):
+            self.cache.refresh()
+            rankings = self._lexical_side()
+        if plan.search_vector:
+            rankings["dense"] = self._dense()
+        candidates = self._eligible(rankings)
+        fused = rrf(
+            {ch: ids for ch, ids in candidates.items() if ids}, k=cfg.rrf_k,
+            weights=channel_weights(self.provider, self.options.get("weights")),
+            tie_break=self.cache.activation,
+        )
+        docs = self.docs
+        fingerprints = {
+            d: (self.cache.pages.fingerprints.get(d) if docs[d].kind == "page" else fact_fingerprint(docs[d].text))
+            for d in docs
+        }
+        fused = dedupe_canonical_evidence(
+            fused, {d: f for d, f in fingerprints.items() if f}, {d: doc.refs for d, doc in docs.items()},
+            {d: doc.kind for d, doc in docs.items()}, tie_break=self.cache.activation,
+        )
+        trace.fused_candidates = len(fused)
+        fused = self._rerank(fused)[: plan.max_candidates]
+        items, decided = self._gate(fused)
+        budget = select_within_budget(
+            items, plan.max_context_chars, max_candidates=plan.max_candidates,
+            authoritative_reserve=AUTHORITATIVE_RESERVE, raw_evidence_max=max(1, math.ceil(plan.max_candidates / 2)),
+        )
+        for reason in dict.fromkeys(budget.dropped.values()):
+            trace.add_reason(reason)
+        context = render_recall_context(budget.kept, plan.max_context_chars)
+        injected = {item.doc_id for item in budget.kept}
+        trace.injected_memories = len(budget.kept)
+        trace.context_chars = len(context)
+        for row in decided:
+            row["injected"] = row["id"] in injected
+            if not row["injected"] and row["decision"] != "suppress":
+                row["reason"] = budget.dropped.get(row["id"], row["reason"])
+            if not row["injected"]:
+                row["text"] = None
+        if self.options.get("record_activation", True) and injected:
+            self._record_activation([f.doc_id for f in fused if f.doc_id in injected])
+        return _result(plan, trace, decided + self.rows, context)
+
+    def _lexical_side(self) -> dict[str, list[str]]:
+        plan, trace, cfg, cache = self.plan, self.trace, self.cfg, self.cache
+        cap = cfg.lexical_candidate_cap
+        rankings: dict[str, list[str]] = {}
+        lexical = Hits()
+        if plan.search_canonical:
+            lexical = self._channel("lexical", "lexical-degraded", lambda: lexical_pages(cache, self.tokens, self.phrases, cap))
+            rankings["lexical"] = lexical.ids
+        if plan.search_exact:
+            hits = self._channel("exact", "exact-degraded", lambda: exact_hits(
+                cache, plan.exact_terms, cap, evidence=plan.search_evidence))
+            rankings["exact"] = hits.ids
+        if plan.search_evidence:
+            hits = self._channel("rawEvidence", "evidence-degraded", lambda: raw_evidence(cache, self.tokens, self.phrases, cap))
+            rankings["rawEvidence"] = hits.ids
+        if plan.search_observation:
+            hits = self._channel("observation", "observation-degraded",
+                                 lambda: observation_hits(cache, self.tokens, self.phrases, plan.max_candidates))
+            rankings["observation"] = hits.ids
+        if plan.search_graph:
+            roots = [d for d in lexical.ids if self._reason(d) is None][:_GRAPH_ROOTS]
+            graph = self.options.get("graph")
+            hits = self._channel("graph", "graph-degraded", lambda: graph_expand(
+                graph if graph is not None else cache.graph(), roots, 2 * plan.max_candidates))
+            rankings["graph"] = hits.ids
+        return rankings
+
+    def _channel(self, name: str, degraded: str, run: Any) -> Hits:
+        try:
+            hits = run()
+        except Exception:
+            self.trace.degrade(degraded)
+            hits = Hits()
+        for doc_id, chunk in hits.chunks.items():
+            self.chunks.setdefault(doc_id, chunk)
+        self.trace.count_candidates(name, len(hits.ids))
+        return hits
+
+    def _dense(self) -> list[str]:
+        trace, cache = self.trace, self.cache
+        provider = self.options.get("provider") or provider_for(cache)
+        self.provider = provider
+        if provider is None:
+            trace.degrade("vector-provider-unavailable")
+            return []
+        try:
+            index = dense_index(cache, provider, self.mem.warehouse_dir / "dense", self.mem.clock)
+            if not index.searchable:
+                if not self.options.get("build_index", False):
+                    trace.degrade("vector-degraded")
+                    return []
+                build_generation(cache, index, self.now)
+            with trace.timed("embedding"):
+                vector = provider.embed_query(self.query)
+            with trace.timed("vector"):
+                hits = dense_hits(cache, index, vector, self.cfg.dense_candidate_cap)
+        except Exception:
+            trace.degrade("vector-degraded")
+            return []
+        for doc_id, chunk in hits.chunks.items():
+            self.chunks.setdefault(doc_id, chunk)
+        trace.count_candidates("dense", len(hits.ids))
+        return hits.ids
+
+    # -- eligibility ----------------------------------------------------------------------
+    @property
+    def docs(self) -> dict[str, RecallDoc]:
+        return self._docs
+
+    def _doc(self, doc_id: str) -> RecallDoc | None:
+        doc = self.cache.doc(doc_id, self.chunks.get(doc_id))
+        if doc is not None and not self.cfg.temporal_enabled and doc.valid_from is not None:
+            doc = dataclasses.replace(doc, valid_from=None)  # only the end of validity is honoured
+        return doc
+
+    def _reason(self, doc_id: str) -> str | None:
+        doc = self._doc(doc_id)
+        if doc is None:
+            return "source-page-not-recallable"
+        return eligibility_reason(doc, mode=self.plan.temporal_mode, now=self.now, at_time=self.plan.at_time)
+
+    def _eligible(self, rankings: Mapping[str, list[str]]) -> dict[str, list[str]]:
+        """Reject ineligible candidates once each (counted in the trace) and cap every channel."""
+        plan, cfg = self.plan, self.cfg
+        self._docs: dict[str, RecallDoc] = {}
+        verdict: dict[str, str | None] = {}
+        caps = {"lexical": cfg.lexical_candidate_cap, "exact": cfg.lexical_candidate_cap,
+                "rawEvidence": cfg.lexical_candidate_cap, "observation": plan.max_candidates,
+                "graph": 2 * plan.max_candidates, "dense": cfg.dense_candidate_cap}
+        out: dict[str, list[str]] = {}
+        for channel in CHANNEL_ORDER:
+            if channel not in rankings:
+                continue
+            kept: list[str] = []
+            for doc_id in rankings[channel]:
+                if doc_id not in verdict:
+                    doc = self._doc(doc_id)
+                    if doc is None:
+                        verdict[doc_id] = "stale"  # a dense hit for a document that is gone
+                        continue
+                    reason = eligibility_reason(doc, mode=plan.temporal_mode, now=self.now, at_time=plan.at_time)
+                    verdict[doc_id] = reason
+                    if reason is None:
+                        self._docs[doc_id] = doc
+                    else:
+                        self.trace.reject(reason)
+                        if self.options.get("debug"):
+                            self.rows.append(_row(doc, None, "rejected", reason, 0.0))
+                if verdict[doc_id] is None and len(kept) < caps[channel]:
+                    kept.append(doc_id)
+            out[channel] = kept
+        self.trace.eligible_candidates = len(self._docs)
+        return out
+
+    # -- rerank, gate, activation -----------------------------------------------------------
+    def _rerank(self, fused: list[Fused]) -> list[Fused]:
+        endpoint = self.options.get("reranker_endpoint", self.cfg.reranker_endpoint)
+        if not endpoint or len(fused) < 2:
+            return fused
+        head_size = min(len(fused), max(2 * self.plan.max_candidates, 10))
+        head, tail = fused[:head_size], fused[head_size:]
+        # Protected text never leaves the process: only normal-disclosure results are sent,
+        # and protected ones keep their places in the head.
+        open_slots = [i for i, f in enumerate(head) if self._disclosure(self.docs[f.doc_id]) == "normal"]
+        if len(open_slots) < 2:
+            return fused
+        timeout = int(self.options.get("reranker_timeout_ms", self.cfg.reranker_timeout_ms))
+        try:
+            with self.trace.timed("rerank"):
+                order = rerank(endpoint, self.topic or self.query, [self.docs[head[i].doc_id].text for i in open_slots],
+                               top_n=len(open_slots), timeout_ms=timeout, model=self.options.get("reranker_model"))
+        except (ProviderError, Exception):
+            self.trace.degrade("reranker-fallback-rrf")
+            return fused
+        reordered = list(head)
+        for slot, (position, _score) in zip(open_slots, order):
+            reordered[slot] = head[open_slots[position]]
+        return reordered + tail
+
+    def _disclosure(self, doc: RecallDoc) -> str:
+        return effective_disclosure(doc, unclassified=self.cfg.unclassified_evidence_disclosure)
+
+    def _gate(self, fused: list[Fused]) -> tuple[list[RenderItem], list[dict[str, Any]]]:
+        plan, trace, cache = self.plan, self.trace, self.cache
+        unclassified = self.cfg.unclassified_evidence_disclosure
+        items: list[RenderItem] = []
+        rows: list[dict[str, Any]] = []
+        for f in fused:
+            doc = self.docs[f.doc_id]
+            if f.merged:
+                doc = dataclasses.replace(doc, refs=tuple(f.refs))
+            decision, reason = mention_decision(doc, self.query, plan, unclassified_disclosure=unclassified)
+            trace.gate(decision, reason)
+            row = _row(doc, f, decision, reason, cache.activation.get(f.doc_id, 0.0))
+            rows.append(row)
+            if decision == "suppress":
+                row["text"] = None
+                continue
+            projection = cache.projection(doc.doc_id)
+            if projection is not None:
+                effects, summary = projection.allowed_effects, projection.summary
+            else:
+                effects, summary = evidence_guidance(doc.text, self._disclosure(doc))
+            item = render_item_for(
+                doc, decision, user_initiated=plan.explicit_recall,
+                tone="neutral" if self._disclosure(doc) == "normal" else "gentle",
+                allowed_effects=effects, summary=summary, unclassified_disclosure=unclassified,
+            )
+            row["text"] = item.text if decision == "explicit" else None
+            items.append(item)
+        return items, rows
+
+    def _record_activation(self, doc_ids: list[str]) -> None:
+        """Count a recall for each injected record; a failure only degrades the trace."""
+        cache = self.cache
+        try:
+            if self.mem.read_only:
+                raise StateError("activation cannot be recorded on a read-only memory")
+            from ..migrations import RECORD_SCHEMA_VERSION
+
+            when = naive_utc(self.now)
+            values = ", ".join("(?, ?, ?, 1, ?, ?)" for _ in doc_ids)
+            params: list[Any] = []
+            for doc_id in doc_ids:
+                params += [self.mem.scope.key, RECORD_SCHEMA_VERSION, doc_id, math.log(2.0), when]
+            with cache.wh.transaction():
+                cache.wh.con.execute(
+                    "INSERT INTO activation (scope_key, schema_version, record_id, recall_count, score, last_recalled_at) "
+                    f"VALUES {values} ON CONFLICT (scope_key, record_id) DO UPDATE SET "
+                    "recall_count = activation.recall_count + 1, score = ln(2 + activation.recall_count), "
+                    "last_recalled_at = excluded.last_recalled_at",
+                    params,
+                )
+            for doc_id in doc_ids:
+                count = math.expm1(cache.activation.get(doc_id, 0.0)) + 1
+                cache.activation[doc_id] = math.log1p(round(count))
+                if doc_id in cache.pages.docs:
+                    cache.pages.docs[doc_id].activation = cache.activation[doc_id]
+        except Exception:
+            self.trace.degrade("activation-degraded")
+
+
+def _row(doc: RecallDoc, fused: Fused | None, decision: str, reason: str, activation: float) -> dict[str, Any]:
+    ranks = fused.ranks if fused is not None else {}
+    return {
+        "id": doc.doc_id, "kind": doc.kind, "channels": list(fused.channels) if fused else [],
+        "score": fused.score if fused else 0.0, "decision": decision, "reason": reason, "injected": False,
+        "activation": activation, "session_id": doc.session_id, "seq": doc.seq, "text": None,
+        **{f"rank_{channel}": ranks.get(channel) for channel in CHANNEL_ORDER},
+    }
+
+
+def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], context: str) -> RecallResult:
+    frame = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(schema=RESULT_SCHEMA)
+    return RecallResult(frame, context, trace.to_dict(), plan, rows)
+
+
+# -- retrieve ---------------------------------------------------------------------------------
+_RETRIEVE_SCHEMA = {
+    "doc_id": pl.Utf8, "kind": pl.Utf8, "session_id": pl.Utf8, "seq": pl.Int64, "page_id": pl.Utf8,
+    "score": pl.Float64, "channels": pl.List(pl.Utf8),
+}
+
+
+def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+             provider: Any = None, weights: Mapping[str, float] | None = None) -> pl.DataFrame:
+    """Ungated research ranking over every channel, raw evidence included; see :meth:`riko.Memory.retrieve`.
+
+    No planner, eligibility or mention gate: every page (not forgotten), user L0 line and
+    observation competes. The dense channel joins when a provider and a generation exist
+    (``channels=["dense", ...]`` requires them). Nothing is written.
+    """
+    if k < 1:
+        raise ConfigError("k", f"must be at least 1, got {k}")
+    wanted = tuple(RETRIEVE_CHANNELS if channels is None else dict.fromkeys(channels))
+    unknown = [c for c in wanted if c not in RETRIEVE_CHANNELS]
+    if unknown:
+        raise ConfigError("channels", f"unknown channel(s) {', '.join(unknown)}; expected {', '.join(RETRIEVE_CHANNELS)}")
+    cache = cache_for(mem)
+    cache.refresh()
+    cap = max(3 * k, mem.config.lexical_candidate_cap)
+    topic = strip_recall_cues(query)
+    tokens = list(dict.fromkeys(tokenize(topic)))
+    phrases = query_phrases(topic, query)
+    found: dict[str, Hits] = {}
+    lexical = lexical_pages(cache, tokens, phrases, cap) if {"lexical", "graph"} & set(wanted) else Hits()
+    if "lexical" in wanted:
+        found["lexical"] = lexical
+    if "exact" in wanted:
+        found["exact"] = exact_hits(cache, exact_terms(query), cap)
+    if "rawEvidence" in wanted:
+        found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
+    if "observation" in wanted:
+        found["observation"] = observation_hits(cache, tokens, phrases, cap)
+    if "graph" in wanted:
+        found["graph"] = graph_expand(cache.graph(), lexical.ids[:_GRAPH_ROOTS], cap)
+    used_provider = None
+    if "dense" in wanted:
+        used_provider = provider or provider_for(cache)
+        index = None
+        if used_provider is not None:
+            index = dense_index(cache, used_provider, mem.warehouse_dir / "dense", mem.clock)
+        if index is not None and index.searchable:
+            found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
+        elif channels is not None:
+            raise StateError("the dense channel needs an embedding provider and a built generation: run mem.index()")
+    fused = rrf({c: h.ids for c, h in found.items() if h.ids}, k=mem.config.rrf_k,
+                weights=channel_weights(used_provider, weights))[:k]
+    rows = []
+    for f in fused:
+        kind = cache.kind_of(f.doc_id)
+        doc = cache.doc(f.doc_id) if kind == "evidence" else None
+        rows.append({
+            "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
+            "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
+            "score": f.score, "channels": list(f.channels),
+        })
+    return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
+
+
+# -- index --------------------------------------------------------------------------------------
+def _provider_or_raise(mem: Any, cache: RecallCache, provider: Any) -> Any:
+    chosen = provider or provider_for(cache)
+    if chosen is None:
+        detail = f" ({cache.provider_error})" if cache.provider_error else ""
+        raise ConfigError("embedding_provider",
+                          f"no embedding provider is available{detail}; set embedding_provider to "
+                          "deterministic, local, local-fast or openai-compatible")
+    return chosen
+
+
+def build_index(mem: Any, *, progress: bool = True, force: bool = False, provider: Any = None) -> dict[str, Any]:
+    """Build or refresh the scope's dense generation; see :meth:`riko.Memory.index`.
+
+    Incremental: vectors of unchanged texts are reused by text hash; only new texts are
+    embedded, in batches. A provider failure keeps the previous generation serving and
+    raises ProviderError. Returns build statistics and the generation summary.
+    """
+    cache = cache_for(mem)
+    cache.refresh()
+    chosen = _provider_or_raise(mem, cache, provider)
+    index = dense_index(cache, chosen, mem.warehouse_dir / "dense", mem.clock)
+    return build_generation(cache, index, utc(mem.clock.now()), progress=progress, force=force)
+
+
+def dense_status(mem: Any, *, provider: Any = None) -> dict[str, Any]:
+    """The dense generation's status and whether the scope's documents moved since it was built."""
+    cache = cache_for(mem)
+    cache.refresh()
+    chosen = _provider_or_raise(mem, cache, provider)
+    index = dense_index(cache, chosen, mem.warehouse_dir / "dense", mem.clock)
+    return index_status(cache, index, utc(mem.clock.now()))

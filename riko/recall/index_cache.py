@@ -1,0 +1,409 @@
+"""The per-Memory recall cache: recall documents and lexical indexes, refreshed by revision.
+
+Recall must not re-read the stores on every call. One cheap query reads a revision (max
+audit id, evidence row count and max row id, an observation signature); only the part that
+moved is rebuilt. Evidence is append-only, so new L0 lines are tokenised and appended to the
+existing index; deletions (purge) and edits of audited state rebuild what they touch.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..clock import from_ms, utc
+from ..contracts import evidence_ref
+from ..wiki import Page
+from .chunking import chunk_sentences
+from .fusion import fact_fingerprint
+from .gate import RecallDoc
+from .projections import Projection, observation_projection, page_projection, persist_projections
+from .sparse import SparseBM25
+from .text import normalize, tokenize
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+__all__ = ["RecallCache", "cache_for", "CHUNK_CHARS", "page_text", "evidence_sensitivity"]
+
+#: Long user messages are indexed (and embedded) as sentence-aligned chunks of this size.
+CHUNK_CHARS = 480
+
+_CACHES: "weakref.WeakKeyDictionary[Any, RecallCache]" = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def cache_for(mem: Any) -> "RecallCache":
+    """The recall cache of ``mem`` (created on first use, dropped with the Memory)."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(mem)
+        if cache is None:
+            cache = _CACHES[mem] = RecallCache(mem)
+        return cache
+
+
+def page_text(page: Page) -> str:
+    """What a recalled page says: its title and its gist (description, else body, else nothing)."""
+    gist = page.description or page.body
+    if not gist or normalize(gist) == normalize(page.title):
+        return page.title
+    return f"{page.title}: {gist}"
+
+
+def evidence_sensitivity(value: str | None, origin: str | None, classification_enabled: bool) -> str | None:
+    """The sensitivity an L0 line is read with (None = unclassified, which fails closed).
+
+    A marker written by capture classification (``deterministic_rule``) is suspended while
+    ``evidence_classification_enabled`` is off; user, management, model-proposal and
+    pre-origin markers stay in force at every setting.
+    """
+    if value is None:
+        return None
+    if origin == "deterministic_rule" and not classification_enabled:
+        return None
+    return value
+
+
+@dataclass
+class PageSide:
+    """Canonical pages as recall documents, with their lexical index and projections."""
+
+    signature: Any = None
+    ids: list[str] = field(default_factory=list)
+    docs: dict[str, RecallDoc] = field(default_factory=dict)
+    pages: dict[str, Page] = field(default_factory=dict)
+    folded: list[str] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
+    index: SparseBM25 = field(default_factory=SparseBM25)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    projections: dict[str, Projection] = field(default_factory=dict)
+    graph: Any = None
+
+
+@dataclass
+class EvidenceSide:
+    """User L0 lines as sentence-aligned chunks under one appendable BM25 index."""
+
+    row_count: int = 0
+    max_rowid: int = -1
+    line_keys: list[tuple[str, int]] = field(default_factory=list)
+    line_of: dict[tuple[str, int], int] = field(default_factory=dict)
+    ref_line: dict[str, int] = field(default_factory=dict)
+    line_time_ms: list[int | None] = field(default_factory=list)
+    line_chunks: list[list[int]] = field(default_factory=list)
+    chunk_line: list[int] = field(default_factory=list)
+    chunk_ids: list[str] = field(default_factory=list)
+    chunk_of: dict[str, int] = field(default_factory=dict)
+    chunk_texts: list[str] = field(default_factory=list)
+    index: SparseBM25 = field(default_factory=SparseBM25)
+    # Audited, mutable state per line; re-read when the audit log moves.
+    sensitivity: list[str | None] = field(default_factory=list)
+    invalidated: list[bool] = field(default_factory=list)
+    suppressed_refs: set[str] = field(default_factory=set)
+    meta_audit: int = -1
+
+
+@dataclass
+class ObservationSide:
+    signature: Any = None
+    ids: list[str] = field(default_factory=list)
+    docs: dict[str, RecallDoc] = field(default_factory=dict)
+    folded: list[str] = field(default_factory=list)
+    index: SparseBM25 = field(default_factory=SparseBM25)
+    projections: dict[str, Projection] = field(default_factory=dict)
+
+
+class RecallCache:
+    """Documents, indexes and activation scores of one Memory, kept in step with its stores."""
+
+    def __init__(self, mem: Any) -> None:
+        self._mem = weakref.proxy(mem)
+        self.wh = mem._wh
+        self.scope_key = mem.scope.key
+        self.config = mem.config
+        self.lock = threading.RLock()
+        self.audit_id = -1
+        self.pages = PageSide()
+        self.evidence = EvidenceSide()
+        self.observations = ObservationSide()
+        self.activation: dict[str, float] = {}
+        self.revision: tuple[Any, ...] = ()
+        self.dense: dict[tuple[str, int], Any] = {}
+        self.provider: Any = None
+        self.provider_error: str | None = None
+        self.provider_ready = False
+        self.dense_revision: tuple[tuple[Any, ...], str] | None = None
+
+    # -- revision -------------------------------------------------------------------------
+    def _probe(self) -> tuple[int, int, int, Any]:
+        key = self.scope_key
+        row = self.wh.fetchone(
+            "SELECT (SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?), "
+            "(SELECT count(*) FROM evidence WHERE scope_key = ?), "
+            "(SELECT coalesce(max(rowid), -1) FROM evidence WHERE scope_key = ?), "
+            "(SELECT count(*) || ':' || coalesce(sum(hash(id || status || coalesce(sensitivity, '') || text "
+            "|| coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, ''))), 0) "
+            "FROM observations WHERE scope_key = ?)",
+            [key, key, key, key],
+        )
+        assert row is not None
+        return int(row[0]), int(row[1]), int(row[2]), row[3]
+
+    def refresh(self) -> tuple[Any, ...]:
+        """Bring every part up to the stores' current state; returns the revision."""
+        with self.lock:
+            audit_id, ev_count, ev_rowid, obs_sig = self._probe()
+            audit_moved = audit_id != self.audit_id
+            if audit_moved:
+                self._refresh_pages()
+            self._refresh_evidence(ev_count, ev_rowid)
+            if audit_moved or self.evidence.meta_audit != audit_id:
+                self._refresh_evidence_meta(audit_id)
+            if obs_sig != self.observations.signature:
+                self._refresh_observations(obs_sig)
+            if audit_moved:
+                self._load_activation()
+                self._persist_projections()
+            self.audit_id = audit_id
+            self.revision = (audit_id, ev_count, ev_rowid, obs_sig, self.pages.signature)
+            return self.revision
+
+    # -- pages ----------------------------------------------------------------------------
+    def _page_signature(self) -> Any:
+        return self.wh.fetchone(
+            "SELECT count(*), coalesce(sum(hash(id || version::VARCHAR || status || usage_policy || sensitivity || consent::VARCHAR "
+            "|| coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, '') || coalesce(superseded_by, '') "
+            "|| coalesce(supersede_reason, ''))), 0) FROM pages WHERE scope_key = ?",
+            [self.scope_key],
+        )
+
+    def _refresh_pages(self) -> None:
+        signature = (
+            self._page_signature(),
+            self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested' ORDER BY page_id",
+                             [self.scope_key]),
+            self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active ORDER BY target_id",
+                             [self.scope_key]),
+        )
+        if signature == self.pages.signature:
+            return
+        mem = self._mem
+        pages = mem._canon.pages()
+        reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
+        contested = {r[0] for r in signature[1]}
+        suppressed = {r[0] for r in signature[2]}
+        side = PageSide(signature=signature)
+        tokens: list[list[str]] = []
+        for page in pages:
+            projection = page_projection(page)
+            superseded = None
+            if page.superseded_by or page.status == "superseded":
+                superseded = reasons.get(page.id) or "other"
+            doc = RecallDoc(
+                doc_id=page.id, kind="page", text=page_text(page), title=page.title, page_type=page.type,
+                status="confirmed" if page.status == "superseded" else page.status, consent=page.consent,
+                sensitivity=page.sensitivity, disclosure=projection.disclosure,
+                suppressed=page.usage_policy == "suppressed" or page.id in suppressed,
+                contested=page.id in contested, superseded=superseded, valid_from=page.valid_from,
+                valid_to=page.valid_to, observed_at=page.observed_at, refs=tuple(page.sources),
+                topic_tags=projection.topic_tags,
+            )
+            body = "\n".join([page.title, page.description, page.body, " ".join(page.tags)])
+            side.ids.append(page.id)
+            side.docs[page.id] = doc
+            side.pages[page.id] = page
+            side.raw.append(body)
+            side.folded.append(normalize(body))
+            tokens.append(tokenize(body))
+            side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
+            side.projections[page.id] = projection
+        side.index.add(tokens)
+        self.pages = side
+
+    def graph(self) -> "nx.DiGraph":
+        """The Wiki link graph of the cached pages (built on first use per page revision)."""
+        with self.lock:
+            if self.pages.graph is None:
+                from ..graph import build_graph
+
+                self.pages.graph = build_graph(self.pages.pages.values())
+            return self.pages.graph
+
+    # -- evidence -------------------------------------------------------------------------
+    def _refresh_evidence(self, count: int, max_rowid: int) -> None:
+        side = self.evidence
+        if count == side.row_count and max_rowid == side.max_rowid:
+            return
+        appended = self.wh.fetchone(
+            "SELECT count(*) FROM evidence WHERE scope_key = ? AND rowid > ?", [self.scope_key, side.max_rowid]
+        )
+        if side.row_count + int(appended[0] if appended else 0) != count:
+            side = self.evidence = EvidenceSide()  # rows were removed: start over
+        enabled = bool(self.config.evidence_classification_enabled)
+        rows = self.wh.con.execute(
+            "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated "
+            "FROM evidence "
+            "WHERE scope_key = ? AND rowid > ? AND is_user AND text IS NOT NULL AND length(trim(text)) > 0 "
+            "ORDER BY rowid",
+            [self.scope_key, side.max_rowid],
+        ).fetchall()
+        tokens: list[list[str]] = []
+        for session_id, seq, time_ms, text, value, origin, invalid in rows:
+            key = (session_id, int(seq))
+            if key in side.line_of:
+                continue
+            line = len(side.line_keys)
+            ref = evidence_ref(session_id, int(seq))
+            side.line_keys.append(key)
+            side.line_of[key] = line
+            side.ref_line[ref] = line
+            side.line_time_ms.append(None if time_ms is None else int(time_ms))
+            side.sensitivity.append(evidence_sensitivity(value, origin, enabled))
+            side.invalidated.append(bool(invalid))
+            chunks = [c for _, _, c in chunk_sentences(text, max_chars=CHUNK_CHARS)] or [text]
+            ids = [ref] if len(chunks) == 1 else [f"{ref}#{n}" for n in range(1, len(chunks) + 1)]
+            members = []
+            for chunk_id, chunk in zip(ids, chunks):
+                index = len(side.chunk_ids)
+                side.chunk_ids.append(chunk_id)
+                side.chunk_of[chunk_id] = index
+                side.chunk_texts.append(chunk)
+                side.chunk_line.append(line)
+                members.append(index)
+                tokens.append(tokenize(chunk))
+            side.line_chunks.append(members)
+        side.index.add(tokens)
+        side.row_count = count
+        side.max_rowid = max_rowid
+
+    def _refresh_evidence_meta(self, audit_id: int) -> None:
+        side = self.evidence
+        enabled = bool(self.config.evidence_classification_enabled)
+        side.sensitivity = [None] * len(side.line_keys)
+        side.invalidated = [False] * len(side.line_keys)
+        for session_id, seq, value, origin, invalid in self.wh.con.execute(
+            "SELECT session_id, seq, sensitivity, sensitivity_origin, correction_invalidated FROM evidence "
+            "WHERE scope_key = ? AND is_user AND (sensitivity IS NOT NULL OR correction_invalidated)",
+            [self.scope_key],
+        ).fetchall():
+            line = side.line_of.get((session_id, int(seq)))
+            if line is not None:
+                side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
+                side.invalidated[line] = bool(invalid)
+        side.suppressed_refs = {
+            r[0] for r in self.wh.fetchall(
+                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'evidence'",
+                [self.scope_key],
+            )
+        }
+        side.meta_audit = audit_id
+
+    def evidence_doc(self, line: int, chunk: int | None = None) -> RecallDoc:
+        """The recall document of one L0 line, showing ``chunk`` (default: its first chunk)."""
+        side = self.evidence
+        session_id, seq = side.line_keys[line]
+        ref = evidence_ref(session_id, seq)
+        index = side.line_chunks[line][0] if chunk is None else chunk
+        time_ms = side.line_time_ms[line]
+        return RecallDoc(
+            doc_id=ref, kind="evidence", text=side.chunk_texts[index], sensitivity=side.sensitivity[line],
+            suppressed=ref in side.suppressed_refs, correction_invalidated=side.invalidated[line],
+            observed_at=None if time_ms is None else from_ms(time_ms), refs=(ref,), session_id=session_id,
+            seq=seq, activation=self.activation.get(ref, 0.0),
+        )
+
+    def line_of_chunk(self, chunk_id: str) -> int | None:
+        index = self.evidence.chunk_of.get(chunk_id)
+        return None if index is None else self.evidence.chunk_line[index]
+
+    # -- observations ---------------------------------------------------------------------
+    def _refresh_observations(self, signature: Any) -> None:
+        cur = self.wh.con.execute(
+            "SELECT id, text, anchors, status, sensitivity, valid_from, valid_to, epistemic_status, session_ids "
+            "FROM observations WHERE scope_key = ? ORDER BY id",
+            [self.scope_key],
+        )
+        names = [d[0] for d in cur.description]
+        side = ObservationSide(signature=signature)
+        suppressed = {
+            r[0] for r in self.wh.fetchall(
+                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'observation'",
+                [self.scope_key],
+            )
+        }
+        tokens = []
+        for values in cur.fetchall():
+            row = dict(zip(names, values))
+            projection = observation_projection(row)
+            anchors = _json_list(row["anchors"])
+            doc = RecallDoc(
+                doc_id=row["id"], kind="observation", text=row["text"] or "", sensitivity=row["sensitivity"],
+                disclosure=projection.disclosure, suppressed=row["id"] in suppressed,
+                valid_from=_aware(row["valid_from"]), valid_to=_aware(row["valid_to"]),
+                observation_status=row["status"], refs=tuple(str(a) for a in anchors),
+                topic_tags=projection.topic_tags,
+            )
+            side.ids.append(doc.doc_id)
+            side.docs[doc.doc_id] = doc
+            side.folded.append(normalize(doc.text))
+            side.projections[doc.doc_id] = projection
+            tokens.append(tokenize(doc.text))
+        side.index.add(tokens)
+        self.observations = side
+        self._persist_projections()
+
+    # -- activation and projections --------------------------------------------------------
+    def _load_activation(self) -> None:
+        self.activation = {
+            r[0]: float(r[1]) for r in self.wh.fetchall(
+                "SELECT record_id, score FROM activation WHERE scope_key = ?", [self.scope_key]
+            )
+        }
+        for doc in self.pages.docs.values():
+            doc.activation = self.activation.get(doc.doc_id, 0.0)
+
+    def _persist_projections(self) -> None:
+        """Keep the projections table equal to what recall uses (skipped when read-only)."""
+        if self.wh.read_only:
+            return
+        merged = [*self.pages.projections.values(), *self.observations.projections.values()]
+        persist_projections(self.wh, self.scope_key, merged, self._mem.clock.now())
+
+    def projection(self, doc_id: str) -> Projection | None:
+        return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
+
+    # -- lookups --------------------------------------------------------------------------
+    def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:
+        """The recall document for a page, observation or evidence id (None when unknown)."""
+        found = self.pages.docs.get(doc_id) or self.observations.docs.get(doc_id)
+        if found is not None:
+            return found
+        line = self.evidence.ref_line.get(doc_id)
+        return None if line is None else self.evidence_doc(line, chunk)
+
+    def kind_of(self, doc_id: str) -> str | None:
+        if doc_id in self.pages.docs:
+            return "page"
+        if doc_id in self.observations.docs:
+            return "observation"
+        return "evidence" if doc_id in self.evidence.ref_line else None
+
+
+def _json_list(value: Any) -> list[Any]:
+    if not value:
+        return []
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError):
+        return []
+    return list(data) if isinstance(data, list) else []
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return None if value is None else utc(value)
