@@ -68,6 +68,8 @@ class StubServer:
         self.responder = responder or (lambda prompt: Reply(text=model_answer(prompt)))
         self.script: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.active = 0
+        self.max_active = 0
         self._lock = threading.Lock()
         stub = self
 
@@ -81,9 +83,13 @@ class StubServer:
                 with stub._lock:
                     stub.requests.append({"path": self.path, "headers": dict(self.headers.items()), "body": body})
                     scripted = stub.script.pop(0) if stub.script else None
+                    stub.active += 1
+                    stub.max_active = max(stub.max_active, stub.active)
                 reply = scripted or stub.responder(prompt)
                 if stub.latency or reply.delay:
                     time.sleep(stub.latency + reply.delay)
+                with stub._lock:
+                    stub.active -= 1
                 payload = reply.raw if reply.raw is not None else json.dumps(
                     reply.body if reply.body is not None else stub.wire(self.path, reply.text or "")).encode()
                 try:
