@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,9 +48,12 @@ EPISTEMIC_STATUS = "inferred_observation"
 OBSERVATION_STATUSES = ("candidate", "active", "weakened", "invalidated", "suppressed")
 _PAGE_PREFIX = "page:"
 _MAX_TEXT_CHARS = 1_000
-# A proposal sharing at least this share of its anchors with an earlier observation is an
-# evidence update of it, not a new pattern (reworded counts and quotes stay one record).
-_OVERLAP_UPDATE = 0.5
+# A proposal citing mostly the same anchors as an earlier observation, in mostly the same words,
+# is an evidence update of it rather than a new pattern (a reworded count stays one record).
+_OVERLAP_ANCHORS = 0.5
+_OVERLAP_WORDS = 0.6
+_WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _COLUMNS = ("id", "text", "anchors", "contradictions", "confidence", "status", "sensitivity",
             "sensitivity_history", "epistemic_status", "session_ids", "valid_from", "valid_to",
             "created_at", "updated_at")
@@ -74,6 +78,14 @@ class _Anchor:
     ref: str
     session_id: str | None
     sensitivity: str | None
+
+
+def _words(text: str) -> set[str]:
+    """Words of the normalized text; CJK runs count character by character."""
+    out: set[str] = set()
+    for word in _WORD.findall(normalize_text(text)):
+        out.update(word if _CJK.search(word) else (word,))
+    return out
 
 
 def _distinct(refs: Iterable[Any]) -> list[str]:
@@ -228,13 +240,15 @@ class ObservationStore:
             return [self._store(text, anchors, conf, authority, session_id) for text, anchors, conf in checked]
 
     def _match(self, text: str, refs: set[str]) -> dict[str, Any] | None:
-        target = normalize_text(text)
+        target, words = normalize_text(text), _words(text)
         best, best_share = None, 0.0
         for row in self._rows():
             if normalize_text(row["text"]) == target:
                 return row
             shared = len(refs & set(row["anchors"])) / max(len(refs), 1)
-            if shared >= _OVERLAP_UPDATE and shared > best_share:
+            other = _words(row["text"])
+            similar = len(words & other) / max(len(words | other), 1)
+            if shared >= _OVERLAP_ANCHORS and similar >= _OVERLAP_WORDS and shared > best_share:
                 best, best_share = row, shared
         return best
 
