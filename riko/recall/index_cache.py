@@ -330,6 +330,7 @@ class RecallCache:
             [self.scope_key],
         )
         names = [d[0] for d in cur.description]
+        records = cur.fetchall()
         side = ObservationSide(signature=signature)
         suppressed = {
             r[0] for r in self.wh.fetchall(
@@ -338,7 +339,7 @@ class RecallCache:
             )
         }
         tokens = []
-        for values in cur.fetchall():
+        for values in records:
             row = dict(zip(names, values))
             projection = observation_projection(row)
             anchors = _json_list(row["anchors"])
