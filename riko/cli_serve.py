@@ -1,0 +1,81 @@
+"""``riko serve``: run the control API and review page with uvicorn.
+
+A non-loopback ``--host`` is refused unless a token (``api_token``, ``api_tokens`` or
+``owner_admin_token``) is configured. Once listening it prints the page's address, with the
+real port when ``--port 0`` asked the system for a free one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Sequence
+
+from .cli import command
+
+__all__ = ["register", "main", "DEFAULT_HOST", "DEFAULT_PORT"]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+def _listening_server(config: Any, api_path: str) -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """Announces the bound address (with the real port) once the sockets are open."""
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            for server in getattr(self, "servers", []):
+                for sock in server.sockets:
+                    host, port = sock.getsockname()[:2]
+                    shown = f"[{host}]" if ":" in host else host
+                    print(f"riko serve: listening on http://{shown}:{port}{api_path}/ui", flush=True)
+
+    return Server(config)
+
+
+@command("serve")
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .server import create_app
+
+    app = create_app(args.root, host=args.host)
+    api_path = app.state.riko.config.api_path
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
+                            access_log=args.access_log, lifespan="on")
+    _listening_server(config, api_path).run()
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``serve`` to the ``riko`` subcommands."""
+    p = sub.add_parser("serve", help="serve the authenticated control API and review page")
+    p.add_argument("--root", default=os.environ.get("RIKO_ROOT", "."), help="data root (env RIKO_ROOT; default .)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"address to bind (default {DEFAULT_HOST}); a non-loopback host needs a configured token")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                   help="uvicorn log level (default warning)")
+    p.add_argument("--access-log", action="store_true", help="log every request")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m riko.cli_serve [options]``: the ``serve`` command on its own."""
+    from .errors import RikoError
+
+    parser = argparse.ArgumentParser(prog="riko")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return cmd_serve(args)
+    except RikoError as exc:
+        print(f"riko: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
