@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
 
 import polars as pl
 
@@ -24,27 +23,44 @@ def _alias_id(scope: MemoryScope, entity_id: str, normalized: str) -> str:
     return "a-" + hashlib.sha256(f"{scope.key}:{entity_id}:{normalized}".encode()).hexdigest()[:16]
 
 
+def _decided_edge(wh: Warehouse, scope: MemoryScope, normalized: str) -> str | None:
+    """The id of an edge a person or an explicit statement decided for this alias, if any."""
+    row = wh.fetchone(
+        "SELECT id FROM aliases WHERE scope_key = ? AND normalized_alias = ? "
+        "AND (resolution_kind <> 'derived_inference' OR status = 'invalidated') ORDER BY id LIMIT 1",
+        [scope.key, normalized])
+    return str(row[0]) if row else None
+
+
 def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str, alias: str, *,
                  resolution_kind: str, confidence: float = 1.0, source_refs: tuple[str, ...] = ()) -> str:
-    """Add an alias edge; an edge with the same normalized alias to another entity is replaced.
+    """Add an alias edge; an edge with the same normalized alias (to any entity) is replaced.
 
-    ``derived_inference`` edges are always ``contested``; explicit and management edges are active.
+    ``derived_inference`` edges are always ``contested``; explicit and management edges are
+    active. A derived edge never replaces an explicit or management decision, nor an edge a
+    person invalidated: the existing edge's id is returned and nothing changes.
     """
     if resolution_kind not in RESOLUTION_KINDS:
         raise ValueError(f"resolution_kind must be one of {', '.join(RESOLUTION_KINDS)}")
     normalized = normalize_title(alias)
+    if not normalized:
+        raise ValueError("an alias must not be empty")
     status = "contested" if resolution_kind == "derived_inference" else "active"
     now = naive_utc(clock.now())
     ident = _alias_id(scope, entity_id, normalized)
     with wh.transaction():
-        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND normalized_alias = ? AND (entity_id <> ? OR id = ?)",
-                       [scope.key, normalized, entity_id, ident])
+        if resolution_kind == "derived_inference":
+            kept = _decided_edge(wh, scope, normalized)
+            if kept is not None:
+                return kept
+        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND (normalized_alias = ? OR id = ?)",
+                       [scope.key, normalized, ident])
         wh.insert_rows("aliases", [{
             "id": ident, "entity_id": entity_id, "alias": alias, "normalized_alias": normalized, "confidence": confidence,
             "source_refs": dumps(list(source_refs)), "resolution_kind": resolution_kind, "status": status, "reason": None,
             "valid_from": None, "valid_to": None, "created_at": now, "updated_at": now}])
         wh.audit("alias-upserted", "management" if resolution_kind == "management" else "deterministic_rule", ident,
-                 {"entity": entity_id, "alias": alias, "status": status})
+                 {"entity": entity_id, "alias": alias, "status": status, "resolution_kind": resolution_kind})
     return ident
 
 
@@ -78,47 +94,67 @@ def resolve_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias: str) -
 
 
 def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list[Page]) -> int:
-    """Recreate derived edges from canonical titles, tags and wikilink aliases (contested by rule)."""
-    live = [p for p in pages if p.status == "confirmed"]
-    with wh.transaction():
-        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference'", [scope.key])
-        count = 0
-        by_title = {normalize_title(p.title): p for p in live}
-        for page in live:
+    """Recreate derived edges from canonical entity titles, their tags and aliased wikilinks
+    (``[[Title|alias]]``); derived edges are contested by rule. Returns the edges written."""
+    live = [p for p in pages if p.status == "confirmed" and p.superseded_by is None]
+    entities = {normalize_title(p.title): p for p in live if p.type == "entity"}
+    edges: dict[str, tuple[str, str, float]] = {}
+    for page in live:
+        if page.type == "entity":
             for tag in page.tags:
-                if normalize_title(tag) != normalize_title(page.title) and page.type == "entity":
-                    upsert_alias(wh, scope, clock, page.id, tag, resolution_kind="derived_inference", confidence=0.5)
-                    count += 1
-            for link in page.links():
-                target = by_title.get(normalize_title(link.target))
-                if target is not None and link.alias and normalize_title(link.alias) != normalize_title(target.title):
-                    upsert_alias(wh, scope, clock, target.id, link.alias, resolution_kind="derived_inference", confidence=0.6)
-                    count += 1
-    return count
+                if normalize_title(tag) and normalize_title(tag) not in entities:
+                    edges.setdefault(normalize_title(tag), (page.id, tag, 0.5))
+        for link in page.links():
+            target = entities.get(normalize_title(link.target))
+            if target is not None and link.alias and normalize_title(link.alias) not in entities:
+                edges.setdefault(normalize_title(link.alias), (target.id, link.alias, 0.6))
+    written = 0
+    with wh.transaction():
+        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference' "
+                       "AND status <> 'invalidated'", [scope.key])
+        for normalized in sorted(edges):
+            if _decided_edge(wh, scope, normalized) is not None:
+                continue
+            entity_id, alias, confidence = edges[normalized]
+            upsert_alias(wh, scope, clock, entity_id, alias, resolution_kind="derived_inference", confidence=confidence)
+            written += 1
+    return written
 
 
-_PAREN = re.compile(r"([^\s()（）]+(?:\s[^\s()（）]+)?)\s*[(（]\s*([^()（）]+?)\s*[)）]")
+_PAREN_AFTER = re.compile(r"\s*[(（]\s*([^()（）]+?)\s*[)）]")
+_PAREN_AROUND = re.compile(r"(\S+)\s*[(（]\s*$")  # "Alias (" right before a title written in parentheses
+_PAREN_CLOSE = re.compile(r"\s*[)）]")
+_EDGE_PUNCT = ".,;:!?\"'“”‘’「」『』，。！？"
 
 
 def explicit_coreferences(sentence: str, entities: list[Page]) -> list[tuple[str, str]]:
-    """``Title(Alias)`` or ``Alias Title`` forms in one sentence, when exactly one entity and one alias match."""
-    found: list[tuple[str, str]] = []
-    people = [p for p in entities if p.type == "entity" and p.status == "confirmed"]
-    for m in _PAREN.finditer(sentence):
-        left, right = m.group(1).strip(), m.group(2).strip()
-        hits = [p for p in people if normalize_title(p.title) in (normalize_title(left), normalize_title(right))]
-        if len(hits) == 1:
-            alias = right if normalize_title(hits[0].title) == normalize_title(left) else left
-            found.append((hits[0].id, alias))
-    if not found:
-        words = sentence.split()
-        hits = [(i, p) for p in people for i in range(1, len(words)) if normalize_title(words[i].strip(".,!?")) == normalize_title(p.title)]
-        if len(hits) == 1:
-            i, page = hits[0]
-            alias = words[i - 1].strip(".,!?")
-            if alias[:1].isupper() and normalize_title(alias) != normalize_title(page.title):
-                found.append((page.id, alias))
-    return found
+    """``Title(Alias)``, ``Alias(Title)`` or ``Alias Title`` in one sentence: ``[(entity_id, alias)]`` when exactly
+    one confirmed entity and one alias match, else ``[]`` (an ambiguous sentence teaches nothing)."""
+    people = [p for p in entities if p.type == "entity" and p.status == "confirmed" and p.title.strip()]
+    titles = {normalize_title(p.title) for p in people}
+    found: dict[tuple[str, str], str] = {}
+    for page in people:
+        pattern = re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in page.title.split()) + r"(?!\w)",
+                             re.IGNORECASE)
+        for m in pattern.finditer(sentence):
+            after = _PAREN_AFTER.match(sentence, m.end())
+            opened = _PAREN_AROUND.search(sentence[:m.start()])
+            inside = opened if opened and _PAREN_CLOSE.match(sentence, m.end()) else None
+            if after:
+                alias = after.group(1).strip()
+            elif inside:
+                alias = inside.group(1).strip(_EDGE_PUNCT)
+            else:
+                before = sentence[:m.start()].split()
+                alias = before[-1].strip(_EDGE_PUNCT) if before else ""
+                if not alias[:1].isupper():
+                    continue
+            if alias and normalize_title(alias) not in titles:
+                found.setdefault((page.id, normalize_title(alias)), alias)
+    if len({e for e, _ in found}) == 1 and len({a for _, a in found}) == 1:
+        (entity_id, _), alias = next(iter(found.items()))
+        return [(entity_id, alias)]
+    return []
 
 
 def aliases_frame(wh: Warehouse, scope: MemoryScope) -> pl.DataFrame:

@@ -11,7 +11,8 @@ from .contracts import evidence_ref
 from .scope import MemoryScope
 from .warehouse import Warehouse
 
-__all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match", "AUTHORITIES"]
+__all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
+           "grounded_event", "AUTHORITIES"]
 
 AUTHORITIES = ("user", "management", "deterministic_rule", "model_proposal", "ingest")
 _TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+$")
@@ -52,19 +53,35 @@ def claim_in_latest(claim: str, latest: UserEvent | None) -> bool:
 
 
 def user_grounded_match(
-    wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str]
+    wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str] = ()
 ) -> UserEvent | None:
-    """The user-authored L0 event whose normalized text equals ``description``, if any."""
+    """The user-authored L0 event of the scope whose normalized full text equals ``description``.
+
+    The candidate's own sessions are searched first, then the rest of the scope. Evidence a
+    correction invalidated grounds nothing.
+    """
     target = normalize_claim(description)
-    sids = sorted(set(session_ids))
-    if not target or not sids:
+    if not target:
         return None
+    sids = sorted(set(session_ids))
     marks = ", ".join("?" for _ in sids)
-    for sid, seq, text in wh.fetchall(
-        f"SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND is_user AND session_id IN ({marks}) "
-        "ORDER BY session_id, seq",
-        [scope.key, *sids],
-    ):
-        if normalize_claim(text or "") == target:
-            return UserEvent(sid, int(seq), text)
+    base = ("SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND is_user "
+            "AND NOT correction_invalidated AND text IS NOT NULL")
+    passes = [(f"{base} AND session_id IN ({marks})", [scope.key, *sids])] if sids else []
+    passes.append((f"{base} AND session_id NOT IN ({marks})" if sids else base, [scope.key, *sids]))
+    for sql, params in passes:
+        cur = wh.con.execute(sql + " ORDER BY session_id, seq", params)
+        while rows := cur.fetchmany(2048):
+            for sid, seq, text in rows:
+                if normalize_claim(text) == target:
+                    return UserEvent(sid, int(seq), text)
     return None
+
+
+def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:
+    """True when ``event`` really is a stored, user-authored L0 line with that exact text."""
+    row = wh.fetchone(
+        "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
+        [scope.key, event.session_id, event.seq],
+    )
+    return row is not None and row[0] == event.text

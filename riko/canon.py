@@ -1,22 +1,25 @@
 """The canonical Wiki store: page files on disk (the authority) indexed in the ``pages`` table.
 
 Every write renders the page file atomically and updates its row, its earlier version and an
-audit row in one warehouse transaction. ``sync`` notices what people changed in the files.
+audit row in one warehouse transaction; when that transaction fails, the files it touched are
+put back. ``sync`` notices what people changed in the files.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import polars as pl
 
 from .clock import Clock, utc
-from .errors import NotFoundError, WikiFormatError
+from .errors import NotFoundError, StateError, WikiFormatError
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import (
@@ -30,7 +33,7 @@ from .wiki import (
 )
 from .wiki.page import TYPE_FOLDERS
 
-__all__ = ["Canon", "SyncReport", "file_hash"]
+__all__ = ["Canon", "SyncReport", "file_hash", "check_files"]
 
 _COLUMNS = (
     "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity",
@@ -41,11 +44,25 @@ _COLUMNS = (
 
 
 def file_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
 
 
 def _aware(value: datetime | None) -> datetime | None:
     return utc(value) if value is not None else None
+
+
+def _key_line(text: str, key: str) -> int:
+    """The 1-based line of ``key:`` in a file's frontmatter (1 when it cannot be found)."""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return 1
+
+
+def _comparable(page: Page) -> Page:
+    """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
+    return page.replace(extra=json.loads(dumps(page.extra)))
 
 
 @dataclass
@@ -74,6 +91,45 @@ class SyncReport:
                 f"unchanged={self.unchanged}, errors={len(self.errors)})")
 
 
+@dataclass
+class _FileState:
+    """One page id as found on disk: its file and, when it must be applied, the parsed page."""
+
+    path: Path | None
+    text: str | None
+    page: Page | None  # None: unchanged since riko last read it, or present but not applicable
+
+
+def _duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiFormatError]:
+    errors = []
+    for pid, files in by_id.items():
+        if len(files) < 2:
+            continue
+        for path, text in files:
+            others = ", ".join(str(p) for p, _ in files if p != path)
+            errors.append(WikiFormatError(
+                f"duplicate page id {pid!r}: also used by {others}; give one of them a new id "
+                "(neither file is applied until then)", path, _key_line(text, "id"), "id"))
+    return errors
+
+
+def check_files(wiki_dir: Path) -> list[WikiFormatError]:
+    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse."""
+    errors: list[WikiFormatError] = []
+    by_id: dict[str, list[tuple[Path, str]]] = {}
+    if not Path(wiki_dir).exists():
+        return errors
+    for path, text in scan_pages(Path(wiki_dir)):
+        try:
+            page = parse_page(text, path)
+        except WikiFormatError as exc:
+            errors.append(exc)
+            continue
+        by_id.setdefault(page.id, []).append((path, text))
+    errors.extend(_duplicate_errors(by_id))
+    return sorted(errors, key=lambda e: (str(e.path), e.line or 0))
+
+
 class Canon:
     """Canonical pages of one scope: ``wiki/<owner>/<preset>/<folder>/<slug>.md`` + ``pages`` rows."""
 
@@ -82,6 +138,38 @@ class Canon:
         self.scope = scope
         self.dir = wiki_dir
         self.clock = clock
+        self._depth = 0
+        self._journal: dict[Path, bytes | None] = {}
+
+    # -- transactions spanning the warehouse and the files ------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A warehouse transaction whose page-file writes are undone if it fails."""
+        outer = self._depth == 0
+        self._depth += 1
+        try:
+            with self.wh.transaction():
+                yield
+        except BaseException:
+            if outer:
+                self._undo_files()
+            raise
+        finally:
+            self._depth -= 1
+            if outer:
+                self._journal.clear()
+
+    def _remember(self, path: Path) -> None:
+        if path not in self._journal:
+            self._journal[path] = path.read_bytes() if path.exists() else None
+
+    def _undo_files(self) -> None:
+        for path, data in reversed(list(self._journal.items())):
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
 
     # -- reading ------------------------------------------------------------------------------
     def _rows(self, where: str = "", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
@@ -138,20 +226,34 @@ class Canon:
             [self.scope.key, page_id],
         )
 
-    def path_for(self, page: Page) -> Path:
-        """Where ``page`` lives: its current path, else a fresh unique ``<folder>/<slug>.md``."""
-        row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope.key, page.id])
+    def path_for(self, page: Page, current: str | None = None) -> Path:
+        """Where ``page`` lives: its ``current`` file when that is in the type's folder, else a
+        fresh unique ``<folder>/<slug>.md``."""
+        if current is None:
+            row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope.key, page.id])
+            current = row[0] if row else None
         folder = TYPE_FOLDERS[page.type]
-        if row and row[0] and Path(row[0]).parent.name == folder:
-            return self.dir / row[0]
-        taken = {r[0] for r in self.wh.fetchall("SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope.key, page.id])}
+        if current and Path(current).parts[0] == folder:
+            return self.dir / current
+        taken = {r[0] for r in self.wh.fetchall(
+            "SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope.key, page.id])}
         base = slugify(page.title)
         n = 1
         while True:
             rel = f"{folder}/{base}.md" if n == 1 else f"{folder}/{base}-{n}.md"
-            if rel not in taken and not ((self.dir / rel).exists() and not (row and row[0] == rel)):
+            if rel not in taken and (rel == current or not (self.dir / rel).exists()):
                 return self.dir / rel
             n += 1
+
+    def _check_disk(self, page_id: str, rel: str, expected: str | None) -> None:
+        """Refuse to overwrite or remove a file people changed since riko last read it."""
+        path = self.dir / rel
+        actual = file_hash(path.read_bytes().decode("utf-8", errors="surrogateescape")) if path.exists() else None
+        if actual != expected:
+            state = "was deleted" if actual is None else "was edited (or broken)"
+            raise StateError(
+                f"page file {path} {state} since riko last read it; run mem.sync() (riko wiki sync) "
+                f"and fix any error it reports before changing page {page_id}")
 
     # -- writing ------------------------------------------------------------------------------
     def save(
@@ -166,32 +268,45 @@ class Canon:
         source_candidates: Iterable[str] = (),
         sensitivity_history: list[dict[str, Any]] | None = None,
         write_file: bool = True,
-        text: str | None = None,
+        on_disk: tuple[str, str] | None = None,
+        verify_disk: bool = True,
     ) -> Page:
-        """Write ``page`` (file + row), keep ``previous`` as an earlier version, audit it."""
+        """Write ``page`` (file + row), keep ``previous`` as an earlier version, audit it.
+
+        ``on_disk=(rel, text)`` says the page's file currently is ``rel`` holding ``text`` (a file
+        a person wrote or moved); otherwise the file must still be what riko last wrote or read.
+        ``write_file=False`` records the file as it is instead of rendering it; ``verify_disk=False``
+        skips the check that the file is unchanged (for a file people deleted).
+        """
         now = self.clock.now()
-        with self.wh.transaction():
+        with self.transaction():
             old = self.row(page.id) if self.exists(page.id) else None
+            where = on_disk[0] if on_disk else (old["path"] if old else None)
+            expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)
             if previous is not None:
                 self.wh.insert_rows(
                     "page_versions",
                     [{"page_id": previous.id, "version": previous.version, "text": render_page(previous),
                       "authority": authority, "recorded_at": naive_utc(now)}],
                 )
-            rel: str | None = None
-            digest: str | None = None
-            if page.status == "forgotten":
-                if old and old["path"]:
-                    (self.dir / old["path"]).unlink(missing_ok=True)
-            elif write_file:
-                path = self.path_for(page)
-                body = text if text is not None else render_page(page)
-                if old and old["path"] and (self.dir / old["path"]) != path:
-                    (self.dir / old["path"]).unlink(missing_ok=True)
-                write_atomic(path, body)
-                rel, digest = path.relative_to(self.dir).as_posix(), file_hash(body)
-            else:
-                rel, digest = (old["path"], old["file_hash"]) if old else (None, None)
+            rel, digest = where, expected
+            if write_file:
+                if where and verify_disk:
+                    self._check_disk(page.id, where, expected)
+                if page.status == "forgotten":
+                    rel = digest = None
+                    if where:
+                        self._remember(self.dir / where)
+                        (self.dir / where).unlink(missing_ok=True)
+                else:
+                    path = self.path_for(page, where)
+                    body = render_page(page)
+                    if where and (self.dir / where) != path:
+                        self._remember(self.dir / where)
+                        (self.dir / where).unlink(missing_ok=True)
+                    self._remember(path)
+                    write_atomic(path, body)
+                    rel, digest = path.relative_to(self.dir).as_posix(), file_hash(body)
             history = sensitivity_history
             if history is None:
                 history = json.loads(old["sensitivity_history"] or "[]") if old else []
@@ -218,39 +333,55 @@ class Canon:
         }
 
     # -- files edited by people ---------------------------------------------------------------
-    def scan(self) -> tuple[dict[str, tuple[Path, str, Page]], list[WikiFormatError], int]:
-        """Parse every page file; return id → (path, text, page), the errors, and unchanged count."""
+    def scan(self) -> tuple[dict[str, _FileState], list[WikiFormatError], int]:
+        """Read every page file: id → its state on disk, the errors, and how many are unchanged.
+
+        A file whose id is invalid, duplicated or changed maps to a state without a page, so
+        the page keeps its last valid version (it is neither applied nor treated as deleted).
+        """
         known = {r[0]: (r[1], r[2]) for r in self.wh.fetchall(
             "SELECT path, id, file_hash FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
-        found: dict[str, tuple[Path, str, Page]] = {}
+        found: dict[str, _FileState] = {}
         errors: list[WikiFormatError] = []
         unchanged = 0
-        seen_paths: dict[str, Path] = {}
+        by_id: dict[str, list[tuple[Path, str]]] = {}
+        parsed: dict[Path, Page | None] = {}
         if not self.dir.exists():
             return found, errors, 0
         for path, text in scan_pages(self.dir):
             rel = path.relative_to(self.dir).as_posix()
             entry = known.get(rel)
+            if entry is not None and entry[1] == file_hash(text):
+                unchanged += 1
+                by_id.setdefault(entry[0], []).append((path, text))
+                parsed[path] = None
+                continue
             try:
-                if entry is not None and entry[1] == file_hash(text):
-                    page = None
-                    unchanged += 1
-                    pid = entry[0]
-                else:
-                    page = parse_page(text, path)
-                    pid = page.id
+                page = parse_page(text, path)
             except WikiFormatError as exc:
                 errors.append(exc)
                 if entry is not None:
-                    found[entry[0]] = (path, text, None)  # type: ignore[assignment]  # present but invalid
+                    found[entry[0]] = _FileState(path, text, None)
                 continue
-            if pid in seen_paths:
+            if entry is not None and entry[0] != page.id:
                 errors.append(WikiFormatError(
-                    f"duplicate page id {pid!r}: also used by {seen_paths[pid]}; give one of them a new id", path, 1, "id"))
+                    f"id changed from {entry[0]!r} to {page.id!r}; a page's id never changes: put back "
+                    f"'id: {entry[0]}', or save the new page as a new file", path, _key_line(text, "id"), "id"))
+                found[entry[0]] = _FileState(path, text, None)
                 continue
-            seen_paths[pid] = path
-            found[pid] = (path, text, page)  # type: ignore[assignment]
-        return found, errors, unchanged
+            by_id.setdefault(page.id, []).append((path, text))
+            parsed[path] = page
+        duplicates = _duplicate_errors(by_id)
+        errors.extend(duplicates)
+        for pid, files in by_id.items():
+            if pid in found:  # its own file is broken; a second file with the id changes nothing
+                continue
+            if len(files) > 1:
+                found[pid] = _FileState(None, None, None)
+                continue
+            path, text = files[0]
+            found[pid] = _FileState(path, text, parsed[path])
+        return found, sorted(errors, key=lambda e: (str(e.path), e.line or 0)), unchanged
 
     def sync(self) -> SyncReport:
         """Apply what people changed in the page files; malformed files are reported, never rewritten."""
@@ -258,39 +389,65 @@ class Canon:
         found, errors, report.unchanged = self.scan()
         report.errors = errors
         rows = {r["id"]: r for r in self._rows()}
-        now = self.clock.now()
-        for pid, (path, text, page) in found.items():
-            if page is None:
-                continue  # unchanged, or invalid (kept at its last valid version)
-            rel = path.relative_to(self.dir).as_posix()
+        for pid, state in found.items():
+            if state.page is None or state.path is None or state.text is None:
+                continue  # unchanged, or not applicable (kept at its last valid version)
+            page, text = state.page, state.text
+            rel = state.path.relative_to(self.dir).as_posix()
             old_row = rows.get(pid)
             if old_row is None:
-                page = page.replace(recorded_at=page.recorded_at or now)
                 self.save(page, authority="management", audit_kind="page-created-externally",
-                          detail={"path": rel}, write_file=False)
-                self._record_file(pid, rel, text)
+                          detail={"path": rel}, write_file=False, on_disk=(rel, text))
                 report.added.append(pid)
                 continue
             old = self._page(old_row)
-            if page.replace(version=old.version) == old:
+            if _comparable(page.replace(version=old.version)) == _comparable(old):
                 self._record_file(pid, rel, text)  # formatting only: nothing semantic changed
                 report.unchanged += 1
                 continue
             new = page.replace(version=old.version + 1)
-            self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
-                      detail={"path": rel, "previous_version": old.version})
+            history = None
+            if new.sensitivity != old.sensitivity:
+                history = json.loads(old_row["sensitivity_history"] or "[]")
+                history.append({"from": old.sensitivity, "to": new.sensitivity, "authority": "management",
+                                "at": self.clock.now().isoformat(), "via": "file"})
+            with self.transaction():
+                self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
+                          detail={"path": rel, "previous_version": old.version}, on_disk=(rel, text),
+                          sensitivity_history=history)
+                if history is not None:
+                    self.wh.audit("memory-sensitivity-changed", "management", pid,
+                                  {"from": old.sensitivity, "to": new.sensitivity, "via": "file"})
             report.edited.append(pid)
         for pid, row in rows.items():
             if pid in found or row["status"] == "forgotten" or not row["path"]:
                 continue
             old = self._page(row)
-            self.save(old.replace(status="forgotten"), authority="management", audit_kind="page-deleted-externally",
-                      detail={"path": row["path"], "raw_session_retained": True}, previous=old)
+            with self.transaction():
+                self.save(old.replace(status="forgotten", version=old.version + 1), authority="management",
+                          audit_kind="page-deleted-externally", previous=old, verify_disk=False,
+                          detail={"path": row["path"], "raw_session_retained": True})
+                self.release_forgotten(pid)
             report.deleted.append(pid)
         return report
 
+    def release_forgotten(self, page_id: str) -> int:
+        """After a page is forgotten: its contested overlays close, their candidates become plain
+        pending ones, and its aliases are invalidated. Returns the number of aliases invalidated."""
+        from .aliases import invalidate_entity_aliases
+
+        now = naive_utc(self.clock.now())
+        with self.transaction():
+            self.wh.con.execute(
+                "UPDATE candidates SET status = 'pending', conflict_page_id = NULL, updated_at = ? WHERE scope_key = ? "
+                "AND status = 'pending_conflict' AND conflict_page_id = ?", [now, self.scope.key, page_id])
+            self.wh.con.execute(
+                "UPDATE conflicts SET state = 'resolved', resolution = 'page-forgotten', resolved_at = ? "
+                "WHERE scope_key = ? AND page_id = ? AND state = 'contested'", [now, self.scope.key, page_id])
+            return invalidate_entity_aliases(self.wh, self.scope, self.clock, page_id)
+
     def _record_file(self, pid: str, rel: str, text: str) -> None:
-        with self.wh.transaction():
+        with self.transaction():
             self.wh.con.execute(
                 "UPDATE pages SET path = ?, file_hash = ? WHERE scope_key = ? AND id = ?",
                 [rel, file_hash(text), self.scope.key, pid],
@@ -298,7 +455,7 @@ class Canon:
 
     def check(self) -> list[WikiFormatError]:
         """Validate every page file and change nothing (for pre-commit hooks)."""
-        return self.scan()[1]
+        return check_files(self.dir)
 
     def resident_path(self) -> Path:
         return self.dir / RESIDENT_FILE

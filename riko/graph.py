@@ -11,28 +11,49 @@ from .wiki import Page, normalize_title
 __all__ = ["build_graph", "broken_links"]
 
 
+def _preference(page: Page) -> tuple[int, str]:
+    """Which page a title resolves to when several share it: the current one first."""
+    current = page.status == "confirmed" and page.superseded_by is None and page.valid_to is None
+    return (0 if current else 1, page.id)
+
+
 def build_graph(pages: Iterable[Page]) -> nx.DiGraph:
     """Nodes are page ids (with title, type, status); edges carry ``rel`` (None for a plain link).
 
-    A link whose target matches no page title is kept as an edge to a node ``missing:<title>``
-    with ``broken=True``, so broken links are visible rather than dropped.
+    A link resolves by title (the current page wins when several share it), else by page id.
+    A link that resolves to nothing is kept as an edge to a node ``missing:<title>`` with
+    ``broken=True``, so broken links are visible rather than dropped. Repeated links between
+    the same two pages are one edge whose ``rels`` lists every relation written.
+
+    >>> g = build_graph([Page(id="a", type="concept", title="A", body="[[supports::B]] [[C]]"),
+    ...                  Page(id="b", type="concept", title="B")])
+    >>> g.edges["a", "b"]["rel"], g.nodes["missing:c"]["broken"]
+    ('supports', True)
     """
-    pages = list(pages)
+    pages = sorted(pages, key=_preference)
     graph = nx.DiGraph()
     by_title: dict[str, str] = {}
+    ids = {page.id for page in pages}
     for page in pages:
         graph.add_node(page.id, title=page.title, type=page.type, status=page.status, broken=False)
         by_title.setdefault(normalize_title(page.title), page.id)
-    for page in pages:
+    for page in sorted(pages, key=lambda p: p.id):
         for link in page.links():
-            target = by_title.get(normalize_title(link.target))
+            target = by_title.get(normalize_title(link.target)) or (link.target if link.target in ids else None)
+            broken = target is None
             if target is None:
-                target = f"missing:{link.target}"
-                graph.add_node(target, title=link.target, type=None, status="missing", broken=True)
-            graph.add_edge(page.id, target, rel=link.rel, line=link.line, broken=target.startswith("missing:"))
+                target = f"missing:{normalize_title(link.target)}"
+                if target not in graph:
+                    graph.add_node(target, title=link.target, type=None, status="missing", broken=True)
+            if graph.has_edge(page.id, target):
+                graph.edges[page.id, target]["rels"].append(link.rel)
+                if graph.edges[page.id, target]["rel"] is None:
+                    graph.edges[page.id, target]["rel"] = link.rel
+                continue
+            graph.add_edge(page.id, target, rel=link.rel, rels=[link.rel], line=link.line, broken=broken)
     return graph
 
 
 def broken_links(graph: nx.DiGraph) -> list[tuple[str, str]]:
     """(source page id, missing title) for every link that resolves to no page."""
-    return [(u, graph.nodes[v]["title"]) for u, v, d in graph.edges(data=True) if d.get("broken")]
+    return sorted((u, graph.nodes[v]["title"]) for u, v, d in graph.edges(data=True) if d.get("broken"))

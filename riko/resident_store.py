@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from .canon import Canon
@@ -30,11 +29,24 @@ class ResidentStore:
         activation = {r[0]: float(r[1]) for r in self.wh.fetchall("SELECT record_id, score FROM activation WHERE scope_key = ?", key)}
         return suppressed, contested, activation
 
+    def _pages(self) -> list[Any]:
+        """Canonical pages as the compiler should judge them.
+
+        A temporally replaced page stays true until its ``valid_to``, so its forward link is
+        left out here and its validity window decides (the replacement starts at that moment).
+        """
+        temporal = {r[0] for r in self.wh.fetchall(
+            "SELECT id FROM pages WHERE scope_key = ? AND supersede_reason = 'temporal' AND valid_to IS NOT NULL",
+            [self.scope.key])}
+        return [p.replace(superseded_by=None) if p.id in temporal and p.status == "confirmed" else p
+                for p in self.canon.pages()]
+
     def compile(self) -> ResidentSnapshot:
+        """Compile the Resident from the current canonical state (nothing is persisted)."""
         cfg = self.config
         suppressed, contested, activation = self._overlay()
         return compile_resident(
-            self.canon.pages(), max_chars=cfg.max_resident_chars, now=self.clock.now(), suppressed=suppressed,
+            self._pages(), max_chars=cfg.max_resident_chars, now=self.clock.now(), suppressed=suppressed,
             contested=contested, activation=activation, temporal_enabled=cfg.temporal_enabled,
             sensitive_resident_enabled=cfg.sensitive_resident_enabled, blocks_enabled=cfg.resident_blocks_enabled,
             v2_enabled=cfg.resident_v2_enabled,
@@ -68,10 +80,10 @@ class ResidentStore:
             if previous is not None:
                 return previous
             raise
-        if self.wh.read_only or (previous is not None and previous.version == snap.version
-                                 and previous.source_page_ids == snap.source_page_ids
-                                 and self.canon.resident_path().exists()):
-            return snap if previous is None or previous.version != snap.version else previous
+        if self.wh.read_only:
+            return snap
+        if previous is not None and _same(previous, snap) and self.canon.resident_path().exists():
+            return previous
         data = snap.to_dict()
         with self.wh.transaction():
             self.wh.upsert("profiles", {
@@ -85,6 +97,12 @@ class ResidentStore:
                           {"included": len(snap.source_page_ids), "omitted": len(snap.omitted_page_ids)})
             write_atomic(self.canon.resident_path(), _resident_file(snap))
         return snap
+
+
+def _same(a: ResidentSnapshot, b: ResidentSnapshot) -> bool:
+    """Equal content and accounting (the generation time aside)."""
+    return (a.text, a.version, a.blocks, a.source_page_ids, a.omitted_page_ids, a.diagnostics, a.max_chars) == (
+        b.text, b.version, b.blocks, b.source_page_ids, b.omitted_page_ids, b.diagnostics, b.max_chars)
 
 
 def _resident_file(snap: ResidentSnapshot) -> str:

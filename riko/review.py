@@ -14,27 +14,52 @@ from typing import Any, Callable, Iterable, Sequence
 
 import polars as pl
 
-from .authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim, user_grounded_match
+from .authority import (
+    UserEvent,
+    claim_in_latest,
+    grounded_event,
+    latest_user_message,
+    normalize_claim,
+    user_grounded_match,
+)
 from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
 from .contracts import parse_ref
 from .errors import AuthorityError, NotFoundError, StateError
 from .scope import MemoryScope
+from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, rank
 from .warehouse import Warehouse, dumps, naive_utc
-from .wiki import PAGE_TYPES, Page, make_page_id
+from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
-__all__ = ["Review", "candidate_fingerprint", "CANDIDATE_STATUSES", "RESOLUTIONS"]
+__all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STATUSES", "RESOLUTIONS",
+           "AUTO_CONFIRM_POLICIES"]
 
 CANDIDATE_STATUSES = ("pending", "pending_conflict", "accepted", "rejected")
 RESOLUTIONS = ("correction", "temporal_transition", "management")
+AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
+CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
+# Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
+_REVIEW_ONLY_FIELDS = frozenset({"status", "consent", "locked", "version", "id", "page_id", "superseded_by",
+                                 "supersedes", "usage_policy", "authority_claim"})
 
 
 def candidate_fingerprint(type_: str, title: str) -> str:
     """Identity of a proposal: its type and normalized title (the subject it speaks about)."""
     return hashlib.sha256(f"{type_}\0{normalize_claim(title)}".encode()).hexdigest()[:24]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _claim_parts(content: str) -> tuple[str, str]:
+    """(description, body) of a page whose whole content is ``content``."""
+    first = _one_line(content.splitlines()[0]) if content.strip() else ""
+    multi = "\n" in content.strip() or len(first) > 240
+    return first[:240], (content.strip() if multi else "")
 
 
 @dataclass
@@ -54,6 +79,9 @@ class Review:
 
     # -- candidates -----------------------------------------------------------------------------
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
+        """Candidates by status: ``pending`` (with ``pending_conflict``), any one status, or all (None)."""
+        if status is not None and status not in CANDIDATE_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(CANDIDATE_STATUSES)} or None; got {status!r}")
         sql = ("SELECT id, status, type, title, description, body, tags, confidence, sensitivity, source, "
                "source_sessions, evidence, conflict_page_id, page_id, created_at, updated_at FROM candidates WHERE scope_key = ?")
         params: list[Any] = [self.scope.key]
@@ -72,6 +100,22 @@ class Review:
             raise NotFoundError("candidate", candidate_id, "list candidates with mem.candidates()")
         return dict(zip(names, rows[0]))
 
+    def _known_refs(self, refs: Iterable[str]) -> list[str]:
+        """The references that point at something real in this scope (a stored event or page)."""
+        kept: set[str] = set()
+        for ref in refs:
+            ref = str(ref).strip()
+            parsed = parse_ref(ref)
+            if parsed is not None:
+                if self.wh.fetchone("SELECT 1 FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
+                                    [self.scope.key, parsed[0], parsed[1]]):
+                    kept.add(ref)
+            elif ref.startswith("page:") and self.canon.exists(ref[5:]):
+                kept.add(ref)
+            elif ref.startswith("manual:") and len(ref) > 7:
+                kept.add(ref)
+        return sorted(kept)
+
     def propose(
         self,
         *,
@@ -89,59 +133,80 @@ class Review:
         session_id: str | None = None,
         evidence: Sequence[str] = (),
         authority: str = "management",
+        **ignored: Any,
     ) -> ProposalOutcome:
-        """Store a proposal as a candidate, merging by fingerprint; never writes canon."""
+        """Store a proposal as a candidate, merging by fingerprint; never writes canon.
+
+        Review-only fields a proposer writes (``status``, ``consent``, ``locked``, ``version`` …)
+        are dropped; evidence references and a session id that name nothing stored in this scope
+        are dropped too. A malformed sensitivity label fails closed as ``provisional_sensitive``.
+        """
+        unknown = sorted(set(ignored) - _REVIEW_ONLY_FIELDS)
+        if unknown:
+            raise TypeError(f"propose() got unexpected field(s): {', '.join(unknown)}")
         if type not in PAGE_TYPES:
             raise ValueError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
-        title = " ".join(title.split())
+        title = _one_line(title)
         if not title:
             raise ValueError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
-        sessions = [session_id] if session_id else []
-        # a model may only tighten: the conservative classifier runs over what it proposed
-        sensitivity = classify_text(f"{title}\n{description}\n{body}", sensitivity if sensitivity in ("normal", "provisional_sensitive", "sensitive") else "normal")
-        with self.wh.transaction():
+        sessions = [session_id] if session_id and self.wh.fetchone(
+            "SELECT 1 FROM sessions WHERE scope_key = ? AND session_id = ?", [self.scope.key, session_id]) else []
+        refs = self._known_refs(evidence)
+        baseline = sensitivity if sensitivity in SENSITIVITIES else "provisional_sensitive"
+        # a proposer may only tighten: the conservative classifier runs over what it proposed
+        sensitivity = classify_text(f"{title}\n{description}\n{body}", baseline)
+        conflict_id = None
+        with self.canon.transaction():
             canon_match = self._canonical_match(type, title)
             if canon_match is not None:
-                same = normalize_claim(canon_match.description or canon_match.summary()) == normalize_claim(description or body or title)
+                claim = description or body
+                same = not claim.strip() or normalize_claim(canon_match.summary()) == normalize_claim(claim)
                 if same or not self._is_current_state(canon_match):
+                    self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
+                                  {"source": source, "title": title})
                     return ProposalOutcome(None, "dropped-duplicate")
             existing = self.wh.fetchone(
-                "SELECT id, tags, source_sessions, evidence, confidence, status, sensitivity FROM candidates "
+                "SELECT id, tags, source_sessions, evidence, confidence, sensitivity FROM candidates "
                 "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
                 [self.scope.key, fp],
             )
             if existing is not None:
-                cid, old_tags, old_sessions, old_evidence, old_conf, status, old_sens = existing
+                cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = existing
                 merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
-                stricter = old_sens if rank(old_sens or "normal") >= rank(sensitivity) else sensitivity
+                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
                 self.wh.con.execute(
                     "UPDATE candidates SET tags = ?, source_sessions = ?, evidence = ?, confidence = ?, sensitivity = ?, updated_at = ? "
                     "WHERE scope_key = ? AND id = ?",
                     [dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
                      dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                     dumps(sorted(set(json.loads(old_evidence or "[]")) | set(evidence))),
+                     dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
                      merged_conf, stricter, now, self.scope.key, cid],
                 )
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
-            cid = "c-" + hashlib.sha256(f"{self.scope.key}:{fp}:{now.isoformat()}".encode()).hexdigest()[:16]
-            status = "pending"
-            conflict_id = None
-            if canon_match is not None:
-                status = "pending_conflict"
+            earlier = self.wh.fetchone("SELECT count(*) FROM candidates WHERE scope_key = ? AND fingerprint = ?",
+                                       [self.scope.key, fp])
+            seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{earlier[0] if earlier else 0}"
+            cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+            status = "pending_conflict" if canon_match is not None else "pending"
             self.wh.insert_rows("candidates", [{
-                "id": cid, "fingerprint": fp, "type": type, "title": title, "description": description[:120] if source == "dream" else description,
+                "id": cid, "fingerprint": fp, "type": type, "title": title,
+                "description": description[:120] if source == "dream" else description,
                 "body": body, "tags": dumps(sorted(set(tags))), "confidence": confidence, "kind": kind,
                 "category": category, "sensitivity": sensitivity, "status": status, "source": source,
-                "source_sessions": dumps(sessions), "evidence": dumps(sorted(set(evidence))), "links": dumps(list(links)),
+                "source_sessions": dumps(sessions), "evidence": dumps(refs), "links": dumps(list(links)),
                 "conflict_page_id": canon_match.id if canon_match is not None else None, "page_id": None,
                 "created_at": now, "updated_at": now,
             }])
             if canon_match is not None:
                 conflict_id = self._open_conflict(canon_match, cid)
-            self.wh.audit("candidate-proposed", authority, cid, {"source": source, "title": title, "status": status})
+            detail: dict[str, Any] = {"source": source, "title": title, "status": status}
+            if ignored:
+                detail["ignored_fields"] = sorted(ignored)
+            self.wh.audit("candidate-proposed", authority, cid, detail)
         if conflict_id:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
@@ -149,7 +214,8 @@ class Review:
     def _canonical_match(self, type_: str, title: str) -> Page | None:
         target = normalize_claim(title)
         for page in self.canon.pages():
-            if page.type == type_ and page.status == "confirmed" and normalize_claim(page.title) == target:
+            if (page.type == type_ and page.status == "confirmed" and page.superseded_by is None
+                    and normalize_claim(page.title) == target):
                 return page
         return None
 
@@ -159,8 +225,18 @@ class Review:
 
     # -- confirm / reject -----------------------------------------------------------------------
     def confirm(self, candidate_id: str, *, authority: str = "management", session_id: str | None = None,
-                grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed") -> Page:
-        """Make a candidate canonical. ``authority`` is ``management`` or ``user`` (with evidence)."""
+                grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
+                mode: str | None = None) -> Page:
+        """Make a candidate canonical. ``authority`` is ``management``, or ``user`` with the claim in
+        the latest raw user message of ``session_id`` (or a ``grounded`` user event)."""
+        page = self._confirm(candidate_id, authority=authority, session_id=session_id, grounded=grounded,
+                             audit_kind=audit_kind, mode=mode)
+        self._on_change()
+        return page
+
+    def _confirm(self, candidate_id: str, *, authority: str, session_id: str | None = None,
+                 grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
+                 mode: str | None = None) -> Page:
         cand = self.candidate(candidate_id)
         if cand["status"] == "pending_conflict":
             raise StateError(
@@ -168,23 +244,36 @@ class Review:
                 "mem.resolve_conflict(conflict_id, 'correction' | 'temporal_transition' | 'management')")
         if cand["status"] != "pending":
             raise StateError(f"candidate {candidate_id} is {cand['status']}, not pending")
+        evidence: UserEvent | None = None
         if authority == "user":
-            latest = latest_user_message(self.wh, self.scope, session_id) if session_id else None
-            claim = cand["description"] or cand["body"] or cand["title"]
-            if grounded is None and not claim_in_latest(claim, latest):
-                self._refuse("candidate-confirm-refused", candidate_id,
-                             "confirming requires the claim in the latest raw user message of the session")
+            if grounded is not None:
+                if not grounded_event(self.wh, self.scope, grounded):
+                    self._refuse("candidate-confirm-refused", authority, candidate_id,
+                                 f"grounding event {grounded.ref} is not a stored user message of this scope")
+                evidence = grounded
+            else:
+                latest = latest_user_message(self.wh, self.scope, session_id) if session_id else None
+                claim = cand["description"] or cand["body"] or cand["title"]
+                if not claim_in_latest(claim, latest):
+                    self._refuse("candidate-confirm-refused", authority, candidate_id,
+                                 "confirming requires the claim in the latest raw user message of the session")
+                evidence = latest
         elif authority != "management":
-            self._refuse("candidate-confirm-refused", candidate_id,
+            self._refuse("candidate-confirm-refused", authority, candidate_id,
                          f"authority {authority!r} cannot confirm; only user evidence or management can")
         page = self._page_from_candidate(cand, grounded)
-        with self.wh.transaction():
-            self.canon.save(page, authority=authority, audit_kind=audit_kind,
-                            detail={"candidate": candidate_id, **({"evidence": grounded.ref} if grounded else {})},
+        if evidence is not None and evidence.ref not in page.sources:
+            page = page.replace(sources=sorted({*page.sources, evidence.ref}))
+        detail: dict[str, Any] = {"candidate": candidate_id}
+        if evidence is not None:
+            detail["evidence"] = evidence.ref
+        if mode is not None:
+            detail["mode"] = mode
+        with self.canon.transaction():
+            self.canon.save(page, authority=authority, audit_kind=audit_kind, detail=detail,
                             source_candidates=[candidate_id])
             self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                                 [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
-        self._on_change()
         return page
 
     def _page_from_candidate(self, cand: dict[str, Any], grounded: UserEvent | None) -> Page:
@@ -192,17 +281,21 @@ class Review:
         pid = make_page_id(f"{self.scope.key}:{cand['fingerprint']}")
         if self.canon.exists(pid):
             pid = make_page_id(f"{self.scope.key}:{cand['fingerprint']}:{cand['id']}")
-        description = cand["description"] or ""
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
-            description = grounded.text  # the user's exact words are the canonical text
+            # The user's exact words become the page; what the proposer added or typed is dropped.
+            text = grounded.text.strip()
             sources = sorted(set(sources) | {grounded.ref})
-        observed = self._observed_at(sources)
+            return Page(id=pid, type="concept", title=_one_line(text)[:200], description=_one_line(text),
+                        body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
+                        sensitivity="normal", version=1, sources=sources, confidence=cand["confidence"],
+                        observed_at=self._observed_at(sources), recorded_at=now)
         return Page(
-            id=pid, type=cand["type"], title=cand["title"], description=description, body=cand["body"] or "",
-            status="confirmed", consent=True, locked=False, sensitivity=cand["sensitivity"] or "normal", version=1,
-            tags=json.loads(cand["tags"] or "[]"), sources=sources, confidence=cand["confidence"],
-            kind=cand["kind"], category=cand["category"], observed_at=observed, recorded_at=now,
+            id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",
+            body=cand["body"] or "", status="confirmed", consent=True, locked=False,
+            sensitivity=cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive",
+            version=1, tags=json.loads(cand["tags"] or "[]"), sources=sources, confidence=cand["confidence"],
+            kind=cand["kind"], category=cand["category"], observed_at=self._observed_at(sources), recorded_at=now,
         )
 
     def _observed_at(self, refs: Iterable[str]) -> datetime | None:
@@ -217,20 +310,33 @@ class Review:
         return min(times) if times else None
 
     def reject(self, candidate_id: str, *, authority: str = "management") -> None:
+        """Reject a pending candidate; a contested overlay it opened is resolved as rejected."""
         cand = self.candidate(candidate_id)
         if cand["status"] not in ("pending", "pending_conflict"):
             raise StateError(f"candidate {candidate_id} is {cand['status']}, not pending")
+        if authority not in CONFIRMING_AUTHORITIES:
+            self._refuse("candidate-reject-refused", authority, candidate_id,
+                         f"authority {authority!r} cannot reject; only user evidence or management can")
+        now = naive_utc(self.clock.now())
         with self.wh.transaction():
             self.wh.con.execute("UPDATE candidates SET status = 'rejected', updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [naive_utc(self.clock.now()), self.scope.key, candidate_id])
+                                [now, self.scope.key, candidate_id])
             self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = 'rejected', resolved_at = ? "
                                 "WHERE scope_key = ? AND candidate_id = ? AND state = 'contested'",
-                                [naive_utc(self.clock.now()), self.scope.key, candidate_id])
+                                [now, self.scope.key, candidate_id])
             self.wh.audit("candidate-rejected", authority, candidate_id, {"title": cand["title"]})
         self._on_change()
 
     def auto_confirm(self, candidate_ids: Iterable[str], policy: str) -> list[str]:
-        """Apply ``candidate_auto_confirm``: off | user_grounded | all; returns confirmed page ids."""
+        """Apply ``candidate_auto_confirm`` to pending candidates; returns the confirmed page ids.
+
+        ``off`` admits nothing. ``user_grounded`` admits a normal-sensitivity candidate whose
+        description equals one user-authored L0 event, and the page then holds exactly that
+        user text. ``all`` admits every pending candidate (controlled dogfooding only).
+        Contested candidates stay pending either way.
+        """
+        if policy not in AUTO_CONFIRM_POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(AUTO_CONFIRM_POLICIES)}; got {policy!r}")
         done: list[str] = []
         if policy == "off":
             return done
@@ -239,29 +345,51 @@ class Review:
             if cand["status"] != "pending":
                 continue
             if policy == "all":
-                done.append(self.confirm(cid, authority="management", audit_kind="candidate-auto-confirmed").id)
+                done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
+                                          mode=policy).id)
                 continue
-            match = user_grounded_match(self.wh, self.scope, cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
-            if match is not None:
-                done.append(self.confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed").id)
+            match = user_grounded_match(self.wh, self.scope, cand["description"] or "",
+                                        json.loads(cand["source_sessions"] or "[]"))
+            if match is None:
+                continue
+            baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
+                             baseline) != "normal":
+                continue  # only normal candidates are admitted without a person
+            done.append(self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
+                                      mode=policy).id)
+        if done:
+            self._on_change()
         return done
 
-    def _refuse(self, kind: str, target: str, message: str) -> None:
+    def _refuse(self, kind: str, authority: str, target: str, message: str) -> None:
+        """Audit a refused attempt (with the authority it claimed), then raise."""
         with self.wh.transaction():
-            self.wh.audit(kind, "refused", target, {"reason": message})
+            self.wh.audit(kind, str(authority), target, {"reason": message})
         raise AuthorityError(message)
 
     # -- management pages -----------------------------------------------------------------------
     def create_page(self, title: str, body: str = "", *, type: str = "concept", authority: str = "management",
                     audit_kind: str = "page-created", **fields: Any) -> Page:
-        """A confirmed canonical page written by management (locked) or by the user's own words."""
+        """A confirmed canonical page written by management (locked) or by the user's own words.
+
+        Without an explicit ``sensitivity`` the conservative classifier decides it.
+        """
         if type not in PAGE_TYPES:
             raise ValueError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
+        if authority not in CONFIRMING_AUTHORITIES:
+            self._refuse("page-create-refused", authority, _one_line(title),
+                         f"authority {authority!r} cannot create a page; only user evidence or management can")
         now = self.clock.now()
         pid = fields.pop("id", None) or make_page_id(f"{self.scope.key}:{type}:{normalize_claim(title)}:{now.isoformat()}")
-        sensitivity = fields.pop("sensitivity", "normal")
-        sensitivity = classify_text(f"{title}\n{fields.get('description', '')}\n{body}", sensitivity)
-        page = Page(id=pid, type=type, title=" ".join(title.split()), body=body, status="confirmed", consent=True,
+        if self.canon.exists(pid):
+            raise StateError(f"page {pid} already exists; change it with correct() or replace()")
+        explicit = fields.pop("sensitivity", None)
+        if explicit is not None and explicit not in SENSITIVITIES:
+            raise ValueError(f"sensitivity must be one of {', '.join(SENSITIVITIES)}; got {explicit!r}")
+        text = f"{title}\n{fields.get('description', '')}\n{body}"
+        sensitivity = explicit if explicit is not None else classify_text(text, "normal")
+        page = Page(id=pid, type=type, title=_one_line(title), body=body, status="confirmed", consent=True,
                     locked=authority == "management", sensitivity=sensitivity, version=1,
                     recorded_at=fields.pop("recorded_at", now), **fields)
         self.canon.save(page, authority=authority, audit_kind=audit_kind)
@@ -270,20 +398,26 @@ class Review:
 
     def correct(self, page_id: str, content: str, *, authority: str = "management", evidence: str | None = None) -> Page:
         """Same page identity, version + 1, previous version kept; the old claim's evidence is invalidated."""
-        old = self._live_page(page_id)
-        content = content.strip()
-        if not content:
-            raise ValueError("a correction needs non-empty content")
-        first = content.splitlines()[0]
-        sources = list(old.sources) + ([evidence] if evidence and evidence not in old.sources else [])
-        new = old.replace(description=first[:240], body=content if "\n" in content or len(first) > 240 else old.body if old.body and old.body != old.description else "",
-                          version=old.version + 1, sensitivity=classify_text(content, old.sensitivity),
-                          sources=sources, recorded_at=self.clock.now())
-        with self.wh.transaction():
-            self._invalidate_evidence(old.sources)
-            self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
-                            detail={"previous_version": old.version})
+        page = self._correct(page_id, content, authority=authority, evidence=[evidence] if evidence else [])
         self._on_change()
+        return page
+
+    def _correct(self, page_id: str, content: str, *, authority: str, evidence: Sequence[str] = ()) -> Page:
+        self._require_authority("page-correct-refused", authority, page_id)
+        old = self._live_page(page_id)
+        if not content.strip():
+            raise ValueError("a correction needs non-empty content")
+        description, body = _claim_parts(content)
+        new_refs = self._known_refs(evidence)
+        stale = [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
+        sources = sorted({*(ref for ref in old.sources if ref not in stale), *new_refs})
+        new = old.replace(description=description, body=body, version=old.version + 1,
+                          sensitivity=classify_text(content, old.sensitivity), sources=sources,
+                          recorded_at=self.clock.now())
+        with self.canon.transaction():
+            self._invalidate_evidence(stale)
+            self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
+                            detail={"previous_version": old.version, "invalidated_evidence": stale})
         return new
 
     def _invalidate_evidence(self, refs: Iterable[str]) -> None:
@@ -296,81 +430,125 @@ class Review:
     def replace(self, page_id: str, content: str, valid_from: datetime | str, *, authority: str = "management",
                 evidence: str | None = None) -> Page:
         """Temporal replacement: close the old interval at ``valid_from``, publish a new page that supersedes it."""
+        page = self._replace(page_id, content, valid_from, authority=authority, evidence=[evidence] if evidence else [])
+        self._on_change()
+        return page
+
+    def _replace(self, page_id: str, content: str, valid_from: datetime | str, *, authority: str,
+                 evidence: Sequence[str] = (), tags: Sequence[str] | None = None) -> Page:
+        self._require_authority("page-replace-refused", authority, page_id)
         old = self._live_page(page_id)
+        if old.superseded_by:
+            raise StateError(f"page {page_id} was already replaced by {old.superseded_by}; replace that page instead")
+        if not content.strip():
+            raise ValueError("a replacement needs non-empty content")
         start = utc(valid_from)
         if old.valid_from is not None and start <= old.valid_from:
             raise StateError(f"valid_from {start.isoformat()} must be after the current interval's start {old.valid_from.isoformat()}")
-        content = content.strip()
+        if old.valid_to is not None and start > old.valid_to:
+            raise StateError(f"valid_from {start.isoformat()} is after page {page_id} already ended ({old.valid_to.isoformat()})")
+        description, body = _claim_parts(content)
+        sources = self._known_refs(evidence)
         new = Page(id=make_page_id(f"{old.id}:{start.isoformat()}"), type=old.type, title=old.title,
-                   description=content.splitlines()[0][:240], body=content if "\n" in content else "",
-                   status="confirmed", consent=True, locked=old.locked, sensitivity=classify_text(content, old.sensitivity),
-                   version=1, tags=list(old.tags), sources=[evidence] if evidence else [], confidence=old.confidence,
-                   kind=old.kind, category=old.category, recorded_at=self.clock.now(), valid_from=start,
-                   supersedes=old.id)
+                   description=description, body=body, status="confirmed", consent=True, locked=old.locked,
+                   sensitivity=classify_text(content, old.sensitivity), version=1,
+                   tags=list(old.tags if tags is None else tags), sources=sources, confidence=old.confidence,
+                   kind=old.kind, category=old.category, observed_at=self._observed_at(sources),
+                   recorded_at=self.clock.now(), valid_from=start, supersedes=old.id)
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
-        with self.wh.transaction():
+        with self.canon.transaction():
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
-                            supersede_reason="temporal", detail={"superseded_by": new.id})
-            self.canon.save(new, authority=authority, audit_kind="page-replaced", detail={"supersedes": old.id})
-        self._on_change()
+                            supersede_reason="temporal", detail={"superseded_by": new.id, "valid_to": start.isoformat()})
+            self.canon.save(new, authority=authority, audit_kind="page-replaced",
+                            detail={"supersedes": old.id, "valid_from": start.isoformat()})
         return new
 
     def supersede(self, page_id: str, *, by: str | None = None, authority: str = "management") -> Page:
+        """Retire a page from future Residents, keeping it and its evidence trail."""
+        self._require_authority("page-supersede-refused", authority, page_id)
         old = self._live_page(page_id)
+        if by is not None:
+            if by == page_id:
+                raise ValueError("a page cannot supersede itself")
+            self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
-        self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old, supersede_reason="other")
+        self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old, supersede_reason="other",
+                        detail={"superseded_by": by})
         self._on_change()
         return new
 
     def forget(self, page_id: str, *, authority: str = "management", invalidate_aliases: Callable[[str], int] | None = None) -> dict[str, Any]:
         """Remove from Resident, recall and the Wiki files; keep the audit and the raw evidence."""
+        self._require_authority("page-forget-refused", authority, page_id)
         old = self.canon.get(page_id)
         if old.status == "forgotten":
             raise StateError(f"page {page_id} is already forgotten")
-        with self.wh.transaction():
+        with self.canon.transaction():
             self.canon.save(old.replace(status="forgotten", version=old.version + 1), authority=authority,
                             audit_kind="page-forgotten", previous=old, detail={"raw_session_retained": True})
-            aliases = invalidate_aliases(page_id) if invalidate_aliases else 0
+            aliases = self.canon.release_forgotten(page_id)
+            if invalidate_aliases is not None:
+                aliases += invalidate_aliases(page_id)
         self._on_change()
         return {"id": page_id, "forgotten": True, "raw_session_retained": True, "aliases_invalidated": aliases}
 
     def suppress(self, page_id: str, *, reason: str = "management-suppression", authority: str = "management") -> Page:
+        """Keep a page but stop using it (Resident and recall) until it is restored."""
+        self._require_authority("page-suppress-refused", authority, page_id)
         old = self._live_page(page_id)
         if old.usage_policy == "suppressed":
             raise StateError(f"page {page_id} is already suppressed")
         now = naive_utc(self.clock.now())
-        new = old.replace(usage_policy="suppressed")
-        with self.wh.transaction():
-            self.wh.insert_rows("suppressions", [{"id": f"s-{page_id}-{now.timestamp():.0f}", "target_id": page_id, "target_kind": "page",
-                                                  "reason": reason, "active": True, "created_at": now, "restored_at": None, "restore_reason": None}])
-            self.canon.save(new, authority=authority, audit_kind="page-suppressed", detail={"reason": reason})
+        new = old.replace(usage_policy="suppressed", version=old.version + 1)
+        with self.canon.transaction():
+            count = self.wh.fetchone("SELECT count(*) FROM suppressions WHERE scope_key = ? AND target_id = ?",
+                                     [self.scope.key, page_id])
+            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count[0] if count else 0}".encode()).hexdigest()[:16]
+            self.wh.insert_rows("suppressions", [{"id": ident, "target_id": page_id, "target_kind": "page",
+                                                  "reason": reason, "active": True, "created_at": now, "restored_at": None,
+                                                  "restore_reason": None}])
+            self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old, detail={"reason": reason})
         self._on_change()
         return new
 
     def restore(self, page_id: str, *, reason: str = "management-restore", authority: str = "management") -> Page:
+        """Lift a suppression; a page that is not suppressed is a StateError."""
+        self._require_authority("page-restore-refused", authority, page_id)
         old = self.canon.get(page_id)
+        if old.status == "forgotten":
+            raise StateError(f"page {page_id} is forgotten")
         active = self.wh.fetchone("SELECT id FROM suppressions WHERE scope_key = ? AND target_id = ? AND active",
                                   [self.scope.key, page_id])
         if active is None and old.usage_policy != "suppressed":
             raise StateError(f"page {page_id} is not suppressed; nothing to restore")
         now = naive_utc(self.clock.now())
-        with self.wh.transaction():
+        new = old.replace(usage_policy="normal", version=old.version + 1) if old.usage_policy != "normal" else old
+        with self.canon.transaction():
             self.wh.con.execute("UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
                                 "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope.key, page_id])
-            self.canon.save(old.replace(usage_policy="normal"), authority=authority, audit_kind="page-restored",
-                            detail={"reason": reason})
+            self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
+                            previous=old if new is not old else None)
         self._on_change()
-        return self.canon.get(page_id)
+        return new
 
     def set_sensitivity(self, page_id: str, level: str, *, authority: str = "management") -> Page:
         """Tighten always; loosen only with ``user`` or ``management``; every attempt is audited."""
         old = self.canon.get(page_id)
-        if level not in ("normal", "provisional_sensitive", "sensitive"):
+        if old.status == "forgotten":
+            raise StateError(f"page {page_id} is forgotten")
+        if level not in SENSITIVITIES:
             raise ValueError(f"sensitivity must be normal, provisional_sensitive or sensitive; got {level!r}")
-        if not can_transition(old.sensitivity, level, authority):
+        allowed = authority in SENSITIVITY_AUTHORITIES and can_transition(old.sensitivity, level, authority)
+        if not allowed:
             with self.wh.transaction():
-                self.wh.audit("memory-sensitivity-rejected", authority, page_id, {"from": old.sensitivity, "to": level})
-            raise AuthorityError(f"loosening sensitivity of {page_id} from {old.sensitivity} to {level} needs user or management authority")
+                self.wh.audit("memory-sensitivity-rejected", str(authority), page_id, {"from": old.sensitivity, "to": level})
+            raise AuthorityError(f"changing sensitivity of {page_id} from {old.sensitivity} to {level} needs user "
+                                 f"or management authority (got {authority!r}); only a tightening needs none")
+        if level == old.sensitivity:
+            with self.wh.transaction():
+                self.wh.audit("memory-sensitivity-changed", authority, page_id,
+                              {"from": old.sensitivity, "to": level, "unchanged": True})
+            return old
         history = json.loads(self.canon.row(page_id)["sensitivity_history"] or "[]")
         history.append({"from": old.sensitivity, "to": level, "authority": authority, "at": self.clock.now().isoformat()})
         new = old.replace(sensitivity=level, version=old.version + 1)
@@ -378,6 +556,11 @@ class Review:
                         sensitivity_history=history, detail={"from": old.sensitivity, "to": level})
         self._on_change()
         return new
+
+    def _require_authority(self, kind: str, authority: str, target: str) -> None:
+        if authority not in CONFIRMING_AUTHORITIES:
+            self._refuse(kind, authority, target,
+                         f"authority {authority!r} cannot change canonical pages; only user evidence or management can")
 
     def _live_page(self, page_id: str) -> Page:
         page = self.canon.get(page_id)
@@ -408,8 +591,9 @@ class Review:
 
     def resolve_conflict(self, conflict_id: str, resolution: str, *, authority: str = "management",
                          valid_from: datetime | str | None = None) -> Page:
-        """Resolve an overlay: ``correction`` edits the old page, ``temporal_transition`` replaces it,
-        ``management`` accepts the candidate as a page of its own."""
+        """Resolve an overlay and accept its candidate: ``correction`` edits the old page (its
+        evidence is invalidated), ``temporal_transition`` replaces it from ``valid_from`` (default
+        now), ``management`` keeps the old page and accepts the candidate as a page of its own."""
         if resolution not in RESOLUTIONS:
             raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
         row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
@@ -418,21 +602,28 @@ class Review:
         page_id, cand_id, state = row
         if state != "contested":
             raise StateError(f"conflict {conflict_id} is already {state}")
+        self._require_authority("conflict-resolve-refused", authority, conflict_id)
         cand = self.candidate(cand_id)
         text = cand["description"] or cand["body"] or cand["title"]
+        if cand["description"] and cand["body"]:
+            text = f"{cand['description']}\n\n{cand['body']}"
+        refs = json.loads(cand["evidence"] or "[]")
         now = naive_utc(self.clock.now())
-        with self.wh.transaction():
+        with self.canon.transaction():
             self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = ?, resolved_at = ? WHERE scope_key = ? AND id = ?",
                                 [resolution, now, self.scope.key, conflict_id])
             if resolution == "correction":
-                page = self.correct(page_id, text, authority=authority)
+                page = self._correct(page_id, text, authority=authority, evidence=refs)
             elif resolution == "temporal_transition":
-                page = self.replace(page_id, text, valid_from or self.clock.now(), authority=authority)
+                tags = sorted(set(self.canon.get(page_id).tags) | set(json.loads(cand["tags"] or "[]")))
+                page = self._replace(page_id, text, valid_from or self.clock.now(), authority=authority,
+                                     evidence=refs, tags=tags)
             else:
                 self.wh.con.execute("UPDATE candidates SET status = 'pending' WHERE scope_key = ? AND id = ?", [self.scope.key, cand_id])
-                page = self.confirm(cand_id, authority=authority)
+                page = self._confirm(cand_id, authority=authority)
             self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                                 [page.id, now, self.scope.key, cand_id])
-            self.wh.audit("conflict-resolved", authority, conflict_id, {"resolution": resolution, "page": page.id})
+            self.wh.audit("conflict-resolved", authority, conflict_id,
+                          {"resolution": resolution, "page": page.id, "candidate": cand_id})
         self._on_change()
         return page
