@@ -50,6 +50,7 @@ def dense_index(cache: RecallCache, provider: Any, directory: Any, clock: Any) -
         index = cache.dense.get(key)
         if index is None:
             index = cache.dense[key] = DenseIndex(directory, provider, max_vectors=MAX_VECTORS, clock=clock)
+        index.provider = provider  # same vector space; the caller's provider embeds the next build
         return index
 
 
