@@ -1,0 +1,222 @@
+"""The journaled purge transaction: lease, journal, snapshot, apply, verify, complete or restore.
+
+A purge writes a ``started`` journal row, snapshots what it will change, applies the plan,
+rewrites the database file, verifies every table and owned file, then marks the journal
+``completed`` with an audit row. Any failure restores the snapshot, marks it ``failed`` and
+re-raises. ``recover_interrupted`` retries started or failed journals when a scope is opened.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..clock import iso, utc
+from ..errors import ConfirmationMismatchError, NotFoundError, PurgeError
+from ..warehouse import dumps, naive_utc
+from .apply import apply_plan
+from .needles import Needles
+from .plan import Plan, build_plan, summary
+from .storage import compact_database, other_handles, restore_snapshot, take_snapshot, work_dir
+from .verify import verify_files, verify_tables
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+__all__ = ["purge_session", "recover_interrupted", "acquire_lease", "release_lease", "LEASE_ID", "LEASE_SECONDS",
+           "FAULT_ENV", "KILL_ENV", "CHECKPOINTS"]
+
+LEASE_ID = "purge-lease"
+LEASE_SECONDS = 60
+#: Fault-injection seams for tests: raise (FAULT) or end the process (KILL) at a checkpoint.
+FAULT_ENV = "RIKO_PURGE_FAULT"
+KILL_ENV = "RIKO_PURGE_KILL"
+KILL_EXIT_CODE = 70
+CHECKPOINTS = ("after-journal", "after-apply", "after-verify")
+_PROCESS_OWNER = uuid.uuid4().hex
+
+
+def _checkpoint(name: str) -> None:
+    if os.environ.get(KILL_ENV) == name:
+        os._exit(KILL_EXIT_CODE)
+    if os.environ.get(FAULT_ENV) == name:
+        raise PurgeError(f"fault injected at {name} ({FAULT_ENV})")
+
+
+def _owner(mem: "Memory") -> str:
+    """The lease owner of one open store: this process and this Memory object."""
+    return f"{_PROCESS_OWNER}:{id(mem):x}"
+
+
+# -- lease ------------------------------------------------------------------------------------
+def acquire_lease(mem: "Memory", owner: str, *, takeover: bool = False) -> None:
+    """Take the scope's purge lease for :data:`LEASE_SECONDS`, or raise PurgeError if it is held.
+
+    ``takeover`` ignores a held lease: recovery runs under the writer lock, so whoever
+    held it is gone.
+    """
+    wh, key = mem._wh, mem.scope.key
+    now = mem.clock.now()
+    with wh.transaction():
+        row = wh.fetchone("SELECT lease_owner, lease_expires_at FROM jobs WHERE scope_key = ? AND id = ?", [key, LEASE_ID])
+        if row is not None and not takeover and row[1] is not None and utc(row[1]) > now:
+            raise PurgeError(
+                f"another purge of scope {key} holds the lease until {iso(utc(row[1]))}; "
+                "wait for it to finish and retry")
+        wh.upsert("jobs", {
+            "id": LEASE_ID, "kind": "purge-lease", "session_id": None, "cursor": None, "status": "running",
+            "attempts": 1, "last_error": None, "result": None, "lease_owner": owner,
+            "lease_expires_at": naive_utc(now + timedelta(seconds=LEASE_SECONDS)),
+            "created_at": naive_utc(now), "updated_at": naive_utc(now),
+        }, key=("id",))
+
+
+def release_lease(mem: "Memory", owner: str) -> None:
+    with mem._wh.transaction():
+        mem._wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ? AND lease_owner = ?",
+                            [mem.scope.key, LEASE_ID, owner])
+
+
+# -- journal ------------------------------------------------------------------------------------
+def _journal(mem: "Memory", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
+             error: str | None = None) -> None:
+    wh, key, now = mem._wh, mem.scope.key, naive_utc(mem.clock.now())
+    with wh.transaction():
+        row = wh.fetchone("SELECT created_at, impact FROM purges WHERE scope_key = ? AND id = ?", [key, operation_id])
+        wh.upsert("purges", {
+            "id": operation_id, "session_id": session_id, "status": status,
+            "impact": dumps(summary(impact)) if impact is not None else (row[1] if row else None),
+            "error": error, "created_at": row[0] if row else now, "updated_at": now,
+        }, key=("id",))
+
+
+def _sanitized(exc: BaseException) -> str:
+    """What the journal may say about a failure: purge errors are worded without content."""
+    if isinstance(exc, PurgeError):
+        return f"{type(exc).__name__}: {str(exc)[:2000]}"
+    return type(exc).__name__
+
+
+# -- the transaction -----------------------------------------------------------------------------
+def _run(mem: "Memory", operation_id: str, plan: Plan) -> None:
+    """Snapshot, apply, verify, complete; on any failure restore and re-raise."""
+    snap = None
+    try:
+        snap = take_snapshot(mem, plan)
+        apply_plan(mem, plan, operation_id)
+        _checkpoint("after-apply")
+        compact_database(mem._wh)
+        problems = verify_tables(mem, plan.needles) + verify_files(mem, plan.needles)
+        if problems:
+            raise PurgeError("verification found retained traces of the session: " + "; ".join(problems[:20]))
+        _checkpoint("after-verify")
+    except BaseException as exc:
+        try:
+            if snap is not None:
+                restore_snapshot(mem, snap)
+        finally:
+            _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
+            with mem._wh.transaction():
+                mem._wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
+                              {"operation": operation_id, "error": type(exc).__name__})
+        raise
+    _journal(mem, operation_id, plan.session_id, "completed")
+    with mem._wh.transaction():
+        mem._wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
+                      {"operation": operation_id, **summary(plan.impact())})
+    shutil.rmtree(work_dir(mem, operation_id), ignore_errors=True)
+
+
+def _report(mem: "Memory", plan: Plan, token: str) -> dict[str, Any]:
+    return {
+        "sessionId": plan.session_id, "dryRun": True, "changed": False, "impact": plan.impact(),
+        "confirmation": token, "residentRebuild": plan.resident_rebuild, "gitTrackedPaths": plan.git_tracked,
+        "sourcePaths": sorted(plan.source_paths), "blockers": plan.blockers,
+    }
+
+
+def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
+                  confirmation: str | None = None) -> dict[str, Any]:
+    """Plan (dry run) or carry out the purge of one raw session.
+
+    The dry run returns the impact and the confirmation token; execution needs that exact
+    token and returns the same report with ``operationId``, ``changed`` and ``verified``.
+    """
+    if not mem.config.purge_enabled:
+        raise PurgeError("raw-session purge is disabled; set purge_enabled = true in riko.toml (or RIKO_PURGE_ENABLED=1)")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise PurgeError("purge needs a non-empty session id")
+    needles = Needles.from_warehouse(mem._wh, mem.scope.key, session_id)
+    plan = build_plan(mem, needles)
+    if plan.empty:
+        raise NotFoundError("session", session_id, "list sessions with mem.sessions()")
+    token = plan.token(mem.scope.key)
+    report = _report(mem, plan, token)
+    if dry_run:
+        return report
+    mem._wh.require_writable()
+    if confirmation != token:
+        raise ConfirmationMismatchError(
+            f"confirmation does not match the current purge plan of session {session_id!r}; "
+            "run a dry run and pass the token it returns (nothing was changed)")
+    if plan.blockers:
+        raise PurgeError("purge refused, nothing was changed: " + "; ".join(plan.blockers))
+    if other_handles(mem._wh):
+        raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
+    operation_id = "purge-" + uuid.uuid4().hex[:16]
+    owner = _owner(mem)
+    acquire_lease(mem, owner)
+    try:
+        needles.save(work_dir(mem, operation_id) / "needles.json")
+        _journal(mem, operation_id, session_id, "started", impact=plan.impact())
+        _checkpoint("after-journal")
+        _run(mem, operation_id, plan)
+    finally:
+        release_lease(mem, owner)
+    report.update(dryRun=False, changed=True, verified=True, operationId=operation_id)
+    return report
+
+
+def recover_interrupted(mem: "Memory") -> list[str]:
+    """Retry every started or failed purge journal; returns the operation ids now completed.
+
+    A retry that fails again stays ``failed`` (its error recorded) and is retried on the next
+    open. Working folders of journals that are no longer open are removed.
+    """
+    if mem.read_only:
+        return []
+    key = mem.scope.key
+    pending = mem._wh.fetchall(
+        "SELECT id, session_id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed') ORDER BY created_at, id",
+        [key])
+    done: list[str] = []
+    for operation_id, session_id in pending:
+        path = work_dir(mem, operation_id) / "needles.json"
+        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(mem._wh, key, session_id)
+        owner = _owner(mem)
+        acquire_lease(mem, owner, takeover=True)
+        try:
+            plan = build_plan(mem, needles)
+            if plan.blockers:
+                _journal(mem, operation_id, session_id, "failed",
+                         error="PurgeError: refused: " + "; ".join(plan.blockers))
+                continue
+            needles.save(path)
+            _journal(mem, operation_id, session_id, "started")
+            _run(mem, operation_id, plan)
+            done.append(operation_id)
+        except Exception:  # recorded as failed by _run; retried on the next open
+            continue
+        finally:
+            release_lease(mem, owner)
+    base = work_dir(mem)
+    if base.is_dir():
+        still_open = {r[0] for r in mem._wh.fetchall(
+            "SELECT id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed')", [key])}
+        for entry in base.iterdir():
+            if entry.name not in still_open:
+                shutil.rmtree(entry, ignore_errors=True)
+    return done

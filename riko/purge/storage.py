@@ -1,0 +1,211 @@
+"""The storage side of a purge: snapshots to restore, the database rewrite, the owned files.
+
+DuckDB keeps deleted strings in freed blocks (CHECKPOINT and VACUUM do not overwrite them),
+so after a purge the database is copied into a fresh file (``COPY FROM DATABASE``) that
+replaces the old one: only live rows survive the copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import duckdb
+
+from ..errors import PurgeError
+from ..wiki import write_atomic
+from .plan import EXPORTS_DIR, Plan
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+    from ..warehouse import Warehouse
+
+__all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", "owned_files", "work_dir",
+           "other_handles"]
+
+WORK_DIR = "purge"
+
+
+def work_dir(mem: "Memory", operation_id: str | None = None) -> Path:
+    """Where an unfinished purge keeps its needles (removed when the journal completes)."""
+    base = mem.warehouse_dir / WORK_DIR
+    return base if operation_id is None else base / operation_id
+
+
+@dataclass
+class Snapshot:
+    """Rows and file bytes as they were before the apply, enough to put every change back."""
+
+    rows: list[tuple[str, str, list[Any], Any]] = field(default_factory=list)  # table, where, params, arrow
+    audit_mark: int = 0
+    files: dict[Path, bytes | None] = field(default_factory=dict)
+    trees: dict[Path, dict[str, bytes] | None] = field(default_factory=dict)
+
+
+def _arrow(rel: Any) -> Any:
+    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+
+
+def _read_tree(path: Path) -> dict[str, bytes] | None:
+    if not path.exists():
+        return None
+    if path.is_file():
+        return {"": path.read_bytes()}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def take_snapshot(mem: "Memory", plan: Plan) -> Snapshot:
+    """Copy every row and file ``plan`` may change."""
+    wh, key = mem._wh, mem.scope.key
+    selections: list[tuple[str, str, list[Any]]] = [
+        ("evidence", "session_id = ?", [plan.session_id]),
+        ("sessions", "list_contains(?::VARCHAR[], session_id)", [[plan.session_id, *plan.child_sessions]]),
+        ("sources", "list_contains(?::VARCHAR[], id)", [list(plan.sources)]),
+        ("jobs", "list_contains(?::VARCHAR[], id)", [list(plan.jobs)]),
+        ("pages", "list_contains(?::VARCHAR[], id)", [list(plan.pages_removed) + list(plan.pages_scrubbed)]),
+        ("page_versions", "list_contains(?::VARCHAR[], page_id)",
+         [sorted({p for p, _ in plan.versions_removed} | {p for p, _ in plan.versions_rewritten})]),
+        ("candidates", "list_contains(?::VARCHAR[], id)",
+         [list(plan.candidates_removed) + list(plan.candidates_scrubbed) + list(plan.candidates_unconflicted)]),
+        ("observations", "list_contains(?::VARCHAR[], id)", [list(plan.observations_removed) + list(plan.observations_scrubbed)]),
+        ("suppressions", "list_contains(?::VARCHAR[], id)", [list(plan.suppressions)]),
+        ("activation", "list_contains(?::VARCHAR[], record_id)", [list(plan.activation)]),
+        ("projections", "list_contains(?::VARCHAR[], record_id)", [list(plan.projections)]),
+        ("conflicts", "list_contains(?::VARCHAR[], id)", [list(plan.conflicts)]),
+        ("vectors", "list_contains(?::VARCHAR[], doc_id)", [list(plan.vectors)]),
+        ("provider_cache", "list_contains(?::VARCHAR[], request_hash)", [list(plan.provider_cache)]),
+        ("audits", "list_contains(?::BIGINT[], id)", [list(plan.audits)]),
+        # rebuilt or rewritten whole by the apply
+        ("aliases", "true", []),
+        ("index_meta", "true", []),
+        ("profiles", "true", []),
+    ]
+    snap = Snapshot()
+    for table, where, params in selections:
+        table_rows = _arrow(wh.con.sql(f"SELECT * FROM {table} WHERE scope_key = ? AND ({where})", params=[key, *params]))
+        snap.rows.append((table, where, params, table_rows))
+    row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [key])
+    snap.audit_mark = int(row[0]) if row else 0
+    for rel in plan.page_files.values():
+        path = mem.wiki_dir / rel
+        snap.files[path] = path.read_bytes() if path.is_file() else None
+    resident = mem._canon.resident_path()
+    snap.files[resident] = resident.read_bytes() if resident.is_file() else None
+    for path in [*plan.export_paths, *([plan.dense_dir] if plan.dense_dir is not None else [])]:
+        snap.trees[path] = _read_tree(path)
+    return snap
+
+
+def restore_snapshot(mem: "Memory", snap: Snapshot) -> None:
+    """Put back every snapshotted row and file (rows the apply appended are removed)."""
+    wh, key = mem._wh, mem.scope.key
+    with wh.transaction():
+        for table, where, params, rows in snap.rows:
+            wh.con.execute(f"DELETE FROM {table} WHERE scope_key = ? AND ({where})", [key, *params])
+            if rows.num_rows:
+                wh.insert_arrow(table, rows)
+        wh.con.execute("DELETE FROM audits WHERE scope_key = ? AND id > ?", [key, snap.audit_mark])
+    for path, data in snap.files.items():
+        if data is None:
+            path.unlink(missing_ok=True)
+            continue
+        try:
+            write_atomic(path, data.decode("utf-8"))
+        except UnicodeDecodeError:
+            path.write_bytes(data)
+    for path, tree in snap.trees.items():
+        _remove(path)
+        if tree is None:
+            continue
+        if "" in tree:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(tree[""])
+            continue
+        for rel, data in tree.items():
+            target = path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+# -- the database rewrite ----------------------------------------------------------------------
+def other_handles(wh: "Warehouse") -> int:
+    """How many other handles of this process share the warehouse's database connection."""
+    from .. import warehouse as _warehouse
+
+    with _warehouse._OPEN_GUARD:
+        shared = _warehouse._OPEN.get(getattr(wh, "_key", ""))
+    return 0 if shared is None else shared[1] - 1
+
+
+def compact_database(wh: "Warehouse") -> None:
+    """Rewrite the database into a fresh file so no freed block keeps purged text.
+
+    The writer lock stays held throughout; the warehouse's connection is replaced in place.
+    """
+    from .. import warehouse as _warehouse
+
+    if other_handles(wh):
+        raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
+    fresh = wh.directory / "riko.compact.duckdb"
+    for stale in (fresh, fresh.with_name(fresh.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    name = wh.fetchone("SELECT current_database()")[0]  # type: ignore[index]
+    wh.con.execute("CHECKPOINT")
+    wh.con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
+    try:
+        wh.con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
+    except BaseException:
+        wh.con.execute("DETACH riko_compact")
+        fresh.unlink(missing_ok=True)
+        raise
+    wh.con.execute("DETACH riko_compact")
+    with _warehouse._OPEN_GUARD:
+        base, _ = _warehouse._OPEN.pop(wh._key)
+        wh.con.close()
+        base.close()
+        try:
+            os.replace(fresh, wh.path)
+            wal = wh.path.with_name(wh.path.name + ".wal")
+            wal.unlink(missing_ok=True)
+            _fsync_dir(wh.directory)
+        finally:
+            con = duckdb.connect(str(wh.path))
+            _warehouse._OPEN[wh._key] = (con, 1)
+            wh.con = con.cursor()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# -- the files a scope owns -------------------------------------------------------------------
+def owned_files(mem: "Memory") -> Iterator[Path]:
+    """Every file of this scope's storage domain: warehouse (database, dense index), Wiki pages
+    and RESIDENT.md, evidence exports under ``<root>/exports/<storage-key>/``.
+
+    The purge working folder and git metadata are not part of it.
+    """
+    skip = work_dir(mem)
+    for base in (mem.warehouse_dir, mem.wiki_dir, mem.root / EXPORTS_DIR / mem.scope.storage_key):
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if not path.is_file() or path.is_symlink():
+                continue
+            if path.is_relative_to(skip) or ".git" in path.relative_to(base).parts:
+                continue
+            yield path
