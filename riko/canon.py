@@ -144,20 +144,23 @@ class Canon:
     # -- transactions spanning the warehouse and the files ------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A warehouse transaction whose page-file writes are undone if it fails."""
-        outer = self._depth == 0
-        self._depth += 1
-        try:
-            with self.wh.transaction():
+        """A warehouse transaction whose page-file writes are undone if it fails.
+
+        The warehouse's writer guard is taken first, so the file journal belongs to one thread.
+        """
+        with self.wh.transaction():
+            outer = self._depth == 0
+            self._depth += 1
+            try:
                 yield
-        except BaseException:
-            if outer:
-                self._undo_files()
-            raise
-        finally:
-            self._depth -= 1
-            if outer:
-                self._journal.clear()
+            except BaseException:
+                if outer:
+                    self._undo_files()
+                raise
+            finally:
+                self._depth -= 1
+                if outer:
+                    self._journal.clear()
 
     def _remember(self, path: Path) -> None:
         if path not in self._journal:
