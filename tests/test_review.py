@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import riko
@@ -153,17 +154,11 @@ def test_resolve_correction_edits_the_old_page_and_invalidates_its_evidence(mem,
     assert "I stopped drinking green tea" in text and "I like green tea" not in text
     conflict = mem.conflicts().row(0, named=True)
     assert (conflict["state"], conflict["resolution"]) == ("resolved", "correction")
-    cand = mem.candidates("accepted").filter(lambda_id(cid)).row(0, named=True)
+    cand = mem.candidates("accepted").filter(pl.col("id") == cid).row(0, named=True)
     assert cand["page_id"] == old.id
     assert audits(mem, "conflict-resolved")[0]["detail"]["resolution"] == "correction"
     with pytest.raises(StateError):
         mem.resolve_conflict(conflict_id, "management")
-
-
-def lambda_id(cid: str):
-    import polars as pl
-
-    return pl.col("id") == cid
 
 
 def test_resolve_temporal_transition_replaces_the_old_page(mem, clock):
@@ -414,7 +409,7 @@ def test_forget_removes_the_file_keeps_raw_evidence_and_invalidates_aliases(mem)
     assert anna.id not in mem.pages()["id"].to_list()
     assert "My sister is called Anna" in mem.evidence("s1")["text"].to_list()
     assert mem.resolve_alias("annie") is None
-    assert mem.aliases().filter(lambda_id(alias)).row(0, named=True)["reason"] == "canonical entity forgotten"
+    assert mem.aliases().filter(pl.col("id") == alias).row(0, named=True)["reason"] == "canonical entity forgotten"
     assert audits(mem, "page-forgotten")[0]["detail"]["raw_session_retained"] is True
     assert "Anna" not in resident_text(mem)
     with pytest.raises(StateError):
