@@ -71,7 +71,8 @@ class Ctx:
 
     async def audit(self, event: str, authority: str, kind: str, ident: str) -> None:
         """One audit row about a record, naming it only by its target hash."""
-        detail = {"record_kind": kind, "route": self.request.url.path, "auth_mode": self.principal.mode}
+        route = self.request.scope.get("route")
+        detail = {"record_kind": kind, "route": getattr(route, "path", None), "auth_mode": self.principal.mode}
 
         def write(mem: Any) -> None:
             with mem.warehouse.transaction():

@@ -10,7 +10,6 @@ from starlette.routing import Route
 from ..errors import NotFoundError
 from .context import Ctx, api
 from .redact import session_detail
-from .routes_review import facade
 from .wire import ApiError, body_field, check_id, jsonable, query_int
 
 __all__ = ["routes"]
@@ -62,11 +61,19 @@ async def session(ctx: Ctx) -> Any:
     return session_detail(meta, lines, reveal=reveal, offset=offset, limit=limit)
 
 
+_PURGES_SQL = ("SELECT id, session_id, status, impact, error, created_at, updated_at FROM purges "
+               "WHERE scope_key = ? ORDER BY created_at, id")
+
+
 @api
 async def purges(ctx: Ctx) -> Any:
-    """The scope-local purge journal (metadata only)."""
-    frame = await ctx.run(lambda mem: facade(mem, "purges")())
-    return {"purges": jsonable(frame)}
+    """The scope-local purge journal: operation, session, status, impact summary (no content).
+
+    Read through the facade's research door (``mem.warehouse``) as the journal has no reader
+    method of its own.
+    """
+    frame = await ctx.run(lambda mem: mem.warehouse.frame(_PURGES_SQL, [mem.scope.key]))
+    return {"purges": [{**row, "impact": _detail(row.get("impact"))} for row in frame.to_dicts()]}
 
 
 @api
