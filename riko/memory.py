@@ -184,9 +184,20 @@ class Memory:
         repeats an existing canonical page)."""
         return self._review.propose(title=title, body=body, type=type, source="manual", **fields).candidate_id
 
-    def confirm(self, candidate_id: str) -> Page:
-        """Management confirmation: the candidate becomes a canonical page (audited)."""
+    def confirm(self, candidate_id: str, session_id: str | None = None) -> Page:
+        """Confirm a candidate as a canonical page (audited).
+
+        Without ``session_id`` this is a management confirmation. With it, the user's own word
+        is the authority: the claim must appear in that session's latest raw user message.
+        """
+        if session_id is not None:
+            return self._review.confirm(candidate_id, authority="user", session_id=session_id)
         return self._review.confirm(candidate_id, authority="management")
+
+    def auto_confirm(self, candidate_ids: Iterable[str] | None = None, policy: str | None = None) -> list[str]:
+        """Apply ``candidate_auto_confirm`` (or ``policy``) to pending candidates; returns page ids."""
+        ids = list(candidate_ids) if candidate_ids is not None else self._review.candidates("pending")["id"].to_list()
+        return self._review.auto_confirm(ids, policy or self.config.candidate_auto_confirm)
 
     def reject(self, candidate_id: str) -> None:
         self._review.reject(candidate_id, authority="management")
