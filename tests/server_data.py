@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import uvicorn
 
 import riko
 from riko.samples import generate_samples
@@ -58,3 +63,25 @@ def populate(root: Path) -> Data:
         data.work_sessions = mem.sessions()["session_id"].to_list()
         data.work_page = mem.create_page("Atlas roadmap", "Ship tiles v2.", type="concept").id
     return data
+
+
+class LiveServer:
+    """uvicorn serving ``app`` on 127.0.0.1 with a free port, in a background thread."""
+
+    def __init__(self, app: Any) -> None:
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)

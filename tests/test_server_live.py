@@ -7,44 +7,19 @@ import re
 import signal
 import subprocess
 import sys
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
 import pytest
-import uvicorn
 
 import riko
 from riko.server import create_app
-from server_data import ADMIN, TOKEN_CONFIG, TOKENS, Data, populate
+from server_data import ADMIN, TOKEN_CONFIG, TOKENS, Data, LiveServer, populate
 
 API = "/memory/v1"
 USER = {"x-dsh-memory-profile": "companion", "authorization": f"Bearer {TOKENS['companion']}"}
-
-
-class LiveServer:
-    """uvicorn serving ``app`` on 127.0.0.1 with a free port, in a background thread."""
-
-    def __init__(self, app: Any) -> None:
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -78,8 +78,8 @@
   async function act(label, fn) {
     try {
       await fn();
-      status(label, "ok");
       await refresh();
+      status(label, "ok");  // shown once the views below reflect the change
     } catch (err) { failed(err); }
   }
 
@@ -229,7 +229,7 @@
       y: height / 2 + Math.sin((2 * Math.PI * i) / Math.max(n, 1)) * height * 0.35 }));
     const index = new Map(nodes.map((node, i) => [node.id, i]));
     const links = edges.map((e) => [index.get(e.source), index.get(e.target)]).filter(([a, b]) => a !== undefined && b !== undefined);
-    const k = Math.min(Math.sqrt((width * height) / Math.max(n, 1)) * 0.5, 150);
+    const k = Math.min(Math.sqrt((width * height) / Math.max(n, 1)) * 0.4, 150);
     for (let step = 0; step < 200; step++) {
       const disp = pos.map(() => ({ x: 0, y: 0 }));
       for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
@@ -243,8 +243,8 @@
         disp[a].x -= (dx / d) * f; disp[a].y -= (dy / d) * f; disp[b].x += (dx / d) * f; disp[b].y += (dy / d) * f;
       }
       for (let i = 0; i < n; i++) {  // gravity keeps separate components near the centre
-        disp[i].x += (width / 2 - pos[i].x) * 0.08 * (k / 40);
-        disp[i].y += (height / 2 - pos[i].y) * 0.08 * (k / 40);
+        disp[i].x += (width / 2 - pos[i].x) * 0.008 * k;
+        disp[i].y += (height / 2 - pos[i].y) * 0.008 * k;
       }
       const t = 20 * (1 - step / 200) + 1;
       for (let i = 0; i < n; i++) {
