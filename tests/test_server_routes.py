@@ -409,3 +409,16 @@ def test_custom_api_path(tmp_path: Any) -> None:
         assert 'content="/mem"' in c.get("/mem/ui").text
         assert c.get("/mem/config", headers={"x-dsh-memory-profile": "solo"}).json()["api_path"] == "/mem"
         assert c.get("/memory/v1/ui").status_code == 404
+
+
+def test_docs_list_every_route(tmp_path: Any) -> None:
+    """docs/http-api.md's route tables and the app's routes are the same set."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "http-api.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| (GET|POST|PUT|DELETE) \| `([^`]+)` \|", text, flags=re.M))
+    app = create_app(tmp_path, {})
+    registered = {(method, route.path[len(API):]) for route in app.routes for method in (route.methods or ())
+                  if method not in ("HEAD", "OPTIONS") and route.path not in (API, API + "/", API + "/ui")
+                  and "{rest:path}" not in route.path and "/static/" not in route.path}
+    assert documented == registered
