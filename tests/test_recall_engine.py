@@ -145,9 +145,10 @@ def test_fused_score_is_rrf_over_the_channel_ranks_with_k_60(mem) -> None:
     mem.create_page("Dentist visits", "Every six months at the clinic of Dr Okafor.", type="concept")
     result = mem.recall("do you remember my dentist Dr Okafor appointment?", record_activation=False)
     assert result.results.height >= 3
+    weights = result.weights
+    assert set(weights) == {"lexical", "exact", "rawEvidence", "observation", "graph", "dense"}
     for row in result.results.iter_rows(named=True):
-        ranks = [row[f"rank_{c}"] for c in row["channels"]]
-        assert row["score"] == pytest.approx(sum(1 / (60 + r) for r in ranks))
+        assert row["score"] == pytest.approx(sum(weights[c] / (60 + row[f"rank_{c}"]) for c in row["channels"]))
     scores = result.results["score"].to_list()
     assert scores == sorted(scores, reverse=True)
 
@@ -160,6 +161,22 @@ def test_evidence_restating_a_cited_page_is_folded_into_it(mem) -> None:
     assert result.results["id"].to_list() == [page.id]
     row = result.results.row(0, named=True)
     assert set(row["channels"]) >= {"lexical", "rawEvidence"}
+
+
+def test_channel_weights_follow_measured_quality() -> None:
+    from riko.dense import DeterministicProvider
+    from riko.recall.engine import LEXICAL_GATE, channel_weights
+
+    plain = channel_weights(None, quality={"lexical": 1.0, "rawEvidence": 0.4})
+    assert plain["lexical"] == 1.0 and plain["rawEvidence"] == pytest.approx(0.4)
+    assert channel_weights(None, quality={"lexical": 0.01})["lexical"] == pytest.approx(0.1)  # floor
+    dense = channel_weights(DeterministicProvider(64), quality={"lexical": LEXICAL_GATE - 0.01, "rawEvidence": 0.9},
+                            dense=True)
+    assert dense["lexical"] == 0.0 and dense["rawEvidence"] == pytest.approx(0.9) and dense["dense"] == 0.5
+    index = SparseBM25()
+    index.add([["green", "tea"], ["black", "coffee"], ["tea", "cup"]])
+    assert index.coverage(["green", "tea"], 0) == pytest.approx(1.0)
+    assert 0 < index.coverage(["green", "tea"], 2) < 0.5 and index.coverage(["unseen"], 0) == 0.0
 
 
 # -- the cache ------------------------------------------------------------------------------------------

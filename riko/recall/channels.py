@@ -30,6 +30,8 @@ class Hits:
     ids: list[str] = field(default_factory=list)
     chunks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+    #: How well the best hit covers the query (IDF share matched), for channel weighting.
+    quality: float = 1.0
 
     def add(self, doc_id: str, score: float = 0.0, chunk: int | None = None) -> bool:
         if doc_id in self.scores:
@@ -62,8 +64,10 @@ def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[s
     """Canonical pages by BM25 (IDF over the scope's pages) with the exact-substring bonus."""
     side = cache.pages
     hits = Hits()
-    for i, score in _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]:
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]
+    for i, score in ranked:
         hits.add(side.ids[i], score)
+    hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
     return hits
 
 
@@ -72,7 +76,9 @@ def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[st
     side = cache.evidence
     hits = Hits()
     folded = lambda i: normalize(side.chunk_texts[i])  # noqa: E731 - only the over-fetched head is folded
-    for i, score in _ranked(side.index, tokens, phrases, folded, side.chunk_ids, k):
+    ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, k)
+    hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
+    for i, score in ranked:
         line = side.chunk_line[i]
         session_id, seq = side.line_keys[line]
         hits.add(f"session:{session_id}/event:{seq}", score, i)
@@ -140,8 +146,10 @@ def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequenc
     """Observations by BM25 over their text (status is judged later, by eligibility)."""
     side = cache.observations
     hits = Hits()
-    for i, score in _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]:
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]
+    for i, score in ranked:
         hits.add(side.ids[i], score)
+    hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
     return hits
 
 

@@ -59,13 +59,30 @@ _OPTIONS = frozenset({
     "reranker_model", "reranker_timeout_ms", "graph", "provider", "weights",
 })
 _GRAPH_ROOTS = 3
+_QUALITY_FLOOR = 0.1
+#: With dense hits present, a BM25 channel whose best hit covers less than this share of the
+#: query's IDF is left out of fusion (measured on the labelled cases, benchmarks/recall.py).
+LEXICAL_GATE = 0.5
+_BM25_CHANNELS = ("lexical", "rawEvidence", "observation")
 
 
-def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
-    """RRF weights: 1.0 per channel, the dense channel weighted by its model's measured quality."""
+def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None,
+                    quality: Mapping[str, float] | None = None, *, dense: bool = False) -> dict[str, float]:
+    """RRF weights by measured quality.
+
+    Every channel starts at 1.0; the dense channel takes its model's weight from the labelled
+    cases; a BM25 channel is scaled by its per-query quality, the IDF share of the query its
+    best hit covers (floor 0.1), so a paraphrased query whose words the corpus barely holds
+    cannot let incidental word overlap outvote a channel that understood it.
+    """
     weights = {channel: 1.0 for channel in CHANNEL_ORDER}
     if provider is not None:
         weights["dense"] = DENSE_WEIGHTS.get(getattr(provider, "model", ""), 1.0)
+    for channel, share in (quality or {}).items():
+        if dense and share < LEXICAL_GATE:
+            weights[channel] = 0.0  # gated: the dense channel understood what BM25 could not
+        else:
+            weights[channel] *= max(_QUALITY_FLOOR, min(1.0, share))
     weights.update(overrides or {})
     return weights
 
@@ -124,6 +141,7 @@ class _Run:
         self.chunks: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []
         self.provider: Any = None
+        self.quality: dict[str, float] = {}
 
     # -- stages ---------------------------------------------------------------------------
     def execute(self) -> RecallResult:
@@ -134,9 +152,10 @@ class _Run:
         if plan.search_vector:
             rankings["dense"] = self._dense()
         candidates = self._eligible(rankings)
+        self.weights = channel_weights(self.provider, self.options.get("weights"), self.quality,
+                                       dense=bool(candidates.get("dense")))
         fused = rrf(
-            {ch: ids for ch, ids in candidates.items() if ids}, k=cfg.rrf_k,
-            weights=channel_weights(self.provider, self.options.get("weights")),
+            {ch: ids for ch, ids in candidates.items() if ids}, k=cfg.rrf_k, weights=self.weights,
             tie_break=self.cache.activation,
         )
         docs = self.docs
@@ -169,7 +188,7 @@ class _Run:
                 row["text"] = None
         if self.options.get("record_activation", True) and injected:
             self._record_activation([f.doc_id for f in fused if f.doc_id in injected])
-        return _result(plan, trace, decided + self.rows, context)
+        return _result(plan, trace, decided + self.rows, context, self.weights)
 
     def _lexical_side(self) -> dict[str, list[str]]:
         plan, trace, cfg, cache = self.plan, self.trace, self.cfg, self.cache
@@ -206,6 +225,8 @@ class _Run:
             hits = Hits()
         for doc_id, chunk in hits.chunks.items():
             self.chunks.setdefault(doc_id, chunk)
+        if name in _BM25_CHANNELS and hits.ids:
+            self.quality[name] = hits.quality
         self.trace.count_candidates(name, len(hits.ids))
         return hits
 
@@ -383,9 +404,10 @@ def _row(doc: RecallDoc, fused: Fused | None, decision: str, reason: str, activa
     }
 
 
-def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], context: str) -> RecallResult:
+def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], context: str,
+            weights: dict[str, float] | None = None) -> RecallResult:
     frame = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(schema=RESULT_SCHEMA)
-    return RecallResult(frame, context, trace.to_dict(), plan, rows)
+    return RecallResult(frame, context, trace.to_dict(), plan, rows, weights or {})
 
 
 # -- retrieve ---------------------------------------------------------------------------------
@@ -437,8 +459,9 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation: run mem.index()")
+    quality = {c: h.quality for c, h in found.items() if c in _BM25_CHANNELS and h.ids}
     fused = rrf({c: h.ids for c, h in found.items() if h.ids}, k=mem.config.rrf_k,
-                weights=channel_weights(used_provider, weights))[:k]
+                weights=channel_weights(used_provider, weights, quality, dense=bool("dense" in found and found["dense"].ids)))[:k]
     rows = []
     for f in fused:
         kind = cache.kind_of(f.doc_id)

@@ -37,6 +37,8 @@ class RecallResult:
     trace: dict[str, Any]
     plan: RecallPlan
     rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: The RRF weight each channel was fused with (see :func:`riko.recall.engine.channel_weights`).
+    weights: dict[str, float] = field(default_factory=dict)
 
     @property
     def df(self) -> pl.DataFrame:

@@ -77,6 +77,26 @@ class SparseBM25:
         term = self._vocab.get(token)
         return 0 if term is None else len(self._docs[term])
 
+    def coverage(self, tokens: Sequence[str], doc: int) -> float:
+        """Share of the query's IDF mass that document ``doc`` matches (0..1).
+
+        A token the corpus has never seen counts with the largest possible IDF: no document
+        can match it, which is exactly what a paraphrased query looks like to a lexical index.
+        """
+        n = len(self._lengths)
+        total = matched = 0.0
+        for token in dict.fromkeys(tokens):
+            term = self._vocab.get(token)
+            df = 0 if term is None else len(self._docs[term])
+            idf = float(np.log1p((n - df + 0.5) / (df + 0.5)))
+            total += idf
+            if term is not None:
+                docs = np.frombuffer(self._docs[term], dtype=np.int32)
+                at = int(np.searchsorted(docs, doc))
+                if at < len(docs) and docs[at] == doc:
+                    matched += idf
+        return matched / total if total else 0.0
+
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """BM25 of every document for the unique ``tokens`` (0.0 where none matches)."""
         n = len(self._lengths)

@@ -1,0 +1,315 @@
+"""Recall benchmark: latency at scale against plain bm25s, dense agreement and size, retrieval quality.
+
+Scale: a synthetic scope of ``--pages`` canonical pages and ``--lines`` user L0 lines (ingested
+from riko L0 JSONL files) plus their vectors (``--provider``, default ``local-fast``). Prints
+recall p50/p95 with every channel on (the query's embedding excluded and shown apart), the
+same for plain bm25s over the same texts in the same run and their ratio; hnswlib top-10
+agreement with exact search; stored bytes against float32; embedding throughput; and the
+incremental refresh after a 1 % change.
+
+Quality: labelled English and Chinese cases (``riko/data/cases/retrieval_*.jsonl``): each fact
+is a user message among chatter and the other facts; each question must find it. Prints
+Recall@10 and MRR@10 of fused ``retrieve``, of each channel alone and of plain bm25s.
+
+Usage: ``python benchmarks/recall.py [--pages 10000] [--lines 100000] [--skip-scale] [--skip-quality]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import pyarrow as pa
+
+import riko
+from riko.migrations import RECORD_SCHEMA_VERSION
+from riko.recall.index_cache import cache_for
+
+CASES = Path(riko.__file__).parent / "data" / "cases"
+
+# -- synthetic scope ------------------------------------------------------------------------------------
+NAMES = ["Maya", "Tom", "Priya", "Hugo", "Aisha", "Jonas", "Lily", "Ben", "Ines", "Marco", "Lucia", "Okafor",
+         "Chen", "Sofia", "Rafael", "Noor", "Kenji", "Elena", "Omar", "Greta", "Ravi", "Zara", "Felix", "Mina"]
+PLACES = ["Rotterdam", "Lisbon", "Kyoto", "Nairobi", "Leeds", "Berlin", "Porto", "Oslo", "Hangzhou", "Lima",
+          "Quebec", "Tbilisi", "Dakar", "Hanoi", "Bergen", "Cork", "Graz", "Malmo", "Split", "Bilbao"]
+OBJECTS = [w.strip() for w in (
+    "bike, cello, laptop, boiler, garden, kitchen, passport, marathon, recipe, sourdough, flat, car, phone, "
+    "camera, violin, tent, kayak, piano, printer, sofa, balcony, drone, guitar, telescope, aquarium, "
+    "motorbike, scooter, blender, oven, heater, router, monitor, keyboard, backpack, suitcase, umbrella, "
+    "jacket, boots, glasses, watch, wallet, notebook, calendar, ticket, invoice, contract, lease, mortgage, "
+    "insurance, pension, allotment, greenhouse, chicken coop, beehive, loom, kiln, canoe, sailboat").split(",")]
+VERBS = ["fixed", "bought", "sold", "lost", "found", "booked", "cancelled", "painted", "cleaned", "moved",
+         "borrowed", "returned", "upgraded", "repaired", "measured", "planned", "ordered", "shipped"]
+EXTRAS = ["last week", "yesterday", "on Sunday", "after work", "before the holidays", "with my sister",
+          "for the second time", "without telling anyone", "in the rain", "at the weekend", "this morning"]
+
+
+def _zipf(rng: random.Random, items: list[str]) -> str:
+    return items[min(int(rng.paretovariate(1.2)) - 1, len(items) - 1)]
+
+
+def _sentence(rng: random.Random, codes: list[str]) -> str:
+    text = (f"I {rng.choice(VERBS)} my {_zipf(rng, OBJECTS)} with {_zipf(rng, NAMES)} in {_zipf(rng, PLACES)} "
+            f"{rng.choice(EXTRAS)}")
+    if rng.random() < 0.2:
+        text += f", reference {rng.choice(codes)}"
+    if rng.random() < 0.3:
+        text += f". The {_zipf(rng, OBJECTS)} still needs a {_zipf(rng, OBJECTS)} from {_zipf(rng, PLACES)}"
+    return text + "."
+
+
+def _write_logs(directory: Path, lines: int, rng: random.Random, codes: list[str], *, prefix: str,
+                sessions: int = 50) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    start = int(datetime(2025, 1, 1, tzinfo=timezone.utc).timestamp() * 1000)
+    per = max(1, lines // sessions)
+    written = 0
+    for s in range(sessions):
+        count = per if s < sessions - 1 else lines - written
+        with open(directory / f"{prefix}-{s}.jsonl", "w", encoding="utf-8") as f:
+            for seq in range(count):
+                f.write(json.dumps({
+                    "schemaVersion": 1, "sessionId": f"{prefix}-{s}", "seq": seq, "time": start + (written + seq) * 60_000,
+                    "type": "user/message",
+                    "data": {"message": {"role": "user", "source": {"kind": "user"},
+                                         "content": [{"type": "text", "text": _sentence(rng, codes)}]}},
+                }) + "\n")
+        written += count
+
+
+def _insert_pages(mem: Any, n: int, rng: random.Random, codes: list[str]) -> list[str]:
+    titles = [f"{_zipf(rng, NAMES)} {OBJECTS[i % len(OBJECTS)]} {i}" for i in range(n)]
+    now = datetime(2025, 6, 1)
+    rows: dict[str, list[Any]] = {k: [] for k in (
+        "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity",
+        "sensitivity_history", "version", "tags", "sources", "usage_policy", "recorded_at", "updated_at")}
+    for i, title in enumerate(titles):
+        links = " ".join(f"[[{titles[rng.randrange(n)]}]]" for _ in range(2))
+        rows["id"].append(f"p-bench{i:06d}")
+        rows["type"].append(rng.choice(["entity", "concept", "episode", "relationship"]))
+        rows["title"].append(title)
+        rows["description"].append(_sentence(rng, codes))
+        rows["body"].append(f"{_sentence(rng, codes)} See also {links}.")
+        rows["status"].append("confirmed")
+        rows["consent"].append(True)
+        rows["locked"].append(True)
+        rows["sensitivity"].append("normal")
+        rows["sensitivity_history"].append("[]")
+        rows["version"].append(1)
+        rows["tags"].append("[]")
+        rows["sources"].append("[]")
+        rows["usage_policy"].append("normal")
+        rows["recorded_at"].append(now)
+        rows["updated_at"].append(now)
+    table = pa.table({"scope_key": [mem.scope.key] * n, "schema_version": [RECORD_SCHEMA_VERSION] * n, **rows})
+    mem.warehouse.insert_arrow("pages", table)
+    return titles
+
+
+def _insert_observations(mem: Any, n: int, rng: random.Random) -> None:
+    for i in range(n):
+        mem.warehouse.con.execute(
+            "INSERT INTO observations (scope_key, schema_version, id, text, anchors, status, sensitivity, "
+            "epistemic_status, confidence) VALUES (?, ?, ?, ?, '[]', 'active', 'normal', 'inferred_observation', 0.9)",
+            [mem.scope.key, RECORD_SCHEMA_VERSION, f"o-bench{i:05d}",
+             f"The user tends to take care of the {_zipf(rng, OBJECTS)} with {_zipf(rng, NAMES)}"])
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def scale(args: argparse.Namespace, work: Path) -> None:
+    rng = random.Random(7)
+    codes = [f"B-{rng.randrange(100, 999)}" for _ in range(300)]
+    config = {"embedding_provider": args.provider, "recall_vector_enabled": True, "recall_graph_enabled": True,
+              "recall_observation_enabled": True, "evidence_classification_enabled": True}
+    t = time.perf_counter()
+    _write_logs(work / "logs", args.lines, rng, codes, prefix="bench")
+    mem = riko.open(work / "scope", preset="bench", config=config)
+    report = mem.ingest(work / "logs", preset="bench", progress=False)
+    _insert_pages(mem, args.pages, rng, codes)
+    _insert_observations(mem, args.observations, rng)
+    print(f"scope: {args.pages} pages, {report.events} evidence lines, {args.observations} observations "
+          f"({time.perf_counter() - t:.1f} s to create)")
+
+    t = time.perf_counter()
+    cache_for(mem).refresh()
+    print(f"recall cache build (tokenise + index every page, line and observation): {time.perf_counter() - t:.1f} s")
+
+    t = time.perf_counter()
+    stats = mem.index(progress=False)
+    build_s = time.perf_counter() - t
+    print(f"dense build ({stats['model']}, {stats['dimension']}-d): {stats['embedded']} texts embedded in "
+          f"{stats['seconds']:.1f} s = {stats['embedded'] / max(stats['seconds'], 1e-9):.0f} texts/s "
+          f"(whole build incl. hnsw {build_s:.1f} s)")
+
+    queries = [f"do you remember what happened with my {_zipf(rng, OBJECTS)} and {_zipf(rng, NAMES)} "
+               f"in {_zipf(rng, PLACES)}, order {rng.choice(codes)}?" for _ in range(args.queries)]
+    for q in queries[:5]:
+        mem.recall(q)  # warm: first query embeds, loads lazy structures
+    total, embed, lexical, vector = [], [], [], []
+    channels_seen: set[str] = set()
+    for q in queries:
+        t = time.perf_counter()
+        result = mem.recall(q)
+        elapsed = (time.perf_counter() - t) * 1000
+        e = result.trace.get("embeddingLatencyMs", 0.0)
+        total.append(elapsed - e)
+        embed.append(e)
+        lexical.append(result.trace["lexicalLatencyMs"])
+        vector.append(result.trace.get("vectorLatencyMs", 0.0))
+        channels_seen.update(c for c, n in result.trace["candidatesByChannel"].items() if n)
+        assert not result.trace["degradedModes"], result.trace["degradedModes"]
+    print(f"recall with every channel on ({', '.join(sorted(channels_seen))}): p50 {_pct(total, 50):.2f} ms, "
+          f"p95 {_pct(total, 95):.2f} ms (query embedding excluded: p50 {_pct(embed, 50):.2f} ms, "
+          f"p95 {_pct(embed, 95):.2f} ms; lexical stage p50 {_pct(lexical, 50):.2f} ms, dense search p50 "
+          f"{_pct(vector, 50):.2f} ms)")
+
+    cache = cache_for(mem)
+    texts = [cache.pages.raw[i] for i in range(len(cache.pages.ids))] + cache.evidence.chunk_texts
+    t = time.perf_counter()
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    bm25_build = time.perf_counter() - t
+    plain = []
+    for q in queries:
+        t = time.perf_counter()
+        retriever.retrieve(bm25s.tokenize([q], stopwords="en", show_progress=False), k=10, show_progress=False)
+        plain.append((time.perf_counter() - t) * 1000)
+    print(f"plain bm25s over the same {len(texts)} texts (built in {bm25_build:.1f} s): p50 {_pct(plain, 50):.2f} ms, "
+          f"p95 {_pct(plain, 95):.2f} ms")
+    print(f"RATIO recall/bm25s: p50 {_pct(total, 50) / _pct(plain, 50):.2f}x, p95 {_pct(total, 95) / _pct(plain, 95):.2f}x "
+          f"(target <= 3x); recall p95 {_pct(total, 95):.2f} ms (target <= 30 ms)")
+
+    from riko.dense.index import _search_exact
+    from riko.recall.vectors import dense_index, provider_for
+
+    provider = provider_for(cache)
+    index = dense_index(cache, provider, mem.warehouse_dir / "dense", mem.clock)
+    loaded = index._active
+    agree = []
+    for q in queries[:200]:
+        vector_q = provider.embed_query(q)
+        approx = {d for d, _ in index.search(vector_q, 10)}
+        exact = {d for d, _ in _search_exact(loaded, vector_q, 10, None)}
+        agree.append(len(approx & exact) / 10)
+    status = index.status()
+    gen_dir = mem.warehouse_dir / "dense" / "generations" / status["active_generation"]
+    gen_bytes = sum(p.stat().st_size for p in gen_dir.iterdir())
+    float_bytes = status["count"] * status["dimension"] * 4
+    print(f"dense top-10 agreement hnswlib vs exact ({status['search_mode']}, {status['count']} vectors): "
+          f"{statistics.mean(agree):.4f} (target >= 0.98)")
+    print(f"stored generation: {gen_bytes} bytes = {gen_bytes / float_bytes:.1%} of float32 ({float_bytes} bytes) "
+          f"(target <= 30 %)")
+
+    change = max(1, round(0.01 * (args.lines + args.pages)))
+    _write_logs(work / "logs2", change, rng, codes, prefix="delta", sessions=5)
+    mem.ingest(work / "logs2", preset="bench", progress=False)
+    t = time.perf_counter()
+    refresh = mem.index(progress=False)
+    print(f"incremental refresh after a 1 % change ({change} new lines): {time.perf_counter() - t:.1f} s, "
+          f"{refresh['embedded']} embedded, {refresh['reused']} reused")
+    t = time.perf_counter()
+    mem.recall(queries[0])
+    print(f"first recall after the change (appends {change} lines to the lexical index): "
+          f"{(time.perf_counter() - t) * 1000:.1f} ms")
+    mem.close()
+
+
+# -- quality --------------------------------------------------------------------------------------------
+def _load(lang: str) -> tuple[list[dict], list[dict]]:
+    rows = [json.loads(line) for line in (CASES / f"retrieval_{lang}.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return [r for r in rows if r["kind"] == "case"], [r for r in rows if r["kind"] == "chatter"]
+
+
+def _metrics(ranks: list[int | None]) -> tuple[float, float]:
+    hits = [r for r in ranks if r is not None and r <= 10]
+    return len(hits) / len(ranks), sum(1 / r for r in hits) / len(ranks)
+
+
+def quality(args: argparse.Namespace, work: Path, lang: str) -> dict[str, tuple[float, float]]:
+    cases, chatter = _load(lang)
+    rng = random.Random(11)
+    messages = [(c["id"], c["fact"]) for c in cases] + [(c["id"], c["text"]) for c in chatter]
+    rng.shuffle(messages)
+    mem = riko.open(work / f"quality-{lang}", preset="bench", config={"embedding_provider": args.quality_provider})
+    where: dict[str, str] = {}
+    for i, (cid, text) in enumerate(messages):
+        session = f"{lang}-s{i // 8}"
+        ref = mem.capture({"session_id": session, "type": "user/message",
+                           "data": {"message": {"role": "user", "content": text}}})
+        where[cid] = str(ref)
+    stats = mem.index(progress=False)
+    texts = [text for _, text in messages]
+    refs = [where[cid] for cid, _ in messages]
+    retriever = bm25s.BM25()
+    stop = "en" if lang == "en" else None
+    retriever.index(bm25s.tokenize(texts, stopwords=stop, show_progress=False), show_progress=False)
+
+    def rank(ids: list[str], gold: str) -> int | None:
+        return ids.index(gold) + 1 if gold in ids else None
+
+    ranks: dict[str, list[int | None]] = {"fused": [], "rawEvidence": [], "dense": [], "exact": [], "bm25s": []}
+    for case in cases:
+        gold = where[case["id"]]
+        q = case["question"]
+        ranks["fused"].append(rank(mem.retrieve(q, k=10)["doc_id"].to_list(), gold))
+        for channel in ("rawEvidence", "dense", "exact"):
+            ranks[channel].append(rank(mem.retrieve(q, k=10, channels=[channel])["doc_id"].to_list(), gold))
+        docs, scores = retriever.retrieve(bm25s.tokenize([q], stopwords=stop, show_progress=False), k=10,
+                                          show_progress=False)
+        # bm25s fills k with zero-score documents; only a document matching a query term is retrieved.
+        ranks["bm25s"].append(rank([refs[int(i)] for i, s in zip(docs[0], scores[0]) if s > 0], gold))
+    mem.close()
+    out = {name: _metrics(r) for name, r in ranks.items()}
+    print(f"quality {lang.upper()} ({len(cases)} questions over {len(messages)} messages, dense {stats['model']}):")
+    for name, (r10, mrr) in out.items():
+        print(f"  {name:<12} Recall@10 {r10:.3f}  MRR@10 {mrr:.3f}")
+    best = max(("rawEvidence", "dense", "exact"), key=lambda n: out[n])
+    beats = out["fused"][0] > out["bm25s"][0] and out["fused"][1] > out["bm25s"][1]
+    holds = out["fused"][0] >= out[best][0] and out["fused"][1] >= out[best][1]
+    ratio = lambda a, b: f"{a / b:.2f}x" if b else "inf (bm25s found none)"  # noqa: E731
+    print(f"  fused vs plain bm25s: Recall@10 {ratio(out['fused'][0], out['bm25s'][0])}, "
+          f"MRR {ratio(out['fused'][1], out['bm25s'][1])} -> {'beats' if beats else 'DOES NOT beat'} plain BM25")
+    print(f"  fused vs best single channel ({best}): {'not below' if holds else 'BELOW'} it on both metrics "
+          f"(Recall@10 {out['fused'][0] - out[best][0]:+.4f}, MRR {out['fused'][1] - out[best][1]:+.4f})")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pages", type=int, default=10_000)
+    ap.add_argument("--lines", type=int, default=100_000)
+    ap.add_argument("--observations", type=int, default=1_000)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--provider", default="local-fast", help="embedding provider of the scale section")
+    ap.add_argument("--quality-provider", default="local", help="embedding provider of the quality section")
+    ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--skip-quality", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    work = Path(tempfile.mkdtemp(prefix="riko-bench-recall-"))
+    try:
+        if not args.skip_quality:
+            for lang in ("en", "zh"):
+                quality(args, work, lang)
+        if not args.skip_scale:
+            scale(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
