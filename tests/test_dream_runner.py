@@ -346,3 +346,71 @@ def test_cli_dream_and_observations(tmp_path, capsys):
         cli("dream", *common, "--shard", "5/2")
     assert cli("dream", "--root", root, "--preset", "companion", "--quiet", "--strict") == 0
     assert "DreamReport" in capsys.readouterr().out
+
+
+# -- batch proposals equal item-by-item review -----------------------------------------------------------------
+def _page(title: str, description: str, *, type_: str = "concept", tags: tuple[str, ...] = (), body: str = "",
+          confidence: float | None = 0.5, sensitivity: str = "normal") -> Any:
+    from riko.dream.protocol import ProposedPage
+
+    folder = {"concept": "concepts", "entity": "entities", "episode": "episodes"}.get(type_, "concepts")
+    return ProposedPage(path=f"wiki/{folder}/x.md", folder=folder, type=type_, title=title, description=description,
+                        body=body or description, tags=tags, confidence=confidence, kind=None, category=None,
+                        sensitivity=sensitivity, links=())
+
+
+def _seeded(root: Path, clock: Any) -> riko.Memory:
+    mem = riko.open(root, preset="companion", clock=clock, config={"candidate_auto_confirm": "off"})
+    say(mem, "s1", "I prefer green tea.", "My card number is 4111 1111 1111 1111.")
+    say(mem, "s2", "I live in Porto.")
+    mem.create_page("I live in Porto", "I live in Porto.")                   # a repeat is dropped
+    mem.create_page("Favourite colour", "Blue.")                              # a differing claim conflicts
+    mem._review.propose(title="Likes hiking", description="Hikes.", source="dream", session_id="s1",
+                        authority="model_proposal", tags=["old"])            # a pending candidate to merge into
+    return mem
+
+
+def test_batch_proposals_store_what_item_by_item_review_stores(tmp_path, clock):
+    from riko.dream.proposals import Proposal, propose_batch
+
+    items = [
+        Proposal(_page("I prefer green tea", "I prefer green tea.", tags=("preference",)), "s1",
+                 ("session:s1/event:0",)),
+        Proposal(_page("i prefer  GREEN tea", "Green tea fan.", tags=("drink",), confidence=0.9), "s2", ()),
+        Proposal(_page("Likes hiking", "Hikes a lot.", tags=("new",), confidence=None), "s2", ("session:s2/event:0",)),
+        Proposal(_page("I live in Porto", "I live in Porto.", type_="concept"), "s2", ()),
+        Proposal(_page("Favourite colour", "Green, actually."), "s1", ()),
+        Proposal(_page("Favourite colour", "Green."), "s2", ()),
+        Proposal(_page("Card", "My card number is 4111 1111 1111 1111.", sensitivity="bogus"), "s1", ()),
+        Proposal(_page("Trip", "A trip.", type_="episode"), "s1", ()),
+        Proposal(_page("  ", "no title"), "s1", ()),
+    ]
+    stores = {}
+    for mode in ("batch", "review"):
+        mem = _seeded(tmp_path / mode, clock)
+        audit_mark = mem.audits().height
+        with mem._wh.transaction():
+            if mode == "batch":
+                outcomes = propose_batch(mem._review, items)
+            else:
+                outcomes = []
+                for p in items:
+                    try:
+                        outcomes.append(mem._review.propose(
+                            title=p.page.title, type=p.page.type, description=p.page.description, body=p.page.body,
+                            tags=list(p.page.tags), confidence=p.page.confidence, kind=p.page.kind,
+                            category=p.page.category, sensitivity=p.page.sensitivity, links=list(p.page.links),
+                            source="dream", session_id=p.session_id, evidence=list(p.evidence),
+                            authority="model_proposal"))
+                    except ValueError as exc:
+                        outcomes.append(exc)
+        cands = mem.candidates(None).drop("created_at", "updated_at").sort("id").to_dicts()
+        audits = sorted((a["kind"], a["authority"], a["target"], a["detail"])
+                        for a in mem.audits().to_dicts()[audit_mark:])
+        summary = [(o.candidate_id, o.action) if not isinstance(o, Exception) else type(o).__name__ for o in outcomes]
+        stores[mode] = (cands, audits, summary, mem.conflicts().drop("created_at").to_dicts())
+        mem.close()
+    assert stores["batch"] == stores["review"]
+    actions = [s if isinstance(s, str) else s[1] for s in stores["batch"][2]]
+    assert actions == ["created", "merged", "merged", "dropped-duplicate", "conflict", "merged", "created",
+                       "created", "ValueError"]

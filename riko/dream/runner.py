@@ -15,29 +15,27 @@ pass consumed (NULL before the first); ``attempts`` counts runs that took the jo
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-import polars as pl
 import pyarrow as pa
 from tqdm.auto import tqdm
 
 from ..authority import normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, NotFoundError, ProviderError, RikoError
-from ..migrations import RECORD_SCHEMA_VERSION
 from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
+from .jobs import JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, scope_lock, shard_of, write_jobs
+from .proposals import Proposal, propose_batch
+from .report import DreamReport
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
 from .providers import DreamProvider, ProviderChain, make_provider
 from .reflection import Anchor, ReflectionRequest, parse_reflection
@@ -49,8 +47,6 @@ __all__ = ["DreamReport", "run_dream", "jobs_frame", "job_id", "parse_shard", "s
 
 log = logging.getLogger("riko.dream")
 
-JOB_KIND = "dream"
-JOB_STATUSES = ("queued", "running", "succeeded", "failed")
 MAX_PAGES_PER_ANSWER = 12
 _LOAD_CHUNK = 64          # sessions whose transcripts are read in one query
 _APPLY_BATCH = 32         # finished sessions committed in one transaction
@@ -59,49 +55,6 @@ _SESSION_ANCHORS = 40     # reflection: newest user statements of the dreamed se
 _OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
 _PAGE_ANCHORS = 20        # ... and confirmed pages
 _MAX_EVIDENCE_REFS = 5
-
-# One lock per warehouse: DuckDB connections are not shared across threads, so every read and
-# write of a run (and of concurrent runs on the same scope) happens under it.
-_LOCKS: dict[str, threading.RLock] = {}
-_IN_FLIGHT: set[tuple[str, str]] = set()
-_GUARD = threading.Lock()
-
-
-def _scope_lock(mem: Any) -> threading.RLock:
-    with _GUARD:
-        return _LOCKS.setdefault(str(mem._wh.path), threading.RLock())
-
-
-def job_id(scope_key: str, session_id: str) -> str:
-    """The Dream job id of a session: 24 hex characters of SHA-256 of ``<scope key>:<session id>``."""
-    return hashlib.sha256(f"{scope_key}:{session_id}".encode()).hexdigest()[:24]
-
-
-def shard_of(session_id: str, shards: int) -> int:
-    """The shard (0-based) a session belongs to among ``shards``; the same on every machine."""
-    return int(hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16], 16) % shards
-
-
-def parse_shard(value: str | Sequence[int] | None) -> tuple[int, int] | None:
-    """``"I/N"`` or ``(I, N)`` with ``0 <= I < N`` → ``(I, N)``; None stays None.
-
-    >>> parse_shard("1/4")
-    (1, 4)
-    """
-    if value is None:
-        return None
-    try:
-        if isinstance(value, str):
-            left, right = value.split("/")
-            index, count = int(left), int(right)
-        else:
-            index, count = (int(v) for v in value)
-    except (ValueError, TypeError):
-        raise ConfigError("shard", f"expected I/N (for example 0/4), got {value!r}") from None
-    if count < 1 or not 0 <= index < count:
-        raise ConfigError("shard", f"shard I/N needs 0 <= I < N, got {index}/{count}")
-    return index, count
-
 
 def resolve_provider(
     config: Any,
@@ -142,84 +95,6 @@ def _secrets(provider: Any, environ: Mapping[str, str] | None) -> list[str]:
     return found
 
 
-# -- report ---------------------------------------------------------------------------------------
-_ROW_SCHEMA = {
-    "session_id": pl.Utf8, "job_id": pl.Utf8, "status": pl.Utf8, "outcome": pl.Utf8, "attempts": pl.Int64,
-    "cursor": pl.Int64, "candidates": pl.Int64, "created": pl.Int64, "merged": pl.Int64,
-    "rejected_blocks": pl.Int64, "reason": pl.Utf8, "error": pl.Utf8, "reflection": pl.Utf8,
-}
-
-
-@dataclass
-class DreamReport:
-    """What one Dream run did; ``jobs`` has one row per selected session.
-
-    ``outcome`` per session: ``dreamed`` (provider answered), ``cached`` (answer replayed),
-    ``empty`` (no transcript text, no call), ``already-dreamed`` (cursor did not move, no call),
-    ``already-running`` (another run holds it), ``failed``.
-    """
-
-    run_id: str
-    provider: str
-    model: str
-    shard: tuple[int, int] | None = None
-    sessions: int = 0
-    succeeded: int = 0
-    failed: int = 0
-    skipped: int = 0
-    provider_calls: int = 0
-    cache_hits: int = 0
-    candidates_created: int = 0
-    candidates_merged: int = 0
-    candidates_dropped: int = 0
-    blocks_rejected: int = 0
-    auto_confirmed: list[str] = field(default_factory=list)
-    observations: int = 0
-    reflection_failures: int = 0
-    seconds: float = 0.0
-    rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
-
-    @property
-    def candidates(self) -> int:
-        """Candidates proposed by this run (new ones plus merges into existing ones)."""
-        return self.candidates_created + self.candidates_merged
-
-    @property
-    def jobs(self) -> pl.DataFrame:
-        """One row per selected session: status, outcome, cursor, counts and sanitized error."""
-        return pl.DataFrame(self.rows, schema=_ROW_SCHEMA)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["shard"] = f"{self.shard[0]}/{self.shard[1]}" if self.shard else None
-        out["candidates"] = self.candidates
-        out["sessions_detail"] = out.pop("rows")
-        return out
-
-    def __repr__(self) -> str:
-        shard = f", shard={self.shard[0]}/{self.shard[1]}" if self.shard else ""
-        return (f"DreamReport(provider={self.provider!r}{shard}, sessions={self.sessions}, "
-                f"succeeded={self.succeeded}, failed={self.failed}, skipped={self.skipped}, "
-                f"calls={self.provider_calls}, cache_hits={self.cache_hits}, candidates={self.candidates}, "
-                f"auto_confirmed={len(self.auto_confirmed)}, observations={self.observations}, "
-                f"seconds={self.seconds:.2f})")
-
-    def _repr_markdown_(self) -> str:
-        lines = [
-            f"**Dream run** `{self.run_id}` with `{self.provider}` ({self.model})",
-            "",
-            "| sessions | succeeded | failed | skipped | calls | cache hits | candidates | auto-confirmed | observations | seconds |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {self.sessions} | {self.succeeded} | {self.failed} | {self.skipped} | {self.provider_calls} | "
-            f"{self.cache_hits} | {self.candidates} | {len(self.auto_confirmed)} | {self.observations} | {self.seconds:.2f} |",
-        ]
-        failures = [r for r in self.rows if r["status"] == "failed"][:10]
-        if failures:
-            lines += ["", "| failed session | reason |", "|---|---|"]
-            lines += [f"| `{r['session_id']}` | {r['reason']} |" for r in failures]
-        return "\n".join(lines)
-
-
 # -- one session's work ---------------------------------------------------------------------------
 @dataclass
 class _Work:
@@ -239,6 +114,15 @@ class _Work:
     result: dict[str, Any] = field(default_factory=dict)
     grounded: list[str] = field(default_factory=list)
     auto_ids: list[str] = field(default_factory=list)
+    _users: list[tuple[str, str]] | None = None
+
+    def user_lines(self) -> list[tuple[str, str]]:
+        """``(evidence ref, normalized text)`` of the transcript's user lines, computed once."""
+        if self._users is None:
+            lines = self.transcript.lines if self.transcript else ()
+            self._users = [(evidence_ref(self.session_id, line.seq), normalize_claim(line.text))
+                           for line in lines if line.role == "user"]
+        return self._users
 
 
 def _extract(provider: Any, transcript: Transcript, titles: Sequence[str]) -> tuple[str | None, ParseResult | None, ProviderError | None]:
@@ -279,10 +163,10 @@ class _Run:
         self.remote = calls_out(provider)
         self.replay_only = replay_only and self.remote
         self.cache = AnswerCache(self.wh, self.scope, mem.clock, read=use_cache)
-        self.lock = _scope_lock(mem)
+        self.lock = scope_lock(mem)
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
-        self.claimed: list[tuple[str, str]] = []
+        self.claimed: list[str] = []
         self.titles: tuple[str, ...] = ()
         self.bar: Any = None
 
@@ -326,22 +210,18 @@ class _Run:
                 work.outcome = "already-dreamed"
                 self._row(work, "skipped", cursor=cursor, attempts=int(attempts or 0))
                 continue
-            with _GUARD:
-                key = (str(self.wh.path), sid)
-                if key in _IN_FLIGHT:
-                    work.outcome = "already-running"
-                    self._row(work, "skipped", cursor=cursor, attempts=int(attempts or 0))
-                    continue
-                _IN_FLIGHT.add(key)
-                self.claimed.append(key)
+            if not in_flight(self.mem, sid, claim=True):
+                work.outcome = "already-running"
+                self._row(work, "skipped", cursor=cursor, attempts=int(attempts or 0))
+                continue
+            self.claimed.append(sid)
             works.append(work)
         self.report.sessions = len(works) + self.report.skipped
         return works
 
     def release(self) -> None:
-        with _GUARD:
-            for key in self.claimed:
-                _IN_FLIGHT.discard(key)
+        for sid in self.claimed:
+            in_flight(self.mem, sid, claim=False)
         self.claimed.clear()
 
     # -- job rows ---------------------------------------------------------------------------------
@@ -357,28 +237,11 @@ class _Run:
             "created_at": naive_utc(w.created_at) if w.created_at else now, "updated_at": now,
         }
 
-    def write_jobs(self, rows: list[dict[str, Any]]) -> None:
-        """Replace the job rows in one statement pair (inside the caller's transaction)."""
-        if not rows:
-            return
-        marks = ", ".join("?" for _ in rows)
-        self.wh.con.execute(f"DELETE FROM jobs WHERE scope_key = ? AND id IN ({marks})",
-                            [self.scope.key, *(r["id"] for r in rows)])
-        cols: dict[str, list[Any]] = {name: [r[name] for r in rows] for name in rows[0]}
-        types = {"cursor": pa.int64(), "attempts": pa.int32(), "lease_expires_at": pa.timestamp("us"),
-                 "created_at": pa.timestamp("us"), "updated_at": pa.timestamp("us")}
-        table = pa.table({
-            "scope_key": pa.array([self.scope.key] * len(rows), pa.string()),
-            "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
-            **{name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()},
-        })
-        self.wh.insert_arrow("jobs", table)
-
     def mark(self, works: Sequence[_Work], status: str) -> None:
         rows = [self._job_row(w, status, cursor=w.cursor, attempts=w.attempt - (status == "queued"),
                               error=None, result=None) for w in works]
         with self.lock, self.wh.transaction():
-            self.write_jobs(rows)
+            write_jobs(self.wh, rows)
 
     # -- transcripts ------------------------------------------------------------------------------
     def load_transcripts(self, works: Sequence[_Work]) -> None:
@@ -470,25 +333,41 @@ class _Run:
         with self.lock:
             try:
                 with self.wh.transaction():
-                    self.write_jobs([self._apply_one(w) for w in done])
+                    self._store(done)
             except Exception:
                 for w in done:
-                    self._apply_alone(w)
+                    self._store_alone(w)
             for w in done:
                 self._tally(w)
             self._auto_confirm(done)
 
-    def _apply_alone(self, w: _Work) -> None:
-        w.result, w.grounded, w.auto_ids = {}, [], []
+    def _store(self, done: list[_Work]) -> None:
+        """The proposals of every succeeded session as one batch, then every job row."""
+        proposals: list[Proposal] = []
+        owners: list[_Work] = []
+        for w in done:
+            w.result, w.grounded, w.auto_ids = {}, [], []
+            for page in (w.parsed.pages if w.error is None and w.parsed else ()):
+                proposals.append(Proposal(page, w.session_id, tuple(self._evidence_for(page, w))))
+                owners.append(w)
+        outcomes = propose_batch(self.mem._review, proposals) if proposals else []
+        settled: dict[int, list[tuple[ProposedPage, Any]]] = {id(w): [] for w in done}
+        for w, proposal, outcome in zip(owners, proposals, outcomes):
+            settled[id(w)].append((proposal.page, outcome))
+        write_jobs(self.wh, [self._settle(w, settled[id(w)]) for w in done])
+
+    def _store_alone(self, w: _Work) -> None:
         try:
             with self.wh.transaction():
-                self.write_jobs([self._apply_one(w)])
+                self._store([w])
         except Exception as exc:
             w.error = ProviderError("store-error", f"{type(exc).__name__}: {exc}")
+            w.result, w.grounded, w.auto_ids = {}, [], []
             with self.wh.transaction():
-                self.write_jobs([self._apply_one(w)])
+                write_jobs(self.wh, [self._settle(w, [])])
 
-    def _apply_one(self, w: _Work) -> dict[str, Any]:
+    def _settle(self, w: _Work, outcomes: list[tuple[ProposedPage, Any]]) -> dict[str, Any]:
+        """The job row of ``w`` (and its cached answer or failure audit), from its proposal outcomes."""
         base = {"provider": self.report.provider, "model": self.report.model, "run": self.run_id,
                 "source": w.outcome, "upto": w.upto}
         if w.error is not None:
@@ -503,23 +382,16 @@ class _Run:
         rejected = [{"reason": r, "detail": self._sanitize(d)} for r, d in (w.parsed.rejected if w.parsed else ())]
         if w.outcome == "dreamed" and self.remote and w.key and w.answer is not None:
             self.cache.put(w.key, self.report.provider, self.report.model, w.answer)
-        for page in (w.parsed.pages if w.parsed else ()):
-            try:
-                outcome = self.mem._review.propose(
-                    title=page.title, type=page.type, description=page.description, body=page.body,
-                    tags=list(page.tags), confidence=page.confidence, kind=page.kind, category=page.category,
-                    sensitivity=page.sensitivity, links=list(page.links), source="dream", session_id=w.session_id,
-                    evidence=self._evidence_for(page, w.transcript), authority="model_proposal",
-                )
-            except (ValueError, RikoError) as exc:
-                rejected.append({"reason": "propose-refused", "detail": self._sanitize(f"{page.path}: {exc}")})
+        for page, outcome in outcomes:
+            if isinstance(outcome, Exception):
+                rejected.append({"reason": "propose-refused", "detail": self._sanitize(f"{page.path}: {outcome}")})
                 continue
             if outcome.candidate_id is None:
                 dropped += 1
                 continue
             (created if outcome.action in ("created", "conflict") else merged).append(outcome.candidate_id)
             conflicts += outcome.action == "conflict"
-            if outcome.action != "conflict" and self._grounded(page, w.transcript):
+            if outcome.action != "conflict" and self._grounded(page, w):
                 w.grounded.append(outcome.candidate_id)
             w.auto_ids.append(outcome.candidate_id)
         w.result = {**base, "created": created, "merged": merged, "dropped": dropped, "conflicts": conflicts,
@@ -527,21 +399,17 @@ class _Run:
         return self._job_row(w, "succeeded", cursor=w.upto, attempts=w.attempt, error=None, result=w.result)
 
     @staticmethod
-    def _evidence_for(page: ProposedPage, transcript: Transcript | None) -> list[str]:
+    def _evidence_for(page: ProposedPage, w: _Work) -> list[str]:
         """Refs of the user lines that carry the page's description or title."""
-        if transcript is None:
-            return []
         needles = [n for n in (normalize_claim(page.description), normalize_claim(page.title)) if n]
-        refs = [evidence_ref(transcript.session_id, line.seq) for line in transcript.lines
-                if line.role == "user" and any(n in normalize_claim(line.text) for n in needles)]
+        refs = [ref for ref, text in w.user_lines() if any(n in text for n in needles)]
         return refs[-_MAX_EVIDENCE_REFS:]
 
     @staticmethod
-    def _grounded(page: ProposedPage, transcript: Transcript | None) -> bool:
+    def _grounded(page: ProposedPage, w: _Work) -> bool:
         """Whether the description is exactly one user line (the only case user_grounded admits)."""
         target = normalize_claim(page.description)
-        return bool(target) and transcript is not None and any(
-            line.role == "user" and normalize_claim(line.text) == target for line in transcript.lines)
+        return bool(target) and any(text == target for _, text in w.user_lines())
 
     def _tally(self, w: _Work) -> None:
         r = self.report
@@ -577,15 +445,26 @@ class _Run:
         })
 
     def _auto_confirm(self, done: list[_Work]) -> None:
+        """Apply ``candidate_auto_confirm`` to the batch's candidates (one Resident recompile per batch)."""
         policy = self.cfg.candidate_auto_confirm
         if policy == "off":
             return
-        for w in done:
-            for cid in (w.auto_ids if policy == "all" else w.grounded):
-                try:
-                    self.report.auto_confirmed.extend(self.mem._review.auto_confirm([cid], policy))
-                except (RikoError, OSError) as exc:
-                    log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
+        ids = list(dict.fromkeys(cid for w in done for cid in (w.auto_ids if policy == "all" else w.grounded)))
+        if not ids:
+            return
+        try:
+            # one transaction for the batch: a failure undoes its page files and rows together
+            with self.mem._canon.transaction():
+                confirmed = self.mem._review.auto_confirm(ids, policy)
+            self.report.auto_confirmed.extend(confirmed)
+            return
+        except (RikoError, OSError) as exc:
+            log.warning("auto-confirm of a batch failed, retrying one by one: %s", self._sanitize(str(exc)))
+        for cid in ids:
+            try:
+                self.report.auto_confirmed.extend(self.mem._review.auto_confirm([cid], policy))
+            except (RikoError, OSError) as exc:
+                log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
 
     # -- reflection -------------------------------------------------------------------------------
     def wants_reflection(self, w: _Work) -> bool:
@@ -790,13 +669,3 @@ def run_dream(
             "candidates": report.candidates, "shard": report.to_dict()["shard"],
         })
     return report
-
-
-def jobs_frame(mem: Any) -> pl.DataFrame:
-    """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
-    with _scope_lock(mem):
-        return mem._wh.frame(
-            "SELECT id, session_id, status, cursor, attempts, last_error, result, lease_owner, created_at, updated_at "
-            "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
-            [mem.scope.key, JOB_KIND],
-        )

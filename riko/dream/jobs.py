@@ -1,0 +1,109 @@
+"""Dream job records: deterministic ids, shards, the per-scope lock and the ``jobs`` rows.
+
+A job row (``kind = 'dream'``) per session: ``cursor`` is the last evidence ``seq`` a
+successful pass consumed (NULL before the first), ``attempts`` counts the runs that took the
+job, ``status`` is queued, running, succeeded or failed, ``last_error`` is sanitized.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from ..errors import ConfigError
+from ..migrations import RECORD_SCHEMA_VERSION
+
+__all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "scope_lock", "in_flight",
+           "write_jobs", "jobs_frame"]
+
+JOB_KIND = "dream"
+JOB_STATUSES = ("queued", "running", "succeeded", "failed")
+
+# One lock per warehouse: DuckDB connections are not shared across threads, so every read and
+# write of a run (and of concurrent runs on the same scope) happens under it.
+_LOCKS: dict[str, threading.RLock] = {}
+_IN_FLIGHT: set[tuple[str, str]] = set()
+_GUARD = threading.Lock()
+
+
+def scope_lock(mem: Any) -> threading.RLock:
+    """The lock every Dream read and write of ``mem``'s warehouse happens under."""
+    with _GUARD:
+        return _LOCKS.setdefault(str(mem._wh.path), threading.RLock())
+
+
+def in_flight(mem: Any, session_id: str, *, claim: bool) -> bool:
+    """Claim a session for a run (False when another run already holds it), or release it."""
+    key = (str(mem._wh.path), session_id)
+    with _GUARD:
+        if not claim:
+            _IN_FLIGHT.discard(key)
+            return True
+        if key in _IN_FLIGHT:
+            return False
+        _IN_FLIGHT.add(key)
+        return True
+
+
+def job_id(scope_key: str, session_id: str) -> str:
+    """The Dream job id of a session: 24 hex characters of SHA-256 of ``<scope key>:<session id>``."""
+    return hashlib.sha256(f"{scope_key}:{session_id}".encode()).hexdigest()[:24]
+
+
+def shard_of(session_id: str, shards: int) -> int:
+    """The shard (0-based) a session belongs to among ``shards``; the same on every machine."""
+    return int(hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16], 16) % shards
+
+
+def parse_shard(value: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"I/N"`` or ``(I, N)`` with ``0 <= I < N`` → ``(I, N)``; None stays None.
+
+    >>> parse_shard("1/4")
+    (1, 4)
+    """
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str):
+            left, right = value.split("/")
+            index, count = int(left), int(right)
+        else:
+            index, count = (int(v) for v in value)
+    except (ValueError, TypeError):
+        raise ConfigError("shard", f"expected I/N (for example 0/4), got {value!r}") from None
+    if count < 1 or not 0 <= index < count:
+        raise ConfigError("shard", f"shard I/N needs 0 <= I < N, got {index}/{count}")
+    return index, count
+
+
+_TYPES = {"cursor": pa.int64(), "attempts": pa.int32(), "lease_expires_at": pa.timestamp("us"),
+          "created_at": pa.timestamp("us"), "updated_at": pa.timestamp("us")}
+
+
+def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
+    """Replace the job rows with these ids in one statement pair (inside the caller's transaction)."""
+    if not rows:
+        return
+    marks = ", ".join("?" for _ in rows)
+    wh.con.execute(f"DELETE FROM jobs WHERE scope_key = ? AND id IN ({marks})", [wh.scope.key, *(r["id"] for r in rows)])
+    table = pa.table({
+        "scope_key": pa.array([wh.scope.key] * len(rows), pa.string()),
+        "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
+        **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
+    })
+    wh.insert_arrow("jobs", table)
+
+
+def jobs_frame(mem: Any) -> pl.DataFrame:
+    """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
+    with scope_lock(mem):
+        return mem._wh.frame(
+            "SELECT id, session_id, status, cursor, attempts, last_error, result, lease_owner, created_at, updated_at "
+            "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
+            [mem.scope.key, JOB_KIND],
+        )

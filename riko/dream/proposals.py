@@ -1,0 +1,222 @@
+"""Storing a batch of Dream proposals with a few bulk statements instead of several per page.
+
+A batch is folded in memory the way :meth:`riko.review.Review.propose` would store it item
+by item: a new subject becomes a pending candidate, a repeat merges into the pending
+candidate with its fingerprint (tags, sessions and evidence united, the higher confidence,
+the stricter sensitivity), and a repeat of a confirmed page is dropped. Those rows and their
+audits are written with one Arrow insert or update each. The one case that changes the Wiki
+(a proposal contradicting a confirmed page, which opens a conflict) goes through
+``Review.propose`` itself, after the bulk writes. The test suite checks that both paths
+store identical candidates and audits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..authority import normalize_claim
+from ..errors import RikoError
+from ..migrations import RECORD_SCHEMA_VERSION
+from ..review import ProposalOutcome, candidate_fingerprint
+from ..sensitivity import classify_text, rank
+from ..warehouse import dumps, naive_utc
+from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
+from .protocol import ProposedPage
+
+__all__ = ["Proposal", "propose_batch"]
+
+SOURCE = "dream"
+AUTHORITY = "model_proposal"
+_CHUNK = 500
+# Page types whose current-state pages a differing proposal contests (review's rule).
+_CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
+_TEXT_COLUMNS = ("id", "fingerprint", "type", "title", "description", "body", "tags", "kind", "category",
+                 "sensitivity", "status", "source", "source_sessions", "evidence", "links", "conflict_page_id",
+                 "page_id")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One parsed page proposed for one session, with the stored evidence refs that carry it."""
+
+    page: ProposedPage
+    session_id: str
+    evidence: tuple[str, ...] = ()
+
+
+def _review_kwargs(p: Proposal) -> dict[str, Any]:
+    page = p.page
+    return dict(title=page.title, type=page.type, description=page.description, body=page.body,
+                tags=list(page.tags), confidence=page.confidence, kind=page.kind, category=page.category,
+                sensitivity=page.sensitivity, links=list(page.links), source=SOURCE, session_id=p.session_id,
+                evidence=list(p.evidence), authority=AUTHORITY)
+
+
+def _level(value: Any) -> str:
+    return value if value in SENSITIVITIES else "provisional_sensitive"
+
+
+def _is_current_state(page: Page) -> bool:
+    return page.type in _CURRENT_STATE_TYPES and page.valid_to is None and page.superseded_by is None
+
+
+class _Batch:
+    """The in-memory fold of one batch: new rows, merged rows, audits and the items left to review."""
+
+    def __init__(self, review: Any, fingerprints: list[str]) -> None:
+        self.review, self.wh, self.scope_key = review, review.wh, review.scope.key
+        self.now = naive_utc(review.clock.now())
+        self.canon: dict[tuple[str, str], Page] = {}
+        for page in review.canon.pages():
+            if page.status == "confirmed" and page.superseded_by is None:
+                self.canon.setdefault((page.type, normalize_claim(page.title)), page)
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.earlier: dict[str, int] = {}
+        wanted = sorted(set(fingerprints))
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            cur = self.wh.con.execute(
+                "SELECT fingerprint, id, tags, source_sessions, evidence, confidence, sensitivity, status, created_at "
+                f"FROM candidates WHERE scope_key = ? AND fingerprint IN ({marks}) ORDER BY created_at, id",
+                [self.scope_key, *chunk])
+            for fp, cid, tags, sessions, evidence, conf, sens, status, _ in cur.fetchall():
+                self.earlier[fp] = self.earlier.get(fp, 0) + 1
+                if status in ("pending", "pending_conflict") and fp not in self.pending:
+                    self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
+                                        "source_sessions": set(json.loads(sessions or "[]")),
+                                        "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
+                                        "sensitivity": _level(sens), "new": False, "touched": False}
+        self.new_rows: list[dict[str, Any]] = []
+        self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
+        self.review_items: list[int] = []
+        self.review_prints: set[str] = set()
+
+    def fold(self, i: int, p: Proposal, fp: str) -> ProposalOutcome | None:
+        """Fold one proposal; None when it must go through review (a conflict with canon)."""
+        page = p.page
+        title = " ".join(page.title.split())
+        sensitivity = classify_text(f"{title}\n{page.description}\n{page.body}", _level(page.sensitivity))
+        if fp in self.review_prints:
+            return None
+        match = self.canon.get((page.type, normalize_claim(title)))
+        if match is not None:
+            claim = page.description or page.body
+            same = not claim.strip() or normalize_claim(match.summary()) == normalize_claim(claim)
+            if same or not _is_current_state(match):
+                self.audits.append(("candidate-dropped-duplicate", match.id, dumps({"source": SOURCE, "title": title})))
+                return ProposalOutcome(None, "dropped-duplicate")
+            self.review_prints.add(fp)
+            return None
+        row = self.pending.get(fp)
+        if row is not None:
+            row["tags"] |= set(page.tags)
+            row["source_sessions"].add(p.session_id)
+            row["evidence"] |= set(p.evidence)
+            row["confidence"] = max([c for c in (row["confidence"], page.confidence) if c is not None], default=None)
+            row["sensitivity"] = row["sensitivity"] if rank(row["sensitivity"]) >= rank(sensitivity) else sensitivity
+            row["touched"] = True
+            self.audits.append(("candidate-merged", row["id"], dumps({"source": SOURCE, "session_id": p.session_id})))
+            return ProposalOutcome(row["id"], "merged")
+        seed = f"{self.scope_key}:{fp}:{self.now.isoformat()}:{self.earlier.get(fp, 0)}"
+        cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+        self.pending[fp] = {"id": cid, "tags": set(page.tags), "source_sessions": {p.session_id},
+                            "evidence": set(p.evidence), "confidence": page.confidence, "sensitivity": sensitivity,
+                            "new": True, "touched": False}
+        self.new_rows.append({
+            "id": cid, "fingerprint": fp, "type": page.type, "title": title, "description": page.description[:120],
+            "body": page.body, "kind": page.kind, "category": page.category, "status": "pending", "source": SOURCE,
+            "links": dumps(list(page.links)), "conflict_page_id": None, "page_id": None, "_fp": fp,
+        })
+        self.audits.append(("candidate-proposed", cid,
+                            dumps({"source": SOURCE, "title": title, "status": "pending"})))
+        return ProposalOutcome(cid, "created")
+
+    def write(self) -> None:
+        """Insert the new rows, update the merged ones and append the audits."""
+        if self.new_rows:
+            for row in self.new_rows:
+                state = self.pending[row.pop("_fp")]
+                row.update(tags=dumps(sorted(state["tags"])), source_sessions=dumps(sorted(state["source_sessions"])),
+                           evidence=dumps(sorted(state["evidence"])), confidence=state["confidence"],
+                           sensitivity=state["sensitivity"])
+            n = len(self.new_rows)
+            self.wh.insert_arrow("candidates", pa.table({
+                "scope_key": pa.array([self.scope_key] * n, pa.string()),
+                "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
+                **{c: pa.array([r[c] for r in self.new_rows], pa.string()) for c in _TEXT_COLUMNS},
+                "confidence": pa.array([r["confidence"] for r in self.new_rows], pa.float64()),
+                "created_at": pa.array([self.now] * n, pa.timestamp("us")),
+                "updated_at": pa.array([self.now] * n, pa.timestamp("us")),
+            }))
+        merged = [s for s in self.pending.values() if s["touched"] and not s["new"]]
+        if merged:
+            update = pa.table({
+                "id": pa.array([s["id"] for s in merged], pa.string()),
+                "tags": pa.array([dumps(sorted(s["tags"])) for s in merged], pa.string()),
+                "source_sessions": pa.array([dumps(sorted(s["source_sessions"])) for s in merged], pa.string()),
+                "evidence": pa.array([dumps(sorted(s["evidence"])) for s in merged], pa.string()),
+                "confidence": pa.array([s["confidence"] for s in merged], pa.float64()),
+                "sensitivity": pa.array([s["sensitivity"] for s in merged], pa.string()),
+            })
+            self.wh.con.register("_riko_merge", update)
+            try:
+                self.wh.con.execute(
+                    "UPDATE candidates SET tags = u.tags, source_sessions = u.source_sessions, evidence = u.evidence, "
+                    "confidence = u.confidence, sensitivity = u.sensitivity, updated_at = ? FROM _riko_merge u "
+                    "WHERE candidates.scope_key = ? AND candidates.id = u.id", [self.now, self.scope_key])
+            finally:
+                self.wh.con.unregister("_riko_merge")
+        if self.audits:
+            _audit_many(self.wh, self.audits)
+
+
+def _audit_many(wh: Any, rows: list[tuple[str, str, str]]) -> None:
+    """Append ``(kind, target, detail json)`` audit rows of the Dream authority with consecutive ids."""
+    with wh._write_guard:
+        first = wh._next_audit_id
+        wh._next_audit_id += len(rows)
+        n = len(rows)
+        wh.insert_arrow("audits", pa.table({
+            "scope_key": pa.array([wh.scope.key] * n, pa.string()),
+            "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
+            "id": pa.array(range(first, first + n), pa.int64()),
+            "kind": pa.array([r[0] for r in rows], pa.string()),
+            "authority": pa.array([AUTHORITY] * n, pa.string()),
+            "target": pa.array([r[1] for r in rows], pa.string()),
+            "detail": pa.array([r[2] for r in rows], pa.string()),
+            "recorded_at": pa.array([naive_utc(wh.clock.now())] * n, pa.timestamp("us")),
+        }))
+
+
+def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOutcome | Exception]:
+    """Store ``proposals`` inside the caller's transaction; one outcome (or the refusal) per item.
+
+    Never writes canon. A proposal review refuses (``ValueError``/``RikoError``) yields that
+    exception in its slot and the rest of the batch is stored.
+    """
+    outcomes: list[ProposalOutcome | Exception | None] = [None] * len(proposals)
+    usable = [i for i, p in enumerate(proposals) if p.page.type in PAGE_TYPES and p.page.title.strip()]
+    prints = {i: candidate_fingerprint(proposals[i].page.type, " ".join(proposals[i].page.title.split()))
+              for i in usable}
+    batch = _Batch(review, list(prints.values()))
+    later = [i for i in range(len(proposals)) if i not in prints]
+    for i in usable:
+        outcome = batch.fold(i, proposals[i], prints[i])
+        if outcome is None:
+            later.append(i)
+        else:
+            outcomes[i] = outcome
+    batch.write()
+    for i in sorted(later):
+        try:
+            outcomes[i] = review.propose(**_review_kwargs(proposals[i]))
+        except (ValueError, RikoError) as exc:
+            outcomes[i] = exc
+    return [o if o is not None else ValueError("proposal was not stored") for o in outcomes]
