@@ -1,4 +1,5 @@
-"""The README's end-to-end run over the sample logs, on the embedded offline defaults."""
+"""The README's end-to-end run over the sample logs, on the embedded offline defaults:
+sample logs → L0 evidence → Dream → review → Resident → recall."""
 
 from __future__ import annotations
 
@@ -6,15 +7,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_demo"]
+__all__ = ["run_demo", "DEMO_QUERIES"]
+
+DEMO_QUERIES = (
+    "Where does my sister Lena live?",
+    "我喜欢喝什么茶？",
+    "Do you remember my ticket number for the Kyoto train?",
+    "What is 17 * 23?",
+)
 
 
 def _say(title: str) -> None:
-    print(f"\n== {title} " + "=" * max(0, 60 - len(title)))
+    print(f"\n== {title} " + "=" * max(0, 66 - len(title)))
 
 
 def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_json: bool = False) -> int:
-    """Samples → evidence, printing each stage; returns a process exit code."""
+    """Run every stage once, printing what each produced; returns a process exit code."""
     import polars as pl
 
     import riko
@@ -25,24 +33,57 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
     if not samples.exists():
         generate_samples(samples)
     summary: dict[str, Any] = {"root": str(root), "scope": f"{owner}:{preset}"}
+    show = not as_json
     with riko.open(root, owner=owner, preset=preset) as mem, pl.Config(
         tbl_rows=30, fmt_str_lengths=70, tbl_width_chars=160
     ):
         report = mem.ingest(samples, progress=False)
         summary["ingest"] = report.to_dict()
-        sessions = mem.sessions()
-        summary["sessions"] = sessions.height
-        user_lines = mem.evidence(user_only=True)
-        summary["user_evidence"] = user_lines.height
-        if not as_json:
+        if show:
             _say("1. ingest sample session logs → L0 evidence")
             print(report)
             for r in report.refused:
-                print(f"  (other preset, left for its own scope) {Path(r['path']).parent.name}")
-            _say("sessions")
-            print(sessions.select("session_id", "format", "event_count", "user_event_count"))
-            _say("user evidence")
-            print(user_lines.select("session_id", "seq", "text"))
+                print(f"  (preset of another scope, left for it) {Path(r['path']).parent.name}")
+            print(mem.sessions().select("session_id", "format", "event_count", "user_event_count"))
+
+        dream = mem.dream(provider="heuristic", progress=False)
+        summary["dream"] = dream.to_dict()
+        if show:
+            _say("2. Dream (offline heuristic provider) → L1 candidates")
+            print(dream)
+            print(mem.candidates(status=None).select("status", "type", "title", "description"))
+
+        pending = mem.candidates()
+        confirmed_now = []
+        if pending.height:
+            cid = pending.row(0, named=True)["id"]
+            confirmed_now.append(mem.confirm(cid).id)
+        summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}
+        if show:
+            _say("3. review: user-grounded candidates were auto-confirmed; one more confirmed by management")
+            print(mem.pages().select("type", "title", "description", "version", "path"))
+
+        snap = mem.resident()
+        summary["resident"] = {"version": snap.version, "chars": len(snap.text), "pages": len(snap.source_page_ids)}
+        if show:
+            _say(f"4. Resident (version {snap.version}, {len(snap.text)} chars, {len(snap.source_page_ids)} pages)")
+            print(snap.text)
+
+        summary["recall"] = []
+        for query in DEMO_QUERIES:
+            result = mem.recall(query)
+            trace = result.trace
+            summary["recall"].append({"query": query, "context": result.context, "trace": trace})
+            if show:
+                _say(f"5. recall: {query}")
+                print(result.context or "(nothing recalled)")
+                print(f"   plan={trace.get('planMode')} channels={trace.get('planChannels')} "
+                      f"candidates={trace.get('candidatesByChannel')} injected={trace.get('injectedMemories')} "
+                      f"degraded={trace.get('degradedModes')}")
+        if show:
+            _say("files")
+            print(f"Wiki pages under {mem.wiki_dir} (edit them, then `riko wiki sync`)")
+            print(f"Resident at {mem.wiki_dir / 'RESIDENT.md'}; warehouse at {mem.warehouse_dir}")
     if as_json:
         print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
     return 0
