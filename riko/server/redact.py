@@ -20,6 +20,7 @@ __all__ = [
     "page_json",
     "page_view",
     "page_list_item",
+    "page_row_item",
     "candidate_view",
     "observation_view",
     "session_detail",
@@ -83,6 +84,19 @@ def page_list_item(page: Page, contested: bool = False) -> dict[str, Any]:
             "tag_count": len(page.tags), "tags": list(page.tags), "redacted": False,
         }
     item["contested"] = contested
+    return item
+
+
+def page_row_item(row: Mapping[str, Any], contested: bool = False) -> dict[str, Any]:
+    """A Wiki-tree entry from a readable row of ``mem.pages()`` (use :func:`page_list_item`
+    with the page itself for a protected one, so it gets the full projection)."""
+    if is_protected(row.get("sensitivity")):
+        raise ValueError(f"page {row.get('id')} is protected: project it with page_list_item(mem.page(id))")
+    keep = ("id", "type", "title", "status", "sensitivity", "version", "usage_policy", "valid_from", "valid_to",
+            "supersedes", "superseded_by")
+    item = {k: row.get(k) for k in keep}
+    item["description"] = " ".join(str(row.get("description") or "").split())[:240]
+    item.update(redacted=False, contested=contested)
     return item
 
 

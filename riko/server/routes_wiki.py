@@ -8,7 +8,7 @@ from starlette.routing import Route
 
 from ..wiki import PAGE_TYPES
 from .context import Ctx, api
-from .redact import is_protected, page_list_item, page_view
+from .redact import is_protected, page_list_item, page_row_item, page_view
 from .wire import ApiError, body_field, check_id, json_response, query_bool, query_int
 
 __all__ = ["routes"]
@@ -45,6 +45,12 @@ def _count(values: Any) -> dict[str, int]:
     return out
 
 
+def _list_items(mem: Any, rows: list[dict[str, Any]], contested: set[str]) -> list[dict[str, Any]]:
+    """Tree entries: readable pages from their rows, protected ones as the full projection."""
+    return [page_list_item(mem.page(row["id"]), row["id"] in contested) if is_protected(row["sensitivity"])
+            else page_row_item(row, row["id"] in contested) for row in rows]
+
+
 @api
 async def wiki(ctx: Ctx) -> Any:
     """The Wiki tree grouped by type, the four-layer counts, Resident and Dream state."""
@@ -53,8 +59,7 @@ async def wiki(ctx: Ctx) -> Any:
     def snapshot(mem: Any) -> dict[str, Any]:
         frame = mem.pages()
         contested = set(mem.conflicts("contested")["page_id"].to_list())
-        items = [page_list_item(mem.page(pid), pid in contested) for pid in frame["id"].to_list()[:limit]]
-        tree = {kind: [i for i in items if i["type"] == kind] for kind in PAGE_TYPES}
+        items = _list_items(mem, frame.head(limit).to_dicts(), contested)
         snap = mem.resident()
         pending = mem.candidates()
         return {
@@ -63,7 +68,8 @@ async def wiki(ctx: Ctx) -> Any:
                        "pages": frame.height, "injected": len(snap.source_page_ids),
                        "contested": len(contested)},
             "pages": items, "truncated": frame.height > limit,
-            "tree": {kind: entries for kind, entries in tree.items() if entries},
+            "tree": {kind: [i for i in items if i["type"] == kind] for kind in PAGE_TYPES
+                     if any(i["type"] == kind for i in items)},
             "resident": {"version": snap.version, "source_page_count": len(snap.source_page_ids),
                          "chars": len(snap.text), "max_chars": snap.max_chars},
             "dream": _dream_status(ctx, mem),
@@ -246,10 +252,9 @@ async def graph(ctx: Ctx) -> Any:
 
 @api
 async def search(ctx: Ctx) -> Any:
-    """Lexical inspection of readable pages (BM25); not live recall. ``hop`` adds linked pages."""
+    """Lexical inspection of readable pages (``mem.retrieve`` on the lexical channel), not live
+    recall; protected pages never appear. ``hop`` adds pages linked to the hits."""
     import networkx as nx
-
-    from ..recall.lexical import BM25Index
 
     query = (ctx.request.query_params.get("q") or "").strip()
     if not query:
@@ -258,20 +263,20 @@ async def search(ctx: Ctx) -> Any:
     hop = query_int(ctx.request, "hop", 0, 0, 2)
 
     def run(mem: Any) -> dict[str, Any]:
-        pages = {pid: mem.page(pid) for pid in mem.pages()["id"].to_list()}
-        readable = {pid: p for pid, p in pages.items() if not is_protected(p.sensitivity)}
-        index = BM25Index([(pid, f"{p.title}\n{p.description}\n{p.body}\n{' '.join(p.tags)}")
-                           for pid, p in readable.items()])
-        hits = index.search(query, k=limit)
-        results = [{**page_list_item(readable[pid]), "score": round(score, 4), "via": "lexical"} for pid, score in hits]
-        if hop:
+        rows = {row["id"]: row for row in mem.pages().to_dicts()}
+        readable = {pid for pid, row in rows.items() if not is_protected(row["sensitivity"])}
+        ranked = mem.retrieve(query, k=limit + len(rows) - len(readable), channels=["lexical"])
+        hits = [(pid, score) for pid, score in zip(ranked["page_id"].to_list(), ranked["score"].to_list())
+                if pid in readable][:limit]
+        results = [{**page_row_item(rows[pid]), "score": round(score, 6), "via": "lexical"} for pid, score in hits]
+        if hop and hits:
             g = mem.graph().to_undirected(as_view=True)
             seen = {pid for pid, _ in hits}
             for pid, _ in hits:
-                for near in nx.ego_graph(g, pid, radius=hop):
-                    if near not in seen and near in pages:
+                for near in sorted(nx.ego_graph(g, pid, radius=hop)):
+                    if near not in seen and near in readable:
                         seen.add(near)
-                        results.append({**page_list_item(pages[near]), "score": None, "via": "graph"})
+                        results.append({**page_row_item(rows[near]), "score": None, "via": "graph"})
         return {"query": query, "results": results}
 
     return await ctx.run(run)
@@ -279,19 +284,9 @@ async def search(ctx: Ctx) -> Any:
 
 @api
 async def sources(ctx: Ctx) -> Any:
-    """Scope-local source metadata: the sessions with evidence and the pages citing each."""
-
-    def run(mem: Any) -> dict[str, Any]:
-        cited: dict[str, int] = {}
-        for pid in mem.pages()["id"].to_list():
-            for ref in mem.page(pid).sources:
-                if ref.startswith("session:"):
-                    session = ref[len("session:"):].split("/", 1)[0]
-                    cited[session] = cited.get(session, 0) + 1
-        rows = mem.sessions().to_dicts()
-        return {"sources": [{**row, "cited_by_pages": cited.get(row["session_id"], 0)} for row in rows]}
-
-    return await ctx.run(run)
+    """Scope-local source metadata: the sessions with persisted evidence and where they came from."""
+    frame = await ctx.run(lambda mem: mem.sessions())
+    return {"sources": frame.to_dicts()}
 
 
 @api
