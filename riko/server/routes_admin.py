@@ -75,6 +75,8 @@ def _dream_changes(body: dict[str, Any]) -> dict[str, Any]:
 async def post_config(ctx: Ctx) -> Any:
     """Update this profile's non-secret Dream settings (validated; raw keys are refused)."""
     changes = _dream_changes(await ctx.body())
+    if ctx.server.scopes.dream_state(ctx.profile).state != "idle":
+        raise ApiError(409, "dream-busy", "a Dream of this profile is running; change its settings when it is done")
     await anyio.to_thread.run_sync(ctx.server.scopes.reconfigure, ctx.profile, changes)
     return _config_view(ctx)
 
@@ -103,7 +105,8 @@ async def dream(ctx: Ctx) -> Any:
     async def run() -> None:
         state.state, state.started_at = "running", clock.now()
         try:
-            report = await ctx.run(lambda mem: mem.dream(sessions=[sid] if sid else None, progress=False))
+            report = await ctx.server.scopes.run(
+                ctx.profile, lambda mem: mem.dream(sessions=[sid] if sid else None, progress=False), exclusive=False)
             state.last_report, state.last_error = jsonable(report), None
         except Exception as exc:  # the failure is shown in the UI, and the server keeps serving
             state.last_error = f"{type(exc).__name__}: {exc}"[:500]

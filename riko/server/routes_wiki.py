@@ -26,13 +26,11 @@ def _dream_status(ctx: Ctx, mem: Any) -> dict[str, Any]:
     except ImportError:
         status["jobs"] = None
         return status
-    rows = jobs.to_dicts()
+    rows = jobs.to_dicts()  # most recently updated first
     status["jobs"] = {"total": len(rows), "by_status": _count(r.get("status") for r in rows)}
-    errors = [r for r in rows if r.get("last_error")]
-    if errors and not status["last_error"]:
-        latest = max(errors, key=lambda r: str(r.get("updated_at") or ""))
-        status["last_error"] = latest["last_error"]
-    finished = [r.get("updated_at") for r in rows if r.get("status") in ("done", "completed", "succeeded")]
+    if rows and not status["last_error"] and rows[0].get("status") == "failed":
+        status["last_error"] = rows[0].get("last_error")
+    finished = [r.get("updated_at") for r in rows if r.get("status") in ("succeeded", "failed")]
     if finished and status["last_run_at"] is None:
         status["last_run_at"] = max(finished)
     return status

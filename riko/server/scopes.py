@@ -1,7 +1,9 @@
 """The server's open memories: one :class:`riko.Memory` per profile, opened lazily, kept open.
 
-The server is the scope's single writer. Calls into one Memory are serialised by a per-profile
-lock and run in a worker thread, so the event loop never waits on DuckDB.
+The server is the scope's single writer. Calls into one Memory run in a worker thread (the
+event loop never waits on DuckDB) under the scope's warehouse lock: the same lock the Dream
+runner takes around each of its own reads and writes, so a running Dream interleaves with
+requests instead of holding the profile for its whole run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import anyio.to_thread
 
 from ..clock import Clock
 from ..config import RikoConfig
+from ..dream.jobs import scope_lock
 
 __all__ = ["Scopes", "DreamState"]
 
@@ -60,28 +63,37 @@ class Scopes:
             return self._dream.setdefault(profile, DreamState())
 
     def _lock(self, profile: str) -> threading.RLock:
+        """Guards opening and closing one profile's Memory."""
         with self._guard:
             return self._locks.setdefault(profile, threading.RLock())
 
     def _open(self, profile: str) -> Any:
         import riko
 
-        memory = self._memories.get(profile)
-        if memory is None:
-            cfg = self.config_for(profile)
-            memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
-                               config=cfg.to_dict(), clock=self.clock)
-            self._memories[profile] = memory
-        return memory
-
-    def call(self, profile: str, fn: Callable[[Any], T]) -> T:
-        """Run ``fn(memory)`` with the profile's Memory, holding its lock (blocking)."""
         with self._lock(profile):
-            return fn(self._open(profile))
+            memory = self._memories.get(profile)
+            if memory is None:
+                cfg = self.config_for(profile)
+                memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
+                                   config=cfg.to_dict(), clock=self.clock)
+                self._memories[profile] = memory
+            return memory
 
-    async def run(self, profile: str, fn: Callable[[Any], T]) -> T:
+    def call(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True) -> T:
+        """Run ``fn(memory)`` with the profile's Memory (blocking).
+
+        ``exclusive`` holds the scope's warehouse lock for the whole call; a Dream run passes
+        False because the runner takes that lock itself around each warehouse access.
+        """
+        memory = self._open(profile)
+        if not exclusive:
+            return fn(memory)
+        with scope_lock(memory):
+            return fn(memory)
+
+    async def run(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True) -> T:
         """:meth:`call` in a worker thread."""
-        return await anyio.to_thread.run_sync(self.call, profile, fn)
+        return await anyio.to_thread.run_sync(lambda: self.call(profile, fn, exclusive=exclusive))
 
     def reconfigure(self, profile: str, changes: dict[str, Any]) -> RikoConfig:
         """Apply Dream settings to one profile (validated first); its Memory reopens with them."""
@@ -89,10 +101,14 @@ class Scopes:
         candidate = self.config.replace(**merged)
         with self._lock(profile):
             self._overrides[profile] = merged
-            memory = self._memories.pop(profile, None)
-            if memory is not None:
-                memory.close()
+            self._close(profile)
         return candidate
+
+    def _close(self, profile: str) -> None:
+        memory = self._memories.pop(profile, None)
+        if memory is not None:
+            with scope_lock(memory):
+                memory.close()
 
     def open_profiles(self) -> list[str]:
         return sorted(self._memories)
@@ -101,6 +117,4 @@ class Scopes:
         """Release every Memory and its writer lock (server shutdown)."""
         for profile in list(self._memories):
             with self._lock(profile):
-                memory = self._memories.pop(profile, None)
-                if memory is not None:
-                    memory.close()
+                self._close(profile)
