@@ -203,15 +203,20 @@ def query_bool(request: Request, *names: str) -> bool:
     return False
 
 
+_JSON_KIND = {str: "a string", int: "a number", float: "a number", bool: "true or false", list: "a list",
+              dict: "an object"}
+
+
 def body_field(body: Mapping[str, Any], *names: str, kind: type | tuple[type, ...] = str, required: bool = False) -> Any:
     """The first present of ``names`` (snake_case or the seed's camelCase), type-checked."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
     for name in names:
         if name in body and body[name] is not None:
             value = body[name]
-            if isinstance(value, bool) and kind is not bool and (not isinstance(kind, tuple) or bool not in kind):
-                raise ApiError(400, "bad-field", f"{names[0]} has the wrong type")
-            if not isinstance(value, kind):
-                raise ApiError(400, "bad-field", f"{names[0]} has the wrong type")
+            # JSON true/false must not pass as a number
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                wanted = sorted({_JSON_KIND.get(k, k.__name__) for k in kinds})
+                raise ApiError(400, "bad-field", f"{names[0]} must be {' or '.join(wanted)}")
             return value
     if required:
         raise ApiError(400, "missing-field", f"{names[0]} is required")
