@@ -422,3 +422,14 @@ def test_docs_list_every_route(tmp_path: Any) -> None:
                   if method not in ("HEAD", "OPTIONS") and route.path not in (API, API + "/", API + "/ui")
                   and "{rest:path}" not in route.path and "/static/" not in route.path}
     assert documented == registered
+
+
+def test_audits_about_protected_records_withhold_their_text(client: TestClient, data: Data) -> None:
+    rows = get(client, "/audits?limit=5000").json()["audits"]
+    about_health = [a for a in rows if a["target"] == data.pages["health"]]
+    assert about_health and all("title" not in (a["detail"] or {}) for a in about_health)
+    assert any((a["detail"] or {}).get("redacted") for a in about_health)
+    about_therapy = [a for a in rows if a["target"] == data.candidates["sensitive"]]
+    assert about_therapy and "Therapy" not in str(about_therapy)
+    mira = [a for a in rows if a["target"] == data.pages["mira"] and a["kind"] == "page-created"]
+    assert mira[0]["detail"]["title"] == "Mira"

@@ -24,6 +24,7 @@ __all__ = [
     "candidate_view",
     "observation_view",
     "session_detail",
+    "audit_view",
 ]
 
 
@@ -137,6 +138,18 @@ def observation_view(row: Mapping[str, Any]) -> dict[str, Any]:
         return {**kept, "anchor_count": len(_json_list(row.get("anchors"))),
                 **_shape(str(row.get("text") or "")), "redacted": True}
     return {**dict(row), "redacted": False}
+
+
+_AUDIT_TEXT = frozenset({"title", "description", "body", "text", "content", "claim", "reason", "query"})
+
+
+def audit_view(row: Mapping[str, Any], detail: Any, protected_targets: set[str]) -> dict[str, Any]:
+    """An audit row; about a protected record, its text-bearing detail keys are withheld."""
+    if row.get("target") in protected_targets and isinstance(detail, dict):
+        kept = {k: v for k, v in detail.items() if k not in _AUDIT_TEXT}
+        if len(kept) != len(detail):
+            detail = {**kept, "redacted": True}
+    return {**dict(row), "detail": detail}
 
 
 def session_detail(session: Mapping[str, Any], lines: Iterable[Mapping[str, Any]], *, reveal: bool,

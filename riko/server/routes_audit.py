@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from ..errors import NotFoundError
 from .context import Ctx, api
-from .redact import session_detail
+from .redact import audit_view, is_protected, session_detail
 from .wire import ApiError, body_field, check_id, jsonable, query_int
 
 __all__ = ["routes"]
@@ -29,9 +29,22 @@ async def audits(ctx: Ctx) -> Any:
     """The newest ``limit`` scope-local audit rows (oldest first), optionally of one ``kind``."""
     kind = ctx.request.query_params.get("kind") or None
     limit = query_int(ctx.request, "limit", 200, 1, 5000)
-    frame = await ctx.run(lambda mem: mem.audits(kind))
-    rows = frame.tail(limit).to_dicts()
-    return {"audits": [{**row, "detail": _detail(row.get("detail"))} for row in rows], "total": frame.height}
+
+    def read(mem: Any) -> tuple[int, list[dict[str, Any]], set[str]]:
+        frame = mem.audits(kind)
+        rows = frame.tail(limit).to_dicts()
+        levels = dict(mem.pages().select("id", "sensitivity").iter_rows())
+        levels.update(mem.candidates(None).select("id", "sensitivity").iter_rows())
+        for target in {r["target"] for r in rows if r.get("target")} - set(levels):
+            if target.startswith("p-"):
+                try:  # a forgotten page is no longer listed by pages()
+                    levels[target] = mem.page(target).sensitivity
+                except NotFoundError:
+                    pass
+        return frame.height, rows, {ident for ident, level in levels.items() if is_protected(level)}
+
+    total, rows, protected = await ctx.run(read)
+    return {"audits": [audit_view(row, _detail(row.get("detail")), protected) for row in rows], "total": total}
 
 
 @api
