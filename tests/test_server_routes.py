@@ -433,3 +433,17 @@ def test_audits_about_protected_records_withhold_their_text(client: TestClient, 
     assert about_therapy and "Therapy" not in str(about_therapy)
     mira = [a for a in rows if a["target"] == data.pages["mira"] and a["kind"] == "page-created"]
     assert mira[0]["detail"]["title"] == "Mira"
+
+
+def test_loosening_a_protected_page_needs_owner_admin(client: TestClient, data: Data) -> None:
+    pid = data.pages["health"]
+    r = client.put(API + f"/wiki/pages/{pid}", headers=USER, json={"sensitivity": "normal"})
+    assert r.status_code == 403 and r.json()["error"] == "owner-admin-required" and "anxiety" not in r.text
+    refused = audits(client, "memory-sensitivity-rejected")
+    assert refused[-1]["target"] == target_hash("local:companion", "page", pid) and refused[-1]["authority"] == "refused"
+    assert get(client, f"/wiki/pages/{pid}").json()["redacted"] is True
+    # tightening is open to any token; loosening with the owner-admin token is a management change
+    assert client.put(API + f"/wiki/pages/{data.pages['atlas']}", headers=USER,
+                      json={"sensitivity": "provisional_sensitive"}).json()["redacted"] is True
+    r = client.put(API + f"/wiki/pages/{data.pages['atlas']}", headers=ADMIN_H, json={"sensitivity": "normal"})
+    assert r.status_code == 200 and r.json()["title"] == "Atlas"

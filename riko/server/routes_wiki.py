@@ -6,7 +6,8 @@ from typing import Any
 
 from starlette.routing import Route
 
-from ..wiki import PAGE_TYPES
+from ..sensitivity import rank
+from ..wiki import PAGE_TYPES, SENSITIVITIES
 from .context import Ctx, api
 from .redact import is_protected, page_list_item, page_row_item, page_view
 from .wire import ApiError, body_field, check_id, json_response, query_bool, query_int
@@ -150,6 +151,13 @@ async def edit_page(ctx: Ctx) -> Any:
     level = body_field(body, "sensitivity")
     if content is None and level is None:
         raise ApiError(400, "missing-field", "send content and/or sensitivity")
+    if level is not None and not ctx.principal.owner_admin:
+        current = (await ctx.run(lambda mem: mem.page(pid))).sensitivity
+        if level in SENSITIVITIES and is_protected(current) and rank(level) < rank(current):
+            # loosening would show the text to this caller: the same bar as reveal=sensitive
+            await ctx.audit("memory-sensitivity-rejected", "refused", "page", pid)
+            raise ApiError(403, "owner-admin-required",
+                           "loosening a protected page's sensitivity needs the owner-admin token")
 
     def edit(mem: Any) -> Any:
         page = mem.correct(pid, content) if content is not None else None
