@@ -1,0 +1,144 @@
+"""``riko eval companion | cases | retrieval``: the evaluation suites from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .cli import command, emit
+
+__all__ = ["register", "cmd_eval"]
+
+
+def register(sub: Any) -> None:
+    """Add the ``eval`` command and its three suites to the ``riko`` subparsers."""
+    p = sub.add_parser("eval", help="run an evaluation suite: companion corpus, labelled cases, retrieval",
+                       description="Evaluation suites. Each runs in temporary roots and never touches your data.")
+    suites = p.add_subparsers(dest="suite", metavar="SUITE", required=True)
+
+    c = suites.add_parser("companion", help="the thirty Appendix F scenarios and the Appendix G metrics")
+    c.add_argument("--out", default=None, metavar="DIR",
+                   help="artifacts directory (run folders companion-*; the newest --keep are kept)")
+    c.add_argument("--keep", type=int, default=3, help="run folders to keep under --out (default 3)")
+    c.add_argument("--k", type=int, default=8, help="ranking cutoff for recall@k and nDCG (default 8)")
+    c.add_argument("--only", default=None, metavar="IDS", help="comma-separated scenario ids, e.g. F.01,F.16")
+    c.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, or a path")
+    k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file")
+    k.add_argument("--vector", default=None, metavar="PROVIDER",
+                   help="also search the dense channel with this embedding provider (e.g. local, deterministic)")
+    k.add_argument("--gate", action="store_true", help="exit 1 unless every case passes")
+    k.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    r = suites.add_parser("retrieval", help="score mem.retrieve on session logs against BM25")
+    r.add_argument("--sessions", required=True, metavar="DIR", help="session logs to ingest (files or directory)")
+    r.add_argument("--queries", required=True, metavar="FILE",
+                   help='JSONL: {"id", "question", "evidence": [{"session_id", "seq"}], "category"?}')
+    r.add_argument("--k", default="1,5,10", metavar="LIST", help="cutoffs (default 1,5,10)")
+    r.add_argument("--channels", default=None, metavar="LIST",
+                   help="restrict mem.retrieve to these channels (lexical,exact,rawEvidence,observation,graph,dense)")
+    r.add_argument("--embedding", default=None, metavar="PROVIDER",
+                   help="build a dense generation with this provider first (adds the dense channel)")
+    r.add_argument("--out", default=None, metavar="FILE", help="also write the full report (per-query rows) as JSON")
+    r.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+@command("eval")
+def cmd_eval(args: argparse.Namespace) -> int:
+    return {"companion": _companion, "cases": _cases, "retrieval": _retrieval}[args.suite](args)
+
+
+def _companion(args: argparse.Namespace) -> int:
+    from .evaluation.corpus import SCENARIOS
+    from .evaluation.runner import run_companion
+
+    chosen = list(SCENARIOS)
+    if args.only:
+        wanted = [s.strip() for s in args.only.split(",") if s.strip()]
+        unknown = sorted(set(wanted) - {s.id for s in SCENARIOS})
+        if unknown:
+            raise SystemExit(f"riko: error: unknown scenario id(s): {', '.join(unknown)}")
+        chosen = [s for s in SCENARIOS if s.id in wanted]
+
+    def progress(outcome: Any) -> None:
+        if not args.json:
+            print(f"{outcome.id} {outcome.status:<7} {outcome.category}", file=sys.stderr, flush=True)
+
+    run = run_companion(chosen, out=args.out, keep=args.keep, k=args.k, on_outcome=progress)
+    emit(args, run.to_dict(), text=_companion_text(run))
+    ok = all(o.status == "passed" for o in run.outcomes) and not run.gate_failures()
+    return 0 if ok else 1
+
+
+def _companion_text(run: Any) -> str:
+    import polars as pl
+
+    lines = []
+    with pl.Config(tbl_rows=100, tbl_cols=12, fmt_str_lengths=60, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
+        if run.metrics is not None:
+            lines.append(str(run.metrics_frame().select("name", "side", "status", "value", "numerator",
+                                                         "denominator", "ideal", "at_ideal")))
+        else:
+            lines.append(f"metrics not computed: {run.metrics_error}")
+        lines.append(str(run.outcomes_frame().select("id", "category", "label", "status", "checks_passed", "checks")))
+    for outcome in run.outcomes:
+        failed = [name for name, ok in outcome.checks.items() if not ok]
+        if failed:
+            lines.append(f"{outcome.id} failed checks: " + "; ".join(failed))
+        if outcome.error:
+            lines.append(f"{outcome.id} error: {outcome.error.splitlines()[-1]}")
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(run.counts().items()))
+    gate = run.gate_failures()
+    lines.append(f"{counts}; gate {'green' if not gate else 'red: ' + ', '.join(gate)}; {run.seconds:.1f} s")
+    if run.artifacts:
+        lines.append(f"artifacts: {run.artifacts}")
+    return "\n".join(lines)
+
+
+def _cases(args: argparse.Namespace) -> int:
+    from .evaluation.cases import run_cases
+
+    config = {"recall_vector_enabled": True, "embedding_provider": args.vector} if args.vector else None
+    report = run_cases(args.file, config=config)
+    lines = [f"{report.name}: {report.passed}/{report.total} passed ({report.score:.0%})",
+             "by dimension: " + ", ".join(f"{k} {v}" for k, v in report.breakdown("dimension").items()),
+             "by language: " + ", ".join(f"{k} {v}" for k, v in report.breakdown("lang").items())]
+    for r in report.failures():
+        why = r.error or "; ".join(filter(None, [f"missing {r.missing}" if r.missing else "",
+                                                 f"leaked {r.leaked}" if r.leaked else "",
+                                                 "expected silence" if not r.silent and not r.missing
+                                                 and not r.leaked else ""]))
+        lines.append(f"  FAIL {r.id} ({r.dimension}): {why}")
+    emit(args, report.to_dict(), text="\n".join(lines))
+    return 1 if args.gate and report.failures() else 0
+
+
+def _retrieval(args: argparse.Namespace) -> int:
+    from .evaluation.retrieval import run_retrieval
+
+    try:
+        ks = [int(k) for k in args.k.split(",") if k.strip()]
+    except ValueError:
+        raise SystemExit(f"riko: error: --k must be comma-separated integers, got {args.k!r}") from None
+    channels = [c.strip() for c in args.channels.split(",") if c.strip()] if args.channels else None
+    report = run_retrieval(args.sessions, args.queries, ks=ks, channels=channels, embedding=args.embedding)
+    data = report.to_dict()
+    if args.out:
+        Path(args.out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    summary = {k: v for k, v in data.items() if k != "rows"}
+    emit(args, summary, text=_retrieval_text(report))
+    return 0
+
+
+def _retrieval_text(report: Any) -> str:
+    import polars as pl
+
+    setup = report.setup
+    head = (f"{setup['queries']} queries over {setup['turns']} user turns in {setup['sessions']} sessions "
+            f"(ingest {setup['ingest_seconds']} s, unreachable evidence {setup['unreachable_evidence']})")
+    with pl.Config(tbl_cols=30, tbl_width_chars=250, float_precision=3, tbl_hide_dataframe_shape=True):
+        return head + "\n" + str(report.summary_frame())

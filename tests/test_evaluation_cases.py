@@ -1,0 +1,112 @@
+"""Labelled recall cases: the calibration gate (100 % required) and the tracked challenge set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from riko.evaluation.cases import CASE_SETS, Case, case_file, load_cases, run_case, run_cases
+
+CHALLENGE_DIMENSIONS = {"multi-fact composition", "temporal ordering", "paraphrase", "cross-lingual"}
+
+
+def test_calibration_gate_every_case_passes() -> None:
+    report = run_cases("calibration")
+    assert report.total >= 24
+    assert set(report.breakdown("lang")) == {"en", "zh"}
+    failures = {r.id: (r.missing, r.leaked, r.error, r.context[:300]) for r in report.failures()}
+    assert failures == {}
+    assert report.score == 1.0
+
+
+def test_challenge_set_names_the_known_weaknesses_in_both_languages() -> None:
+    challenge = load_cases(case_file("challenge"))
+    calibration = load_cases(case_file("calibration"))
+    assert CHALLENGE_DIMENSIONS <= {c.dimension for c in challenge}
+    assert {c.lang for c in challenge} == {"en", "zh"}
+    assert all(c.note for c in challenge), "each challenge case says which weakness it measures"
+    assert not {c.id for c in challenge} & {c.id for c in calibration}
+    for dimension in CHALLENGE_DIMENSIONS:
+        assert {c.lang for c in challenge if c.dimension == dimension} == {"en", "zh"}, dimension
+
+
+def test_challenge_set_runs_and_reports_a_score() -> None:
+    report = run_cases("challenge")
+    data = report.to_dict()
+    assert data["total"] == len(load_cases(case_file("challenge")))
+    assert data["passed"] == sum(r["passed"] for r in data["results"])
+    assert 0.0 <= data["score"] <= 1.0
+    assert all(r["error"] is None for r in data["results"])
+    assert set(data["by_dimension"]) >= CHALLENGE_DIMENSIONS
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_case_reports_what_was_missing_leaked_or_not_silent(tmp_path: Path) -> None:
+    pages = [{"title": "Tea", "body": "I prefer oolong tea."}, {"title": "Coffee", "body": "I drink oolong-free coffee."}]
+    rows = [
+        {"id": "ok", "lang": "en", "dimension": "d", "pages": pages[:1], "query": "What tea do I prefer?",
+         "expect": {"contains": ["oolong tea"]}},
+        {"id": "missing", "lang": "en", "dimension": "d", "pages": pages[:1], "query": "What tea do I prefer?",
+         "expect": {"contains": ["green tea"]}},
+        {"id": "leak", "lang": "en", "dimension": "d", "pages": pages[:1], "query": "What tea do I prefer?",
+         "expect": {"contains": ["oolong"], "excludes": ["I prefer"]}},
+        {"id": "noisy", "lang": "en", "dimension": "d", "pages": pages[:1], "query": "What tea do I prefer?",
+         "expect": {"silence": True}},
+        {"id": "quiet", "lang": "zh", "dimension": "d", "pages": pages[:1], "query": "17 * 23 等于多少？",
+         "expect": {"silence": True}},
+    ]
+    report = run_cases(_write(tmp_path / "mine.jsonl", rows))
+    by_id = {r.id: r for r in report.results}
+    assert by_id["ok"].passed and by_id["quiet"].passed and by_id["quiet"].silent
+    assert by_id["missing"].missing == ["green tea"] and not by_id["missing"].passed
+    assert by_id["leak"].leaked == ["I prefer"] and not by_id["leak"].passed
+    assert not by_id["noisy"].passed and not by_id["noisy"].silent
+    assert report.breakdown("lang") == {"en": "1/4", "zh": "1/1"}
+
+
+def test_setup_applies_corrections_replacements_and_supersessions() -> None:
+    case = Case.from_dict({
+        "id": "setup", "lang": "en", "dimension": "d",
+        "pages": [{"title": "Home", "body": "I live in Porto.", "valid_from": "2024-01-01T00:00:00Z"},
+                  {"title": "Old bike", "body": "My bike lock code is 4411."},
+                  {"title": "Bike", "body": "My bike lock code is 9020."}],
+        "replacements": [{"title": "Home", "content": "I live in Lisbon.", "valid_from": "2026-03-01T00:00:00Z"}],
+        "supersessions": [{"title": "Old bike", "by": "Bike"}],
+        "query": "Do you remember where I live now?", "expect": {"contains": ["Lisbon"], "excludes": ["Porto"]},
+    })
+    assert run_case(case).passed
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"id": "a", "lang": "en", "dimension": "d", "query": "q", "expect": {"contains": ["x"]}, "extra": 1}',
+     "unknown key"),
+    ('{"id": "a", "lang": "en", "dimension": "d", "query": "q", "expect": {}}', "contains' or 'silence"),
+    ('{"id": "a", "lang": "en", "dimension": "d", "query": "q", "expect": {"contains": ["x"], "silence": true}}',
+     "cannot also expect"),
+    ('{"id": "", "lang": "en", "dimension": "d", "query": "q", "expect": {"silence": true}}', "'id' must be"),
+    ("not json", "not JSON"),
+    ("[1, 2]", "JSON object"),
+])
+def test_bad_case_lines_name_the_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("# a comment\n\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as info:
+        load_cases(path)
+    if message not in ("cannot also expect",):
+        assert "bad.jsonl:3" in str(info.value)
+
+
+def test_duplicate_ids_and_unknown_sets_are_refused(tmp_path: Path) -> None:
+    row = {"id": "same", "lang": "en", "dimension": "d", "query": "q", "expect": {"silence": True}}
+    with pytest.raises(ValueError, match="duplicate case id"):
+        load_cases(_write(tmp_path / "dup.jsonl", [row, row]))
+    with pytest.raises(ValueError, match="calibration, challenge"):
+        case_file("gate")
+    assert CASE_SETS == ("calibration", "challenge")
+    assert all(case_file(name).exists() for name in CASE_SETS)
