@@ -207,9 +207,10 @@ class Memory:
         """Management: a confirmed, locked canonical page written directly."""
         return self._review.create_page(title, body, type=type, **fields)
 
-    def pages(self) -> pl.DataFrame:
-        """Canonical pages (every status but forgotten) with their lineage columns."""
-        return self._canon.frame().filter(pl.col("status") != "forgotten")
+    def pages(self, *, include_forgotten: bool = False) -> pl.DataFrame:
+        """Canonical pages with their lineage and review columns (forgotten ones on request)."""
+        df = self._canon.frame()
+        return df if include_forgotten else df.filter(pl.col("status") != "forgotten")
 
     def page(self, page_id: str) -> Page:
         return self._canon.get(page_id)
@@ -269,8 +270,9 @@ class Memory:
 
     # -- L3 Resident --------------------------------------------------------------------------------
     def resident(self) -> ResidentSnapshot:
-        """The bounded Resident block for the next prompt (recompiled if the Wiki moved)."""
-        return self._resident.refresh()
+        """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
+        or a validity interval opened or closed since the last compile)."""
+        return self._resident.current()
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
@@ -350,3 +352,94 @@ class Memory:
         from .purge import purge_session
 
         return purge_session(self, session_id, dry_run=dry_run, confirmation=confirmation)
+
+    # -- observations ---------------------------------------------------------------------------------
+    def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, Any]:
+        """Management: an anchored observation candidate (never canon; anchors must resolve)."""
+        from .observations import ObservationStore
+
+        out = ObservationStore.of(self).propose(text, list(anchors), confidence, authority="management")
+        return out.__dict__ if hasattr(out, "__dict__") else dict(out)
+
+    def activate_observation(self, observation_id: str) -> dict[str, Any]:
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self).activate(observation_id)
+
+    def invalidate_observation(self, observation_id: str, reason: str = "management-invalidation") -> dict[str, Any]:
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self).invalidate(observation_id, reason=reason)
+
+    def suppress_observation(self, observation_id: str, reason: str = "management-suppression") -> dict[str, Any]:
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self).suppress(observation_id, reason=reason)
+
+    def restore_observation(self, observation_id: str, reason: str = "management-restore") -> dict[str, Any]:
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self).restore(observation_id, reason=reason)
+
+    def contradict_observation(self, observation_id: str, anchors: Iterable[str]) -> dict[str, Any]:
+        """Record contradicting evidence: an active observation weakens, or is invalidated."""
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self).contradict(observation_id, list(anchors))
+
+    # -- settings, audits, journals -----------------------------------------------------------------
+    def dream_settings(self) -> dict[str, Any]:
+        """Non-secret Dream settings saved for this scope (over the config defaults)."""
+        import json as _json
+
+        row = self._wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
+        saved = _json.loads(row[0]) if row and row[0] else {}
+        cfg = self.config
+        base = {"dream_provider": cfg.dream_provider, "dream_api_url": cfg.dream_api_url, "dream_model": cfg.dream_model,
+                "dream_credential_ref": cfg.dream_credential_ref, "dream_max_tokens": cfg.dream_max_tokens}
+        return {**base, **saved}
+
+    def set_dream_settings(self, **settings: Any) -> dict[str, Any]:
+        """Persist non-secret Dream settings (validated like config; a secret-shaped value is refused)."""
+        from .warehouse import dumps
+
+        allowed = {"dream_provider", "dream_api_url", "dream_model", "dream_credential_ref", "dream_max_tokens"}
+        unknown = set(settings) - allowed
+        if unknown:
+            from .errors import ConfigError
+
+            raise ConfigError(sorted(unknown)[0], f"{sorted(unknown)[0]} is not a Dream setting; use one of {', '.join(sorted(allowed))}")
+        merged = {**self.dream_settings(), **settings}
+        self.config.replace(**merged)  # validates: URLs, credential reference names, secret-shaped values
+        saved = {k: v for k, v in merged.items() if k in settings or k in self._saved_dream_keys()}
+        with self._wh.transaction():
+            row = self._wh.fetchone("SELECT 1 FROM profiles WHERE scope_key = ?", [self.scope.key])
+            if row is None:
+                self._wh.insert_rows("profiles", [{"dream_settings": dumps(saved)}])
+            else:
+                self._wh.con.execute("UPDATE profiles SET dream_settings = ? WHERE scope_key = ?", [dumps(saved), self.scope.key])
+            self._wh.audit("dream-settings-changed", "management", None, {"fields": sorted(settings)})
+        return self.dream_settings()
+
+    def _saved_dream_keys(self) -> set[str]:
+        import json as _json
+
+        row = self._wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
+        return set(_json.loads(row[0])) if row and row[0] else set()
+
+    def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
+        """Append one audit row (for hosts recording their own governed actions)."""
+        with self._wh.transaction():
+            return self._wh.audit(kind, authority, target, detail)
+
+    def purges(self) -> pl.DataFrame:
+        """The purge journal of this scope (sanitized: ids, statuses and times only)."""
+        return self._wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
+                              "WHERE scope_key = ? ORDER BY created_at, id", [self.scope.key])
+
+    @property
+    def lock(self) -> Any:
+        """The re-entrant lock every read and write of this memory from several threads goes under."""
+        from .dream.jobs import scope_lock
+
+        return scope_lock(self)

@@ -45,8 +45,13 @@ class ResidentStore:
         """Compile the Resident from the current canonical state (nothing is persisted)."""
         cfg = self.config
         suppressed, contested, activation = self._overlay()
+        pages = self._pages()
+        now = self.clock.now()
+        # the Resident changes by itself only when a validity interval opens or closes
+        self._boundary = min(
+            (t for p in pages for t in (p.valid_from, p.valid_to) if t is not None and t > now), default=None)
         return compile_resident(
-            self._pages(), max_chars=cfg.max_resident_chars, now=self.clock.now(), suppressed=suppressed,
+            pages, max_chars=cfg.max_resident_chars, now=now, suppressed=suppressed,
             contested=contested, activation=activation, temporal_enabled=cfg.temporal_enabled,
             sensitive_resident_enabled=cfg.sensitive_resident_enabled, blocks_enabled=cfg.resident_blocks_enabled,
             v2_enabled=cfg.resident_v2_enabled,
@@ -68,12 +73,35 @@ class ResidentStore:
             generated_at=utc(generated), max_chars=int(max_chars or 0),
         )
 
+    def _revision(self) -> int:
+        row = self.wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [self.scope.key])
+        return int(row[0]) if row else 0
+
+    def current(self) -> ResidentSnapshot:
+        """The Resident for the next prompt: cached until a mutation is audited or a validity
+        interval opens or closes, so the hot path does not recompile the Wiki."""
+        cached = getattr(self, "_cached", None)
+        if cached is not None:
+            snap, revision, boundary = cached
+            if revision == self._revision() and (boundary is None or self.clock.now() < boundary):
+                return snap
+        return self.refresh()
+
     def refresh(self) -> ResidentSnapshot:
         """Recompile and persist when the content changed; on failure keep the last valid one."""
+        self._cached = None
+        self._failed = False
+        snap = self._refresh()
+        if not self._failed:  # a failed compile is retried on the next read
+            self._cached = (snap, self._revision(), getattr(self, "_boundary", None))
+        return snap
+
+    def _refresh(self) -> ResidentSnapshot:
         previous = self.stored()
         try:
             snap = self.compile()
         except Exception as exc:  # the last valid Resident keeps being served
+            self._failed = True
             if not self.wh.read_only:
                 with self.wh.transaction():
                     self.wh.audit("resident-compile-failed", "deterministic_rule", None, {"error": str(exc)[:500]})
@@ -86,8 +114,9 @@ class ResidentStore:
             return previous
         data = snap.to_dict()
         with self.wh.transaction():
+            kept = self.wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
             self.wh.upsert("profiles", {
-                "dream_settings": None, "resident_text": snap.text, "resident_blocks": dumps(data["blocks"]),
+                "dream_settings": kept[0] if kept else None, "resident_text": snap.text, "resident_blocks": dumps(data["blocks"]),
                 "resident_version": snap.version, "resident_generated_at": naive_utc(snap.generated_at),
                 "max_chars": snap.max_chars, "source_page_ids": dumps(list(snap.source_page_ids)),
                 "omitted_page_ids": dumps(list(snap.omitted_page_ids)), "diagnostics": dumps(snap.diagnostics),
