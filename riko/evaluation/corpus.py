@@ -21,8 +21,8 @@ Step operations (``Step.op``) and their arguments:
 ``dream``           ``mem.dream()`` with the configured provider
 ``index``           ``mem.index()`` (the dense generation)
 ``stub``            switch a loopback stub route to another ``mode``
-``observe``         an anchored observation (``ObservationStore.propose``)
-``contradict``      contradicting evidence for an observation (``ObservationStore.contradict``)
+``observe``         management ``mem.add_observation(text, anchors, confidence)``
+``contradict``      contradicting evidence: ``mem.contradict_observation(observation, anchors)``
 ``mark``            remember the current Resident version under ``save``
 ``probe``           a recall before the turn; ``contains`` must be in its context
 ``purge``           dry run, then the confirmed purge of ``session`` (``via`` memory or http)
@@ -529,13 +529,13 @@ def _scenarios() -> tuple[Scenario, ...]:
             exclude_surface="recall",
         ),
         Scenario(
-            "F.28", "observation weakening", "zh", "correct silence", "observation + contradicting evidence",
+            "F.28", "observation weakening", "zh", "correct silence", "HTTP observation + contradicting evidence",
             f28,
             (_user("s28a", f28["anchor_1"]), _user("s28a", f28["anchor_2"]), _user("s28b", f28["anchor_3"]),
              _page("早餐", f"{f28['page']}。"),
-             Step("observe", {"text": f28["observation"], "confidence": 0.85,
-                              "anchors": ["session:s28a/event:0", "session:s28a/event:1", "session:s28b/event:0"]},
-                  save="habit"),
+             _http("POST", "/observations", {"text": f28["observation"], "confidence": 0.85,
+                                             "anchors": ["session:s28a/event:0", "session:s28a/event:1",
+                                                         "session:s28b/event:0"]}, expect="status:201", save="habit"),
              Step("probe", {"query": "你注意到我周末有什么规律吗？", "contains": f28["observation"]}),
              _user("s28c", f28["contradiction"]),
              Step("contradict", {"observation": "{habit}", "anchors": ["session:s28c/event:0"]})),

@@ -90,6 +90,16 @@ def stub_environment(value: str = "eval-stub-key") -> Iterator[None]:
             os.environ[STUB_CREDENTIAL_REF] = previous
 
 
+def _returned_id(payload: Any) -> str | None:
+    """The id an API answer names: its own ``id`` or that of the one record it wraps."""
+    if not isinstance(payload, dict):
+        return None
+    if isinstance(payload.get("id"), str):
+        return payload["id"]
+    inner = [v for v in payload.values() if isinstance(v, dict) and isinstance(v.get("id"), str)]
+    return inner[0]["id"] if len(inner) == 1 else None
+
+
 def step_to_json(step: Step) -> dict[str, Any]:
     """A JSON-ready step (nested ``steps`` included) for a child process or an artifact."""
     args = dict(step.args)
@@ -270,8 +280,7 @@ class Harness:
 
     def _op_http(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
         status, payload = self.request(a["method"], a["path"], a.get("body"), a.get("preset"))
-        saved = payload.get("id") if isinstance(payload, dict) else None
-        return f"status:{status}", saved, {}
+        return f"status:{status}", _returned_id(payload), {}
 
     def _op_dream(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
         report = self.memory().dream(progress=False)
@@ -290,15 +299,11 @@ class Harness:
         return "ok", None, {}
 
     def _op_observe(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
-        from ..observations import ObservationStore
-
-        outcome = ObservationStore.of(self.memory()).propose(a["text"], a["anchors"], float(a["confidence"]))
-        return "ok", outcome.id, {"status": outcome.status}
+        outcome = self.memory().add_observation(a["text"], a["anchors"], float(a["confidence"]))
+        return "ok", outcome["id"], {"status": outcome["status"]}
 
     def _op_contradict(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
-        from ..observations import ObservationStore
-
-        row = ObservationStore.of(self.memory()).contradict(a["observation"], a["anchors"])
+        row = self.memory().contradict_observation(a["observation"], a["anchors"])
         return "ok", a["observation"], {"status": row["status"]}
 
     def _op_mark(self, a: dict[str, Any]) -> tuple[str, Any, dict]:

@@ -134,6 +134,8 @@ def _execute(s: Scenario, h: Harness, started: float) -> ScenarioOutcome:
         extra.update(probe.fields.pop("artifacts", {}))
         fields.update(probe.fields)
     extracted = _extracted(mem, s) if s.candidate_judgments else []
+    for key in extracted:
+        checks[f"extracted candidate {key!r} is judged worth keeping"] = s.candidate_judgments.get(key) is True
     return ScenarioOutcome(
         id=s.id, category=s.category, status="passed" if all(checks.values()) else "failed", label=s.label,
         checks=checks, injected=turn.injected, resident=turn.resident, recall_context=turn.context,
