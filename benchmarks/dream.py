@@ -17,8 +17,9 @@ import random
 import re
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
-import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -97,44 +98,51 @@ _CONVERSATION = re.compile(r"<conversation>\n(.*)\n</conversation>", re.DOTALL)
 _LINE = re.compile(r"^(user|assistant): (.*)$")
 
 
+def serve(latency: float) -> None:
+    """Run the loopback model stub in this process: it prints its port, then answers every request
+    after ``latency`` seconds with FILE blocks quoting the user (found by the heuristic rules)."""
+    heuristic = HeuristicProvider()
+    fallback = ('<<<FILE path="wiki/sources/conversation.md">>>\n---\ntype: source\ntitle: Small talk\n'
+                "description: A short conversation.\n---\nNothing lasting.\n<<<END>>>")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            match = _CONVERSATION.search(body["messages"][0]["content"])
+            lines = [TranscriptLine(i, m.group(1), m.group(2)) for i, raw in
+                     enumerate((match.group(1) if match else "").splitlines()) if (m := _LINE.match(raw))]
+            text = heuristic.extract(Transcript("bench", tuple(lines))) or fallback
+            time.sleep(latency)
+            data = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    print(httpd.server_address[1], flush=True)
+    httpd.serve_forever(poll_interval=0.05)
+
+
 class SlowModel:
-    """A loopback OpenAI-compatible stub: answers every request after ``latency`` seconds."""
+    """The stub in a child process (a remote model does not share this process's interpreter)."""
 
     def __init__(self, latency: float) -> None:
-        heuristic = HeuristicProvider()
-        fallback = ('<<<FILE path="wiki/sources/conversation.md">>>\n---\ntype: source\ntitle: Small talk\n'
-                    "description: A short conversation.\n---\nNothing lasting.\n<<<END>>>")
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                match = _CONVERSATION.search(body["messages"][0]["content"])
-                lines = [TranscriptLine(i, m.group(1), m.group(2)) for i, raw in
-                         enumerate((match.group(1) if match else "").splitlines()) if (m := _LINE.match(raw))]
-                text = heuristic.extract(Transcript("bench", tuple(lines))) or fallback
-                time.sleep(latency)
-                payload = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]})
-                data = payload.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", str(latency)], stdout=subprocess.PIPE,
+                                     text=True)
+        port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/v1"
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 def _cpu() -> float:
@@ -157,7 +165,11 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.2, help="stub answer latency in seconds")
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--skip-http", action="store_true", help="only measure the heuristic provider")
+    ap.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.serve is not None:
+        serve(args.serve)
+        return
 
     work = Path(tempfile.mkdtemp(prefix="riko-bench-dream-"))
     try:

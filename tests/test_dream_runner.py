@@ -414,3 +414,19 @@ def test_batch_proposals_store_what_item_by_item_review_stores(tmp_path, clock):
     actions = [s if isinstance(s, str) else s[1] for s in stores["batch"][2]]
     assert actions == ["created", "merged", "merged", "dropped-duplicate", "conflict", "merged", "created",
                        "created", "ValueError"]
+
+
+def test_progress_bar_and_report_rendering(mem, capsys):
+    say(mem, "s1", "I prefer green tea.")
+    say(mem, "s2", "我住在上海。")
+    report = mem.dream(progress=True)
+    assert "dream" in capsys.readouterr().err
+    markdown = report._repr_markdown_()
+    assert "| sessions | succeeded |" in markdown and "| 2 | 2 | 0 |" in markdown
+    data = json.loads(json.dumps(report.to_dict(), default=str))
+    assert data["candidates"] == report.candidates == 2
+    assert {row["session_id"] for row in data["sessions_detail"]} == {"s1", "s2"}
+    assert report.jobs.columns[:4] == ["session_id", "job_id", "status", "outcome"]
+    assert "DreamReport(provider='heuristic'" in repr(report)
+    empty = mem.dream(progress=False)
+    assert empty.jobs.height == 0 and empty.sessions == 0

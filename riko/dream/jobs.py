@@ -89,13 +89,16 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
     """Replace the job rows with these ids in one statement pair (inside the caller's transaction)."""
     if not rows:
         return
-    marks = ", ".join("?" for _ in rows)
-    wh.con.execute(f"DELETE FROM jobs WHERE scope_key = ? AND id IN ({marks})", [wh.scope.key, *(r["id"] for r in rows)])
     table = pa.table({
         "scope_key": pa.array([wh.scope.key] * len(rows), pa.string()),
         "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
         **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
     })
+    wh.con.register("_riko_job_ids", table.select(["id"]))
+    try:
+        wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id IN (SELECT id FROM _riko_job_ids)", [wh.scope.key])
+    finally:
+        wh.con.unregister("_riko_job_ids")
     wh.insert_arrow("jobs", table)
 
 

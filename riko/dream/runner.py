@@ -1,16 +1,11 @@
 """The batch Dream runner: persisted per-session jobs and cursors, a worker pool, the answer cache.
 
 Every session whose evidence moved past its persisted cursor (or every named one) gets one
-job. Provider calls run in a bounded thread pool; every warehouse read and write happens on
-the calling thread under one lock per scope, and a session's candidates, its cached answer
-and its ``succeeded`` job commit in the same transaction. A run killed at any point leaves
-each session either fully dreamed or not at all, so the next run finishes the rest without
-duplicates.
-
-Job record (``jobs`` table, ``kind = 'dream'``): ``id`` is the first 24 hex characters of
-SHA-256 of ``<scope key>:<session id>``; ``cursor`` is the last evidence ``seq`` a successful
-pass consumed (NULL before the first); ``attempts`` counts runs that took the job;
-``status`` is queued, running, succeeded or failed; ``last_error`` is sanitized.
+job (see :mod:`riko.dream.jobs`). Provider calls run in a bounded thread pool; every
+warehouse read and write happens on the calling thread under one lock per scope. The
+candidates, cached answers and ``succeeded`` job rows of a batch of finished sessions commit
+in one transaction, so a run killed at any point leaves each session either fully dreamed or
+not at all, and the next run finishes the rest without duplicates.
 """
 
 from __future__ import annotations
@@ -35,10 +30,10 @@ from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, scope_lock, shard_of, write_jobs
 from .proposals import Proposal, propose_batch
-from .report import DreamReport
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
 from .providers import DreamProvider, ProviderChain, make_provider
 from .reflection import Anchor, ReflectionRequest, parse_reflection
+from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
 from .transcript import Transcript, TranscriptLine
 
@@ -55,6 +50,7 @@ _SESSION_ANCHORS = 40     # reflection: newest user statements of the dreamed se
 _OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
 _PAGE_ANCHORS = 20        # ... and confirmed pages
 _MAX_EVIDENCE_REFS = 5
+
 
 def resolve_provider(
     config: Any,
@@ -115,6 +111,10 @@ class _Work:
     grounded: list[str] = field(default_factory=list)
     auto_ids: list[str] = field(default_factory=list)
     _users: list[tuple[str, str]] | None = None
+
+    def release_text(self) -> None:
+        """Drop the transcript and answer once stored, so a long batch holds only its job summaries."""
+        self.transcript = self.answer = self.parsed = self._users = None
 
     def user_lines(self) -> list[tuple[str, str]]:
         """``(evidence ref, normalized text)`` of the transcript's user lines, computed once."""
@@ -600,6 +600,7 @@ class _Run:
                 batch, ready = ready, []
                 self.apply(batch)
                 for w in batch:
+                    w.release_text()
                     if not self.wants_reflection(w):
                         continue
                     request, key, call, cached = self.prepare_reflection(w)
