@@ -56,11 +56,11 @@ def apply_plan(mem: "Memory", plan: Plan, operation_id: str) -> None:
         mem._resident.refresh()
         # last: the steps above append audits of their own, none of which name the session
         if plan.audits:
-            mention = plan.needles.sql_mentions("target")
-            con.execute(
-                f"UPDATE audits SET detail = ?, target = CASE WHEN {mention} THEN ? ELSE target END "
-                "WHERE scope_key = ? AND list_contains(?, id)",
-                [dumps({"scrubbed": f"purge {operation_id}"}), f"purge:{operation_id}", key, plan.audits])
+            con.execute("UPDATE audits SET detail = ? WHERE scope_key = ? AND list_contains(?, id)",
+                        [dumps({"scrubbed": f"purge {operation_id}"}), key, plan.audits])
+        if plan.audit_targets:
+            con.execute("UPDATE audits SET target = ? WHERE scope_key = ? AND list_contains(?, id)",
+                        [f"purge:{operation_id}", key, plan.audit_targets])
 
 
 def _pages(mem: "Memory", plan: Plan, operation_id: str, now: Any) -> None:
@@ -132,7 +132,6 @@ def _files(mem: "Memory", plan: Plan) -> None:
     if plan.dense_dir is not None and plan.dense_dir.is_dir():
         from ..dense import DenseIndex
 
-        gone = set(plan.pages_removed) | set(plan.observations_removed) | set(plan.candidates_removed)
         index = DenseIndex(plan.dense_dir, None)
-        index.drop_documents(lambda doc_id: doc_id in gone or plan.needles.mentions(doc_id))
+        index.drop_documents(set(plan.dense_doc_ids))
         index.invalidate("purge-rebuild-required")

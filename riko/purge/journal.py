@@ -149,27 +149,22 @@ def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
         raise PurgeError("raw-session purge is disabled; set purge_enabled = true in riko.toml (or RIKO_PURGE_ENABLED=1)")
     if not isinstance(session_id, str) or not session_id.strip():
         raise PurgeError("purge needs a non-empty session id")
-    needles = Needles.from_warehouse(mem._wh, mem.scope.key, session_id)
-    plan = build_plan(mem, needles)
-    if plan.empty:
-        raise NotFoundError("session", session_id, "list sessions with mem.sessions()")
-    token = plan.token(mem.scope.key)
-    report = _report(mem, plan, token)
     if dry_run:
-        return report
+        return _plan_report(mem, session_id)[2]
     mem._wh.require_writable()
-    if confirmation != token:
-        raise ConfirmationMismatchError(
-            f"confirmation does not match the current purge plan of session {session_id!r}; "
-            "run a dry run and pass the token it returns (nothing was changed)")
-    if plan.blockers:
-        raise PurgeError("purge refused, nothing was changed: " + "; ".join(plan.blockers))
     if other_handles(mem._wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
-    operation_id = "purge-" + uuid.uuid4().hex[:16]
     owner = _owner(mem)
-    acquire_lease(mem, owner)
+    acquire_lease(mem, owner)  # before planning, so no other purge moves the state under this plan
     try:
+        needles, plan, report = _plan_report(mem, session_id)
+        if confirmation != report["confirmation"]:
+            raise ConfirmationMismatchError(
+                f"confirmation does not match the current purge plan of session {session_id!r}; "
+                "run a dry run and pass the token it returns (nothing was changed)")
+        if plan.blockers:
+            raise PurgeError("purge refused, nothing was changed: " + "; ".join(plan.blockers))
+        operation_id = "purge-" + uuid.uuid4().hex[:16]
         needles.save(work_dir(mem, operation_id) / "needles.json")
         _journal(mem, operation_id, session_id, "started", impact=plan.impact())
         _checkpoint("after-journal")
@@ -178,6 +173,14 @@ def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
         release_lease(mem, owner)
     report.update(dryRun=False, changed=True, verified=True, operationId=operation_id)
     return report
+
+
+def _plan_report(mem: "Memory", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
+    needles = Needles.from_warehouse(mem._wh, mem.scope.key, session_id)
+    plan = build_plan(mem, needles)
+    if plan.empty:
+        raise NotFoundError("session", session_id, "list sessions with mem.sessions()")
+    return needles, plan, _report(mem, plan, plan.token(mem.scope.key))
 
 
 def recover_interrupted(mem: "Memory") -> list[str]:

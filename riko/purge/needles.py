@@ -2,9 +2,10 @@
 
 Fragments are the distinct lines and sentences (at least :data:`MIN_FRAGMENT_CHARS` long) of
 the session's user and assistant texts (never plugin injections, which quote memory from
-elsewhere), with their JSON-escaped spellings; fingerprints are
-the ``content_hash`` values of its evidence rows. Anything another session's raw evidence
-also holds is left out: it is not this session's to erase.
+elsewhere), with their JSON-escaped spellings; fingerprints are the ``content_hash`` values of
+its evidence rows. Anything another session's raw evidence also holds is left out: it is not
+this session's to erase. Matching many needles at once uses polars' Aho-Corasick search, so
+its cost grows with the text searched, not with text times needles.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
-import pyarrow as pa
+import polars as pl
 
 from ..warehouse import Warehouse
 
@@ -29,12 +30,13 @@ MIN_FRAGMENT_CHARS = 12
 _ID_CHARS = "A-Za-z0-9_.-"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
-# Regex alternations are compiled in chunks so no single pattern grows past the engine's limits.
-_CHUNK = 200
+# Files are searched in windows of this many bytes (overlapping by the longest needle).
+_WINDOW = 8 << 20
+_BATCH_ROWS = 50_000
 
 
 def re2_escape(text: str) -> str:
-    """Escape ``text`` as a literal that means the same to RE2 (DuckDB) and to Python ``re``."""
+    """Escape ``text`` as a literal that means the same to RE2 (DuckDB), Rust (polars) and Python."""
     out = []
     for ch in text:
         if ch in "\\.^$|?*+()[]{}-/":
@@ -50,8 +52,7 @@ def fragments_of(text: str) -> set[str]:
     """The distinct lines and sentences of ``text`` long enough to identify it."""
     found: set[str] = set()
     for line in text.splitlines():
-        pieces = [line, *_SENTENCE.split(line)]
-        for piece in pieces:
+        for piece in (line, *_SENTENCE.split(line)):
             for variant in (piece.strip(), _SPACE.sub(" ", piece).strip()):
                 if len(variant) >= MIN_FRAGMENT_CHARS:
                     found.add(variant)
@@ -61,6 +62,11 @@ def fragments_of(text: str) -> set[str]:
 def _spellings(fragment: str) -> set[str]:
     """The fragment as written, and as a JSON string body (with and without ASCII escapes)."""
     return {fragment, json.dumps(fragment, ensure_ascii=False)[1:-1], json.dumps(fragment)[1:-1]}
+
+
+def _latin1(text: str) -> str:
+    """UTF-8 bytes seen one byte per character: how file windows are searched."""
+    return text.encode("utf-8").decode("latin-1")
 
 
 @dataclass(frozen=True)
@@ -76,18 +82,19 @@ class Needles:
     def from_warehouse(cls, wh: Warehouse, scope_key: str, session_id: str) -> "Needles":
         """Collect the needles of ``session_id`` from its evidence rows still in the warehouse."""
         rows = wh.fetchall(
-            "SELECT text, content_hash FROM evidence WHERE scope_key = ? AND session_id = ? "
+            "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? "
             "AND (is_user OR role = 'assistant') AND text IS NOT NULL",
             [scope_key, session_id],
         )
-        fragments: set[str] = set()
-        for text, _ in rows:
-            for fragment in fragments_of(text):
-                fragments |= _spellings(fragment)
+        raw: set[str] = set()
+        for (text,) in rows:
+            raw |= fragments_of(text)
+        raw -= _shared_text(wh, scope_key, session_id, raw)
+        fragments = set().union(*(_spellings(f) for f in raw)) if raw else set()
         hashes = {r[0] for r in wh.fetchall(
-            "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id = ?", [scope_key, session_id])}
-        fragments -= _shared(wh, scope_key, session_id, fragments, "text", "data")
-        hashes -= _shared(wh, scope_key, session_id, hashes, "content_hash")
+            "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id = ? AND content_hash NOT IN "
+            "(SELECT content_hash FROM evidence WHERE scope_key = ? AND session_id <> ?)",
+            [scope_key, session_id, scope_key, session_id])}
         return cls(session_id, tuple(sorted(fragments)), tuple(sorted(hashes)))
 
     # -- persistence (the working file of an unfinished purge) -------------------------------
@@ -106,72 +113,80 @@ class Needles:
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(data["session_id"], tuple(data["fragments"]), tuple(data["hashes"]))
 
-    # -- matching ---------------------------------------------------------------------------
+    # -- patterns ---------------------------------------------------------------------------
     @property
     def content(self) -> tuple[str, ...]:
         return self.fragments + self.hashes
 
-    @property
-    def ref_prefix(self) -> str:
-        return f"session:{self.session_id}/"
+    def token_pattern(self, *, latin1: bool = False) -> str:
+        """The session id standing alone (not inside a longer identifier), for RE2/Rust/Python."""
+        sid = _latin1(self.session_id) if latin1 else self.session_id
+        return f"(^|[^{_ID_CHARS}]){re2_escape(sid)}($|[^{_ID_CHARS}])"
 
-    def token_pattern(self) -> str:
-        """The session id standing alone (not inside a longer identifier)."""
-        return f"(^|[^{_ID_CHARS}]){re2_escape(self.session_id)}($|[^{_ID_CHARS}])"
-
-    def patterns(self, *, references: bool = True) -> list[str]:
-        """Regular expressions, valid for RE2 and Python, that together find every needle."""
-        content = sorted(self.content, key=len, reverse=True)
-        chunks = ["|".join(re2_escape(n) for n in content[i:i + _CHUNK]) for i in range(0, len(content), _CHUNK)]
-        return ([self.token_pattern()] if references else []) + chunks
-
-    def sql_mentions(self, column: str, *, references: bool = True) -> str:
-        """A SQL predicate: ``column`` holds one of the needles."""
-        parts = [f"regexp_matches({column}, '{p.replace(chr(39), chr(39) * 2)}')" for p in self.patterns(references=references)]
-        return "(" + " OR ".join(parts) + ")" if parts else "false"
+    def sql_token(self, expr: str) -> str:
+        """A SQL predicate: ``expr`` names the session (DuckDB evaluates this one fast)."""
+        return f"regexp_matches({expr}, '{self.token_pattern().replace(chr(39), chr(39) * 2)}')"
 
     @cached_property
-    def _compiled(self) -> list[re.Pattern[str]]:
-        return [re.compile(p) for p in self.patterns()]
+    def _token(self) -> re.Pattern[str]:
+        return re.compile(self.token_pattern())
+
+    @cached_property
+    def _content_latin1(self) -> list[str]:
+        return [_latin1(n) for n in self.content]
+
+    # -- matching ---------------------------------------------------------------------------
+    def mask(self, values: pl.Series, *, references: bool = True) -> pl.Series:
+        """Per value: does it name the session or hold a content needle (nulls: False)."""
+        values = values.cast(pl.String)
+        hit = pl.Series(values.name, [False] * len(values), dtype=pl.Boolean)
+        if references:
+            hit = hit | values.str.contains(self.token_pattern()).fill_null(False)
+        if self.content:
+            hit = hit | values.str.contains_any(list(self.content)).fill_null(False)
+        return hit
 
     def mentions(self, value: Any) -> bool:
-        """Whether a text (or JSON-able value) holds the session id or any content needle."""
+        """Whether one text (or JSON-able value) names the session or holds a content needle."""
         if value is None:
             return False
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        return any(p.search(text) for p in self._compiled)
+        return bool(self._token.search(text)) or any(n in text for n in self.content)
 
-    def is_ref(self, ref: str) -> bool:
-        """Whether an evidence reference (or session id list entry) points into this session."""
+    def is_ref(self, ref: Any) -> bool:
+        """Whether a list entry (evidence reference, session id, anchor) points into this session."""
         return ref == self.session_id or self.mentions(ref)
 
-    def byte_patterns(self, *, references: bool = True) -> list[re.Pattern[bytes]]:
-        return [re.compile(p.encode("utf-8")) for p in self.patterns(references=references)]
+    def scan_bytes(self, data: bytes | memoryview, *, references: bool = True) -> list[str]:
+        """What ``data`` holds of the session: ``reference`` and/or ``content``."""
+        longest = max((len(n) for n in self._content_latin1), default=0)
+        overlap = max(longest, len(_latin1(self.session_id)) + 2)
+        found: set[str] = set()
+        start, size = 0, len(data)
+        while start < size:
+            window = pl.Series([bytes(data[start:start + _WINDOW + overlap]).decode("latin-1")])
+            if references and "reference" not in found and window.str.contains(self.token_pattern(latin1=True)).any():
+                found.add("reference")
+            if self._content_latin1 and "content" not in found and window.str.contains_any(self._content_latin1).any():
+                found.add("content")
+            start += _WINDOW
+        return sorted(found)
 
 
-def _shared(wh: Warehouse, scope_key: str, session_id: str, needles: Iterable[str], *columns: str) -> set[str]:
-    """The needles that other sessions' raw evidence also holds.
-
-    One regular-expression pass per chunk finds the few rows worth a closer look, so the
-    cost grows with the evidence size, not with evidence size times needle count.
-    """
-    values = sorted(set(needles))
+def _shared_text(wh: Warehouse, scope_key: str, session_id: str, fragments: Iterable[str]) -> set[str]:
+    """The fragments that other sessions' raw evidence also holds, in text or data."""
+    values = sorted(set(fragments))
     if not values:
         return set()
-    if columns == ("content_hash",):
-        wh.con.register("_riko_purge_shared", pa.table({"needle": values}))
-        try:
-            return {r[0] for r in wh.fetchall(
-                "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id <> ? "
-                "AND content_hash IN (SELECT needle FROM _riko_purge_shared)", [scope_key, session_id])}
-        finally:
-            wh.con.unregister("_riko_purge_shared")
-    probe = Needles(session_id, tuple(values))
     shared: set[str] = set()
-    for pattern in probe.patterns(references=False):
-        literal = pattern.replace("'", "''")
-        cond = " OR ".join(f"regexp_matches({c}, '{literal}')" for c in columns)
-        for row in wh.fetchall(f"SELECT {', '.join(columns)} FROM evidence WHERE scope_key = ? AND session_id <> ? "
-                               f"AND ({cond})", [scope_key, session_id]):
-            shared.update(n for n in values if any(v is not None and n in v for v in row))
+    spelled = {s: f for f in values for s in _spellings(f)}
+    patterns = list(spelled)
+    rel = wh.con.sql("SELECT text, data FROM evidence WHERE scope_key = ? AND session_id <> ?",
+                     params=[scope_key, session_id])
+    reader = rel.to_arrow_reader(_BATCH_ROWS) if hasattr(rel, "to_arrow_reader") else rel.fetch_arrow_reader(_BATCH_ROWS)
+    for batch in reader:
+        frame: Any = pl.from_arrow(batch)
+        for column in ("text", "data"):
+            found = frame.get_column(column).cast(pl.String).str.extract_many(patterns, overlapping=True)
+            shared.update(spelled[s] for s in found.explode().drop_nulls().unique().to_list())
     return shared

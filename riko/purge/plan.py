@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import unquote
 
+import polars as pl
+
 from ..errors import WikiFormatError
 from ..wiki import parse_page, render_page
 from .needles import Needles
@@ -22,7 +24,7 @@ from .needles import Needles
 if TYPE_CHECKING:
     from ..memory import Memory
 
-__all__ = ["Plan", "build_plan", "text_columns", "EXPORTS_DIR"]
+__all__ = ["Plan", "build_plan", "text_columns", "column_hits", "EXPORTS_DIR"]
 
 #: Evidence exports purge knows about: ``<root>/exports/<storage-key>/``.
 EXPORTS_DIR = "exports"
@@ -34,6 +36,14 @@ def text_columns(wh: Any, table: str) -> list[str]:
         "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
         "AND schema_name = 'main' AND table_name = ? AND data_type = 'VARCHAR' ORDER BY column_index", [table])
     return [r[0] for r in rows if r[0] != "scope_key"]
+
+
+def column_hits(frame: pl.DataFrame, columns: list[str], needles: Needles) -> pl.Series:
+    """Per row: does any of ``columns`` name the session or hold a content needle."""
+    if not columns or frame.height == 0:
+        return pl.Series([False] * frame.height, dtype=pl.Boolean)
+    joined = frame.select(pl.concat_str(columns, separator="\x01", ignore_nulls=True)).to_series()
+    return needles.mask(joined)
 
 
 def _loads(value: str | None) -> list[Any]:
@@ -74,6 +84,7 @@ class Plan:
     observations_scrubbed: dict[str, tuple[list[Any], list[Any], list[Any]]] = field(default_factory=dict)
     jobs: list[str] = field(default_factory=list)
     audits: list[int] = field(default_factory=list)
+    audit_targets: list[int] = field(default_factory=list)
     suppressions: list[str] = field(default_factory=list)
     activation: list[str] = field(default_factory=list)
     projections: list[str] = field(default_factory=list)
@@ -84,7 +95,7 @@ class Plan:
     provider_cache: list[str] = field(default_factory=list)
     index_meta: list[str] = field(default_factory=list)
     dense_dir: Path | None = None
-    dense_documents: int = 0
+    dense_doc_ids: list[str] = field(default_factory=list)
     export_paths: list[Path] = field(default_factory=list)
     resident_rebuild: bool = False
     blockers: list[str] = field(default_factory=list)
@@ -125,7 +136,7 @@ class Plan:
             "jobs": len(self.jobs),
             "audits": len(self.audits),
             "vectors": len(self.vectors),
-            "denseDocuments": self.dense_documents,
+            "denseDocuments": len(self.dense_doc_ids),
             "activation": len(self.activation),
             "suppressions": len(self.suppressions),
             "aliases": {"removed": sorted(self.aliases_removed), "scrubbed": sorted(self.aliases_scrubbed)},
@@ -171,12 +182,10 @@ class _Planner:
 
     def rows(self, table: str, extra: str = "false", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         """Rows of ``table`` that mention the session in any text column, or match ``extra``."""
-        cols = text_columns(self.wh, table)
-        mention = " OR ".join(self.needles.sql_mentions(c) for c in cols) or "false"
-        cur = self.wh.con.execute(f"SELECT * FROM {table} WHERE scope_key = ? AND ({mention} OR {extra})",
-                                  [self.key, *params])
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        frame = self.wh.frame(f"SELECT *, ({extra}) AS _riko_extra FROM {table} WHERE scope_key = ?",
+                              [*params, self.key])
+        hit = column_hits(frame, text_columns(self.wh, table), self.needles)
+        return frame.filter(hit | frame.get_column("_riko_extra")).drop("_riko_extra").to_dicts()
 
     def hit(self, row: dict[str, Any], skip: Iterable[str] = ()) -> bool:
         """Whether any text column of ``row`` other than ``skip`` mentions the session."""
@@ -210,7 +219,7 @@ class _Planner:
                 p.source_paths.append(r["path"])
         others = self.wh.fetchone(
             f"SELECT count(*) FROM evidence WHERE scope_key = ? AND session_id <> ? AND "
-            f"({self.needles.sql_mentions('text')} OR {self.needles.sql_mentions('data')})", [self.key, sid])
+            f"({self.needles.sql_token('text')} OR {self.needles.sql_token('data')})", [self.key, sid])
         if others and others[0]:
             p.blockers.append(f"{others[0]} evidence line(s) of other sessions name this session")
         p.jobs = [r["id"] for r in self.rows("jobs", "session_id = ?", [sid]) if r["kind"] != "purge-lease"]
@@ -322,12 +331,15 @@ class _Planner:
                 gen = read_generation(directory / "generations" / gen_id)
             except InvalidGeneration:
                 continue
-            seen.update(d for d in gen.doc_ids if d in gone or self.needles.mentions(d))
-        self.plan.dense_documents = len(seen)
+            ids = pl.Series(gen.doc_ids, dtype=pl.String)
+            seen.update(ids.filter(self.needles.mask(ids) | ids.is_in(sorted(gone))).to_list())
+        self.plan.dense_doc_ids = sorted(seen)
 
     def audits(self) -> None:
         gone = sorted(self.plan.removed_ids)
-        self.plan.audits = sorted(int(r["id"]) for r in self.rows("audits", "list_contains(?::VARCHAR[], target)", [gone]))
+        rows = self.rows("audits", "list_contains(?::VARCHAR[], target)", [gone])
+        self.plan.audits = sorted(int(r["id"]) for r in rows)
+        self.plan.audit_targets = sorted(int(r["id"]) for r in rows if self.needles.mentions(r["target"]))
 
     def files(self) -> None:
         p, mem = self.plan, self.mem

@@ -11,11 +11,11 @@ from __future__ import annotations
 import mmap
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ..migrations import SCOPED_TABLES
 from .needles import Needles
-from .plan import text_columns
+from .plan import column_hits, text_columns
 from .storage import owned_files
 
 if TYPE_CHECKING:
@@ -27,44 +27,50 @@ _DATABASE_SUFFIXES = (".duckdb", ".duckdb.wal")
 
 
 def verify_tables(mem: "Memory", needles: Needles) -> list[str]:
-    """``table.column: N row(s)`` for every text column still mentioning the session."""
-    wh, problems = mem._wh, []
+    """``table.column: N row(s)`` for every text column still mentioning the session.
+
+    Other sessions' raw lines are their own record: there only a reference to this session
+    counts (a shared line of text is theirs too and was never a needle).
+    """
+    wh, key, problems = mem._wh, mem.scope.key, []
     for table in SCOPED_TABLES:
         if table == "purges":
             continue
         cols = text_columns(wh, table)
+        if table == "evidence":
+            sums = ", ".join(f"count(*) FILTER (WHERE session_id = ? OR {needles.sql_token(c)})" for c in cols)
+            row = wh.fetchone(f"SELECT {sums} FROM evidence WHERE scope_key = ?",
+                              [*([needles.session_id] * len(cols)), key]) or ()
+            problems.extend(f"evidence.{c}: {n} row(s)" for c, n in zip(cols, row, strict=True) if n)
+            continue
         if not cols:
             continue
-        sums = ", ".join(f"count(*) FILTER (WHERE {needles.sql_mentions(c)})" for c in cols)
-        row = wh.fetchone(f"SELECT {sums} FROM {table} WHERE scope_key = ?", [mem.scope.key]) or ()
-        problems.extend(f"{table}.{c}: {n} row(s)" for c, n in zip(cols, row, strict=True) if n)
+        frame = wh.frame(f"SELECT {', '.join(cols)} FROM {table} WHERE scope_key = ?", [key])
+        if not column_hits(frame, cols, needles).any():
+            continue
+        for col in cols:  # a table with findings is searched column by column, to name them
+            n = int(needles.mask(frame.get_column(col)).sum())
+            if n:
+                problems.append(f"{table}.{col}: {n} row(s)")
     return problems
-
-
-def _search(data: bytes | mmap.mmap, patterns: Iterable[re.Pattern[bytes]]) -> bool:
-    return any(p.search(data) for p in patterns)  # type: ignore[arg-type]
 
 
 def scan_file(path: Path, needles: Needles, *, references: bool = True) -> list[str]:
     """What of the session ``path`` holds: ``reference`` and/or ``content`` (empty when clean)."""
-    found: list[str] = []
-    checks = [("reference", needles.byte_patterns()[:1]), ("content", needles.byte_patterns(references=False))]
-    if not references:
-        checks = checks[1:]
-    size = path.stat().st_size
-    views: list[bytes | mmap.mmap] = []
+    found: set[str] = set()
     with path.open("rb") as fh:
-        raw = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        try:
-            views.append(raw)
-            views.extend(_decoded(path, bytes(raw[:]) if path.suffix in (".zst", ".zstd", ".parquet") else b""))
-            for kind, patterns in checks:
-                if any(_search(v, patterns) for v in views):
-                    found.append(kind)
-        finally:
-            if isinstance(raw, mmap.mmap):
-                raw.close()
-    return found
+        if path.stat().st_size == 0:
+            return []
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+            view = memoryview(raw)
+            try:
+                found.update(needles.scan_bytes(view, references=references))
+                if path.suffix in (".zst", ".zstd", ".parquet"):
+                    for decoded in _decoded(path, bytes(view)):
+                        found.update(needles.scan_bytes(decoded, references=references))
+            finally:
+                view.release()
+    return sorted(found)
 
 
 def _decoded(path: Path, data: bytes) -> list[bytes]:
