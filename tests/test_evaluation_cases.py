@@ -110,3 +110,32 @@ def test_duplicate_ids_and_unknown_sets_are_refused(tmp_path: Path) -> None:
         case_file("gate")
     assert CASE_SETS == ("calibration", "challenge")
     assert all(case_file(name).exists() for name in CASE_SETS)
+
+
+def _riko_eval(argv: list[str]) -> int:
+    """Parse ``riko eval …`` with the eval commands registered and run the command."""
+    import argparse
+
+    from riko import cli, cli_eval
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "eval" not in sub.choices:
+        cli_eval.register(sub)
+    args = parser.parse_args(argv)
+    return cli.COMMANDS[args.command](args)
+
+
+def test_cases_command_gates_on_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"id": "pass", "lang": "en", "dimension": "d", "pages": [{"title": "Tea", "body": "I prefer oolong tea."}],
+             "query": "What tea do I prefer?", "expect": {"contains": ["oolong"]}},
+            {"id": "fail", "lang": "en", "dimension": "d", "pages": [{"title": "Tea", "body": "I prefer oolong tea."}],
+             "query": "What tea do I prefer?", "expect": {"contains": ["green tea"]}}]
+    path = str(_write(tmp_path / "two.jsonl", rows))
+    assert _riko_eval(["eval", "cases", path]) == 0
+    assert "1/2 passed" in capsys.readouterr().out
+    assert _riko_eval(["eval", "cases", path, "--gate"]) == 1
+    assert "FAIL fail (d): missing ['green tea']" in capsys.readouterr().out
+    assert _riko_eval(["eval", "cases", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["passed"], data["total"]) == (1, 2)

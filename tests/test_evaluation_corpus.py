@@ -138,3 +138,21 @@ def test_a_custom_scenario_runs_through_the_same_runner() -> None:
     outcome = run_scenario(custom)
     assert outcome.status == "passed", outcome.checks
     assert outcome.recall_results and "bees" in outcome.recall_results[0]["text"]
+
+
+def test_companion_command_writes_a_bounded_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from riko import cli, cli_eval
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "eval" not in sub.choices:
+        cli_eval.register(sub)
+    args = parser.parse_args(["eval", "companion", "--only", "F.27,F.23", "--out", str(tmp_path), "--json"])
+    assert cli.COMMANDS["eval"](args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"] == {"passed": 2} and data["gate_failures"] == []
+    assert data["metrics"]["memoryOveruseInjectionRate"]["value"] == 0.0
+    run_dir = Path(data["artifacts"])
+    assert run_dir.parent == tmp_path and (run_dir / RAW_RESULTS).exists() and (run_dir / "metrics.json").exists()

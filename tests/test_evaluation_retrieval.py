@@ -129,3 +129,24 @@ def test_evidence_outside_the_user_turns_is_reported_unreachable(dataset: tuple[
     assert report.summary()["riko"]["hit@5"] == 0.0
     data = report.to_dict()
     assert data["ks"] == [5] and data["rows"][0]["id"] == "a"
+
+
+def test_retrieval_command_prints_both_systems(dataset: tuple[Path, Path, int], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from riko import cli, cli_eval
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "eval" not in sub.choices:
+        cli_eval.register(sub)
+    sessions, queries, count = dataset
+    out = tmp_path / "report.json"
+    args = parser.parse_args(["eval", "retrieval", "--sessions", str(sessions), "--queries", str(queries),
+                              "--k", "1,3", "--json", "--out", str(out)])
+    assert cli.COMMANDS["eval"](args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert set(summary["summary"]) == {"riko", "bm25"} and summary["ks"] == [1, 3]
+    assert "hit@3" in summary["summary"]["riko"] and "rows" not in summary
+    assert len(json.loads(out.read_text())["rows"]) == 2 * count
