@@ -268,6 +268,9 @@ def test_derived_records_are_removed_or_scrubbed(world: World) -> None:
             for table, items in rows.items():
                 for item in items:
                     mem._wh.insert_rows(table, [item])
+            mem._wh.con.execute("UPDATE sessions SET parent_session = ? WHERE session_id = ?", [world.a, world.b])
+        mem.set_sensitivity(world.page_mixed, "provisional_sensitive")  # keeps the earlier version
+        mem.set_sensitivity(world.page_a, "provisional_sensitive")
         token = mem.purge(world.a)["confirmation"]
         mem.purge(world.a, dry_run=False, confirmation=token)
 
@@ -284,6 +287,11 @@ def test_derived_records_are_removed_or_scrubbed(world: World) -> None:
         assert ids("jobs", "id") == ["j-b"]
         assert ids("vectors", "doc_id") == [world.page_b]
         assert mem._wh.fetchone("SELECT degraded_reason FROM index_meta WHERE name = 'dense'") == ("purge-rebuild-required",)
+        assert mem.sessions().filter(pl.col("session_id") == world.b).height == 1
+        assert mem._wh.fetchone("SELECT parent_session FROM sessions WHERE session_id = ?", [world.b]) == (None,)
+        versions = mem.page_versions(world.page_mixed)["text"].to_list()
+        assert len(versions) == 1 and world.rb in versions[0] and world.a not in versions[0]
+        assert mem.page_versions(world.page_a).height == 0
 
 
 def test_injected_memory_blocks_are_not_the_session_s_content(world: World) -> None:
@@ -296,6 +304,17 @@ def test_injected_memory_blocks_are_not_the_session_s_content(world: World) -> N
         assert kept not in report["impact"]["pages"]["removed"]
         mem.purge(world.a, dry_run=False, confirmation=report["confirmation"])
         assert mem.page(kept).status == "confirmed"
+
+
+def test_a_page_corrected_away_from_the_session_survives(world: World) -> None:
+    with world.open() as mem:
+        mem.correct(world.page_a, "Ottoline keeps honeybees in Cornwall.")
+        assert mem.page_versions(world.page_a).height == 1
+        report = mem.purge(world.a)
+        assert world.page_a not in report["impact"]["pages"]["removed"]
+        mem.purge(world.a, dry_run=False, confirmation=report["confirmation"])
+        assert mem.page(world.page_a).description == "Ottoline keeps honeybees in Cornwall."
+        assert mem.page_versions(world.page_a).height == 0  # the version quoting the session is gone
 
 
 def test_a_held_lease_refuses_a_second_purge(world: World) -> None:

@@ -156,32 +156,33 @@ def compact_database(wh: "Warehouse") -> None:
 
     if other_handles(wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
-    fresh = wh.directory / "riko.compact.duckdb"
-    for stale in (fresh, fresh.with_name(fresh.name + ".wal")):
-        stale.unlink(missing_ok=True)
-    name = wh.fetchone("SELECT current_database()")[0]  # type: ignore[index]
-    wh.con.execute("CHECKPOINT")
-    wh.con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
-    try:
-        wh.con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
-    except BaseException:
-        wh.con.execute("DETACH riko_compact")
-        fresh.unlink(missing_ok=True)
-        raise
-    wh.con.execute("DETACH riko_compact")
-    with _warehouse._OPEN_GUARD:
-        base, _ = _warehouse._OPEN.pop(wh._key)
-        wh.con.close()
-        base.close()
+    with wh._write_guard:  # no write may run on the connection while it is swapped
+        fresh = wh.directory / "riko.compact.duckdb"
+        for stale in (fresh, fresh.with_name(fresh.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        name = wh.fetchone("SELECT current_database()")[0]  # type: ignore[index]
+        wh.con.execute("CHECKPOINT")
+        wh.con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
         try:
-            os.replace(fresh, wh.path)
-            wal = wh.path.with_name(wh.path.name + ".wal")
-            wal.unlink(missing_ok=True)
-            _fsync_dir(wh.directory)
-        finally:
-            con = duckdb.connect(str(wh.path))
-            _warehouse._OPEN[wh._key] = (con, 1)
-            wh.con = con.cursor()
+            wh.con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
+        except BaseException:
+            wh.con.execute("DETACH riko_compact")
+            fresh.unlink(missing_ok=True)
+            raise
+        wh.con.execute("DETACH riko_compact")
+        with _warehouse._OPEN_GUARD:
+            base, _ = _warehouse._OPEN.pop(wh._key)
+            wh.con.close()
+            base.close()
+            try:
+                os.replace(fresh, wh.path)
+                wal = wh.path.with_name(wh.path.name + ".wal")
+                wal.unlink(missing_ok=True)
+                _fsync_dir(wh.directory)
+            finally:
+                con = duckdb.connect(str(wh.path))
+                _warehouse._OPEN[wh._key] = (con, 1)
+                wh.con = con.cursor()
 
 
 def _fsync_dir(path: Path) -> None:
