@@ -650,6 +650,9 @@ def run_dream(
     count = cfg.dream_workers if workers is None else workers
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 64:
         raise ConfigError("workers", f"must be an integer from 1 to 64, got {workers!r}")
+    saved = mem.dream_settings() if hasattr(mem, "dream_settings") else {}
+    if saved:  # settings saved for this scope (review page, POST /config) override the file config
+        cfg = cfg.replace(**saved)
     chosen = resolve_provider(cfg, provider, url=url, model=model, credential_ref=credential_ref, environ=environ)
     run = _Run(mem, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
                replay_only=replay_only, rescan=rescan,
