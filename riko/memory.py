@@ -65,6 +65,10 @@ class Memory:
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
         self.last_sync: SyncReport | None = None
         if not read_only:
+            from .purge import recover_interrupted
+
+            # a purge that died mid-way is finished before sync could copy old page text anywhere
+            recover_interrupted(self)
             self.last_sync = self._canon.sync()
             if self.last_sync.changed:
                 self._resident.refresh()
@@ -351,7 +355,17 @@ class Memory:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         from .purge import purge_session
 
-        return purge_session(self, session_id, dry_run=dry_run, confirmation=confirmation)
+        result = purge_session(self, session_id, dry_run=dry_run, confirmation=confirmation)
+        if not dry_run:
+            self._drop_recall_cache()
+        return result
+
+    def _drop_recall_cache(self) -> None:
+        """In-process recall indexes may hold purged text: drop them so they rebuild from disk."""
+        from .recall import index_cache
+
+        with index_cache._CACHES_LOCK:
+            index_cache._CACHES.pop(self, None)
 
     # -- observations ---------------------------------------------------------------------------------
     def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, Any]:
