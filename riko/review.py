@@ -356,11 +356,33 @@ class Review:
             if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
+            existing = self._grounded_duplicate(match.text)
+            if existing is not None:
+                self._absorb(cid, existing, match)
+                continue
             done.append(self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                       mode=policy).id)
         if done:
             self._on_change()
         return done
+
+    def _grounded_duplicate(self, text: str) -> Page | None:
+        """A live confirmed page that already holds exactly this user text (a repeated statement)."""
+        target = normalize_claim(text)
+        for page in self.canon.pages():
+            if page.status == "confirmed" and page.superseded_by is None and normalize_claim(page.description) == target:
+                return page
+        return None
+
+    def _absorb(self, candidate_id: str, page: Page, match: UserEvent) -> None:
+        """The user said it again: the candidate is accepted into the existing page, no duplicate."""
+        with self.wh.transaction():
+            if match.ref not in page.sources:
+                self.canon.save(page.replace(sources=sorted({*page.sources, match.ref})), authority="user",
+                                audit_kind="page-evidence-added", detail={"candidate": candidate_id, "evidence": match.ref})
+            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            self.wh.audit("candidate-merged-into-page", "user", candidate_id, {"page": page.id, "evidence": match.ref})
 
     def _refuse(self, kind: str, authority: str, target: str, message: str) -> None:
         """Audit a refused attempt (with the authority it claimed), then raise."""

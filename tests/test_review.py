@@ -510,3 +510,22 @@ def test_sensitive_pages_stay_out_of_the_resident_unless_enabled(tmp_path, clock
         text = resident_text(mem)
         assert "I like tea" in text and "reach me on the landline" in text
         assert set(ids) <= set(mem.resident().source_page_ids)
+
+
+def test_a_repeated_grounded_statement_does_not_duplicate_the_page(mem):
+    """The user says the same thing in two sessions: one page, both events as its sources."""
+    for sid in ("s1", "s2"):
+        mem.capture({"session_id": sid, "type": "user/message",
+                     "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": "I play the cello."}]}})
+    first = mem._review.propose(title="plays cello", description="I play the cello.", source="dream", session_id="s1",
+                                evidence=["session:s1/event:0"], authority="model_proposal")
+    assert mem.auto_confirm([first.candidate_id], "user_grounded")
+    second = mem._review.propose(title="cello player", description="I play the cello.", source="dream", session_id="s2",
+                                 evidence=["session:s2/event:0"], authority="model_proposal")
+    assert mem.auto_confirm([second.candidate_id], "user_grounded") == []
+    live = mem.pages()
+    assert live.height == 1
+    page = mem.page(live["id"][0])
+    assert set(page.sources) == {"session:s1/event:0", "session:s2/event:0"}
+    assert mem._review.candidate(second.candidate_id)["status"] == "accepted"
+    assert mem.audits("candidate-merged-into-page").height == 1
