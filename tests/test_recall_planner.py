@@ -50,7 +50,8 @@ def test_intents_in_english_and_chinese(query: str, intent: str) -> None:
     [
         ("Actually, my sister moved to Berlin", ("lexical", "rawEvidence", "observation", "graph", "dense")),
         ("When did we talk about the Japan trip?", ("lexical", "rawEvidence", "observation", "graph", "dense")),
-        ("我妹妹的那个项目后来怎么样了？", ("lexical", "observation", "graph", "dense")),
+        # "我妹妹" is the user's own sister, a detail like "my sister" in English: evidence opens too
+        ("我妹妹的那个项目后来怎么样了？", ("lexical", "rawEvidence", "observation", "graph", "dense")),
         ("Do you remember my dentist appointment?", ("lexical", "rawEvidence", "observation", "graph", "dense")),
         ("What kind of coffee do I prefer?", ("lexical", "observation", "dense")),
         ("我喜欢什么口味的咖啡？", ("lexical", "observation", "dense")),
@@ -131,6 +132,57 @@ def test_personal_cue_reopens_a_utility_query(query: str) -> None:
 )
 def test_identifier_shaped_detail_needs_a_personal_cue(query: str, is_open: bool) -> None:
     assert analyze_recall_query(query).is_open is is_open
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("我妹妹住在哪里？", "entity"),  # a possessive without 的 names the user's own sister
+        ("Where does my sister live?", "entity"),
+        ("What tea do I drink in the morning?", "stable_profile"),
+        ("我早上喝什么茶？", "stable_profile"),
+        ("Where do I work?", "stable_profile"),
+        ("我在哪里工作？", "stable_profile"),
+        ("我叫什么名字？", "entity"),
+        ("What is my name?", "entity"),
+        ("Who is my dentist?", "entity"),
+        ("我的牙医是谁？", "entity"),
+        ("我妈住哪？", "entity"),
+        ("我家在哪个城市", "entity"),
+    ],
+)
+def test_a_question_about_the_user_searches_canonical(query: str, intent: str) -> None:
+    plan = analyze_recall_query(query, vector_enabled=True)
+    assert plan.intent == intent
+    assert plan.personal is True and plan.utility is False
+    assert plan.search_canonical and plan.channels()[0] == "lexical"
+    assert "dense" in plan.channels()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is 17 * 23?",
+        "17 * 23 等于多少？",
+        "解释一下递归",
+        "Explain recursion",
+        "translate 'good morning' to French",
+        "把“早上好”翻译成法语",
+        "How do I reverse a list in Python?",
+        "Python 里怎么反转列表？",
+    ],
+)
+def test_a_utility_question_stays_shut(query: str) -> None:
+    plan = analyze_recall_query(query, **ALL_ON)
+    assert plan.intent == "none" and plan.channels() == ()
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["what time is it?", "Should I bring an umbrella?", "Can you tell me a joke?", "请问现在几点？", "今天天气怎么样？"],
+)
+def test_a_question_without_a_first_person_cue_opens_nothing(query: str) -> None:
+    assert analyze_recall_query(query, **ALL_ON).channels() == ()
 
 
 def test_request_phrasing_is_not_a_personal_cue() -> None:

@@ -121,6 +121,12 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
         r"i", r"me", r"my", r"mine", r"myself", r"we", r"our", r"ours", r"ourselves",
         r"i'm", r"i've", r"i'd", r"i'll", r"we're", r"we've", r"remember", r"recall",
     ) + _zh(r"我", r"咱们", r"记得"),
+    # A question: an interrogative word, a leading auxiliary, a question mark (NFKC folds
+    # the full-width one), or a Chinese interrogative particle.
+    "question": _en(
+        r"what|where|who|whom|whose|which|when|why|how",
+        r"^(?:do|does|did|is|are|am|was|were|can|could|will|would|should|have|has|had)",
+    ) + _zh(r"\?", r"吗", r"什么", r"哪", r"谁", r"几", r"多少", r"怎么", r"为什么", r"是否", r"呢"),
     "observation": _en(
         r"observ(?:e|ed|ation|ations)", r"noticed?", r"patterns?", r"infer(?:red|ence)?",
         r"tendenc(?:y|ies)", r"what do you think (?:i|about me)", r"seem to",
@@ -131,7 +137,13 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
 # "-" or "/" counts only between spaces, so dates, phone numbers and codes do not.
 _ARITHMETIC_RE = re.compile(r"\d\s*[+*×÷^]\s*\(?\d|\d\s+[-/x]\s+\(?\d|\d\s*=\s*\?")
 # The user naming one of their own things ("my knee", "我的体检报告") is a detail cue.
-_POSSESSIVE_RE = re.compile(r"(?<![a-z0-9'])(?:my|our)\s+[a-z0-9]|我的|我们的|咱们的")
+# Chinese drops the 的 before family, home and close relations ("我妹妹", "我妈", "我家").
+_POSSESSIVE_RE = re.compile(
+    r"(?<![a-z0-9'])(?:my|our)\s+[a-z0-9]|我的|我们的|咱们的|"
+    r"(?:我们?|咱们?)(?:妹妹?|姐姐?|哥哥?|弟弟?|妈妈?|爸爸?|爷爷|奶奶|外公|外婆|姥姥|姥爷|老公|老婆|丈夫|妻子|太太|"
+    r"男朋友|女朋友|男友|女友|对象|儿子|女儿|孩子|宝宝|家人|家里|家|朋友|同事|同学|室友|邻居|老板|领导|上司|老师|"
+    r"医生|牙医|公司|单位|猫|狗)"
+)
 
 # Phrasings that address the assistant rather than the user's own life: "how do I",
 # "tell me", "帮我". Their pronouns are not a personal-context cue.
@@ -353,6 +365,7 @@ def analyze_recall_query(
     utility = _has("utility", text) or bool(_ARITHMETIC_RE.search(text))
     personal = _has("personal", request_free)
     asks_observations = _has("observation", text)
+    question = _has("question", text)
 
     identifier_shaped = any(classify_term(t) in ("identifier", "tag") for t in terms) or bool(
         _DIGIT_RUN_RE.search(_CALENDAR_RE.sub(" ", query))
@@ -361,7 +374,7 @@ def analyze_recall_query(
         "correction": correction, "temporal": temporal, "historical": historical,
         "multi_hop": multi_hop, "explicit_recall": explicit, "experience": experience,
         "profile": profile, "detail": detail, "identifier": identifier_shaped,
-        "utility": utility, "personal": personal,
+        "utility": utility, "personal": personal, "question": question,
         "observation": asks_observations,
     }
     # An identifier-shaped detail (a code, a run of digits) is on its own no sign of a
@@ -382,6 +395,10 @@ def analyze_recall_query(
         intent = "stable_profile"
     elif detail:
         intent = "entity"
+    elif personal and question:
+        # A question about the user's own life ("Where do I work?", "我在哪里工作？")
+        # with no sharper cue: at least the canonical profile is worth a look.
+        intent = "stable_profile"
     else:
         intent = "none"
 
