@@ -9,12 +9,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from riko.evaluation import aggregate_metrics
+from riko.evaluation import METRIC_FIELDS, aggregate_metrics
 from riko.evaluation.artifacts import RAW_RESULTS, ArtifactRun, prune_runs
 from riko.evaluation.corpus import SCENARIOS, Scenario, Step, Turn, scenario
 from riko.evaluation.outcomes import LABELS
 from riko.evaluation.runner import run_companion, run_scenario
 from riko.evaluation.stubs import LoopbackStub
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
 
 ISSUE_CATEGORIES = (
     "stable preference", "explicit remember", "unconfirmed candidate", "long-tail event", "exact number",
@@ -24,6 +26,23 @@ ISSUE_CATEGORIES = (
     "Resident overflow", "prompt injection in memory", "superseded exact hit", "historical query", "memory overuse",
     "observation weakening", "multi-hop", "deletion crash",
 )
+
+UNSUPPORTED_IN_THE_SEED = ("F.21", "F.22", "F.28", "F.30")
+MEASURED = {name for name in METRIC_FIELDS
+            if name not in ("semanticDriftRate", "falsePersonalizationRate", "unwantedMentionRate", "memoryOveruseRate")}
+#: Defects in riko the corpus found, pinned exactly so the gate stays meaningful: every other
+#: check must hold, these must fail in exactly this way, and a fix turns the test red until the
+#: entry is removed. Each is reported with its cause; empty this when they are fixed.
+KNOWN_DEFECTS: dict[str, set[str]] = {
+    # riko/dream/heuristic.py: the relationship cue ("my coworker") fires on reported speech,
+    # so "My coworker claims I hate meetings." is extracted and auto-confirmed.
+    "F.03": {"extracted candidate 'hate meetings' is judged worth keeping"},
+    # riko/review.py Review._correct keeps the title memory_remember derived from the first
+    # claim, so the superseded name stays in canon, the page file and the recall rendering.
+    "F.06": {"excludes 'Mirela' (injected)", "correction: no live page holds the superseded text",
+             "correction: no page file holds the superseded text"},
+}
+KNOWN_METRIC_GAPS = {"candidatePrecision": 2 / 3, "correctionPropagation": 1 / 2}
 
 
 def _walk(steps: tuple[Step, ...]) -> list[Step]:
@@ -69,6 +88,52 @@ def test_the_four_scenarios_beyond_the_seed_declare_their_seams() -> None:
     http = {s.id for s in SCENARIOS if s.turn.via == "http" or any(st.op == "http" for st in _walk(s.setup))}
     tools = {s.id for s in SCENARIOS if any(st.op == "tool" for st in _walk(s.setup))}
     assert len(http) >= 5 and len(tools) >= 8
+
+
+# -- the gate --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def companion_run():
+    return run_companion(out=ARTIFACTS)
+
+
+def test_every_scenario_executes_and_passes(companion_run) -> None:
+    statuses = {o.id: o.status for o in companion_run.outcomes}
+    assert len(statuses) == 30
+    assert not [i for i, s in statuses.items() if s in ("error", "unsupported")], \
+        {o.id: o.error for o in companion_run.outcomes if o.error}
+    for sid in UNSUPPORTED_IN_THE_SEED:
+        assert statuses[sid] == "passed"
+    failed = {o.id: {n for n, ok in o.checks.items() if not ok} for o in companion_run.outcomes if o.status != "passed"}
+    assert failed == KNOWN_DEFECTS
+
+
+def test_every_measured_metric_sits_at_its_ideal_value(companion_run) -> None:
+    records = companion_run.metrics
+    assert records is not None, companion_run.metrics_error
+    measured = {name for name, record in records.items() if record.status == "measured"}
+    assert measured == MEASURED
+    gaps = {name: records[name].value for name in companion_run.gate_failures()}
+    assert gaps == pytest.approx(KNOWN_METRIC_GAPS)
+    assert records["recallAtK"].denominator == 10 and records["recallAtK"].value == 1.0
+    assert records["negativeRecallPrecision"].denominator == 6 and records["negativeRecallPrecision"].value == 1.0
+    assert records["purgeLeakage"].value == 0.0 and records["forgetLeakage"].value == 0.0
+
+
+def test_the_run_leaves_raw_artifacts(companion_run) -> None:
+    raw = json.loads((companion_run.artifacts / RAW_RESULTS).read_text(encoding="utf-8"))
+    assert raw["schemaVersion"] == 1
+    assert [o["id"] for o in raw["outcomes"]] == [s.id for s in SCENARIOS]
+    by_id = {o["id"]: o for o in raw["outcomes"]}
+    assert by_id["F.08"]["artifacts"]["http_exchanges"]
+    assert by_id["F.02"]["artifacts"]["tool_results"][1]["result"]["ok"] is False
+    assert by_id["F.01"]["injected"].startswith("<persistent-memory>")
+    assert by_id["F.04"]["artifacts"]["turn"]["trace"]["planChannels"]
+    assert by_id["F.21"]["artifacts"]["stub_calls"]["rerank"] >= 1
+    assert by_id["F.16"]["disk_leakage"] is False and by_id["F.16"]["derived_leakage"] is False
+    assert by_id["F.30"]["disk_leakage"] is False and by_id["F.30"]["derived_leakage"] is False
+    metrics = json.loads((companion_run.artifacts / "metrics.json").read_text())
+    assert set(metrics["gate_failures"]) == set(KNOWN_METRIC_GAPS)
+    assert len([p for p in ARTIFACTS.iterdir() if p.name.startswith("companion-")]) <= 3
 
 
 # -- runner behaviour --------------------------------------------------------------------------------
