@@ -46,6 +46,12 @@ _REVIEW_ONLY_FIELDS = frozenset({"status", "consent", "locked", "version", "id",
                                  "supersedes", "usage_policy", "authority_claim"})
 
 
+def _title_quotes_claim(title: str, description: str) -> bool:
+    """True when a title is the page's claim (or a prefix of it) rather than a name for a subject."""
+    t, d = normalize_claim(title), normalize_claim(description)
+    return bool(t) and bool(d) and (t == d or d.startswith(t) or t.startswith(d))
+
+
 def candidate_fingerprint(type_: str, title: str) -> str:
     """Identity of a proposal: its type and normalized title (the subject it speaks about)."""
     return hashlib.sha256(f"{type_}\0{normalize_claim(title)}".encode()).hexdigest()[:24]
@@ -433,7 +439,11 @@ class Review:
         new_refs = self._known_refs(evidence)
         stale = [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
         sources = sorted({*(ref for ref in old.sources if ref not in stale), *new_refs})
-        new = old.replace(description=description, body=body, version=old.version + 1,
+        title = old.title
+        if _title_quotes_claim(old.title, old.description):
+            # the title was the corrected claim itself: it must not keep the wrong value
+            title = " ".join(description.split())[:120].rstrip(" .。") or old.title
+        new = old.replace(title=title, description=description, body=body, version=old.version + 1,
                           sensitivity=classify_text(content, old.sensitivity), sources=sources,
                           recorded_at=self.clock.now())
         with self.canon.transaction():

@@ -33,16 +33,8 @@ MEASURED = {name for name in METRIC_FIELDS
 #: Defects in riko the corpus found, pinned exactly so the gate stays meaningful: every other
 #: check must hold, these must fail in exactly this way, and a fix turns the test red until the
 #: entry is removed. Each is reported with its cause; empty this when they are fixed.
-KNOWN_DEFECTS: dict[str, set[str]] = {
-    # riko/dream/heuristic.py: the relationship cue ("my coworker") fires on reported speech,
-    # so "My coworker claims I hate meetings." is extracted and auto-confirmed.
-    "F.03": {"extracted candidate 'hate meetings' is judged worth keeping"},
-    # riko/review.py Review._correct keeps the title memory_remember derived from the first
-    # claim, so the superseded name stays in canon, the page file and the recall rendering.
-    "F.06": {"excludes 'Mirela' (injected)", "correction: no live page holds the superseded text",
-             "correction: no page file holds the superseded text"},
-}
-KNOWN_METRIC_GAPS = {"candidatePrecision": 2 / 3, "correctionPropagation": 1 / 2}
+KNOWN_DEFECTS: dict[str, set[str]] = {}
+KNOWN_METRIC_GAPS: dict[str, float] = {}
 
 
 def _walk(steps: tuple[Step, ...]) -> list[Step]:

@@ -110,7 +110,8 @@ def find_statements(text: str, seq: int = 0) -> list[Finding]:
             continue
         # Same length as ``sentence``, so match offsets index the original text.
         folded = sentence.replace("’", "'").replace("‘", "'")
-        if is_question(folded) or is_hypothetical(folded) or has_secret(folded):
+        # reported speech anywhere ("my coworker claims I hate meetings") is someone else's claim
+        if is_question(folded) or is_hypothetical(folded) or has_secret(folded) or is_reported(folded):
             continue
         clauses = split_clauses(sentence)
         claimed: dict[int, tuple[Cue, int]] = {}
