@@ -30,9 +30,8 @@ ISSUE_CATEGORIES = (
 UNSUPPORTED_IN_THE_SEED = ("F.21", "F.22", "F.28", "F.30")
 MEASURED = {name for name in METRIC_FIELDS
             if name not in ("semanticDriftRate", "falsePersonalizationRate", "unwantedMentionRate", "memoryOveruseRate")}
-#: Defects in riko the corpus found, pinned exactly so the gate stays meaningful: every other
-#: check must hold, these must fail in exactly this way, and a fix turns the test red until the
-#: entry is removed. Each is reported with its cause; empty this when they are fixed.
+#: Defects the corpus finds are pinned here exactly (scenario -> failing checks, metric -> value)
+#: while they are open, so every other check still gates; none is open now.
 KNOWN_DEFECTS: dict[str, set[str]] = {}
 KNOWN_METRIC_GAPS: dict[str, float] = {}
 
