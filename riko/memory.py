@@ -107,6 +107,7 @@ class Memory:
         paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
         preset: str | None = None,
         progress: bool = True,
+        workers: int | None = None,
     ) -> IngestReport:
         """Read exported session logs (files or directories) into L0 evidence.
 
@@ -117,7 +118,8 @@ class Memory:
 
         return ingest_paths(
             self._wh, self.scope, paths, clock=self.clock, preset=preset, progress=progress,
-            max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
+            max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
+            workers=workers,
         )
 
     def capture(self, event: Mapping[str, Any]) -> EvidenceRef:

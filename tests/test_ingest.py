@@ -235,3 +235,29 @@ def test_killed_ingest_then_rerun_leaves_one_copy(tmp_path):
         ref.ingest(logs, progress=False)
         expected = ref.warehouse.fetchall("SELECT session_id, count(*), max(seq) FROM evidence GROUP BY 1 ORDER BY 1")
     assert stored == expected and len(expected) == 3
+
+
+def test_parallel_parse_stores_exactly_what_serial_does(tmp_path, monkeypatch):
+    from riko.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "PARALLEL_MIN_BYTES", 0)
+    logs = tmp_path / "logs"
+    for i in range(3):
+        generate_synthetic_log(logs / f"s{i}" / "session.jsonl.zstd", events=4000, session_id=f"p{i}", preset="companion", seed=i)
+    # a second file that continues session p0 (a rotated log): must not duplicate or drop events
+    path = logs / "zz-rotated" / "session.jsonl.zstd"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_frame([_header("p0")]) + _frame([_user(s, f"late {s}") for s in range(3990, 4010)]))
+    cols = "session_id, seq, type, text, is_user, content_hash"
+    results = []
+    for workers in (1, 2):
+        with riko.open(tmp_path / f"root{workers}", preset="companion") as mem:
+            rep = mem.ingest(logs, progress=False, workers=workers)
+            assert rep.workers == workers
+            rows = mem.warehouse.fetchall(f"SELECT {cols} FROM evidence ORDER BY session_id, seq")
+            sessions = mem.sessions().sort("session_id").select("session_id", "event_count", "last_seq").rows()
+        results.append((rep.events, rep.duplicates, rows, sessions))
+    assert results[0] == results[1]
+    events, duplicates, rows, sessions = results[0]
+    assert duplicates > 0 and len({(r[0], r[1]) for r in rows}) == len(rows)
+    assert [s for s in sessions if s[0] == "p0"][0][2] == 4009

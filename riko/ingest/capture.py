@@ -14,7 +14,7 @@ from ..warehouse import Warehouse, naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
 from ..migrations import RECORD_SCHEMA_VERSION
-from .pipeline import content_hash, is_user_evidence
+from .parse import content_hash, is_user_evidence
 
 __all__ = ["capture_event", "project_event"]
 

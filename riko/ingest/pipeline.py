@@ -8,46 +8,33 @@ watermark is already present and is not stored twice.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable
 
-import orjson
 import polars as pl
 import pyarrow as pa
 
 from ..clock import Clock, from_ms
 from ..errors import IngestError, PresetMismatchError, ScopeError
-from ..migrations import RECORD_SCHEMA_VERSION
 from ..scope import MemoryScope
 from ..warehouse import Warehouse, naive_utc
-from .readers import LogEvent, LogReader, iter_log_files
-
-__all__ = ["IngestReport", "ingest_paths", "evidence_row_batch", "content_hash", "ISSUE_COLUMNS"]
-
-BATCH_ROWS = 50_000
-ISSUE_COLUMNS = ("path", "line", "offset", "kind", "message")
-
-_EVIDENCE_COLUMNS = (
-    "scope_key", "schema_version", "session_id", "seq", "time", "type", "role", "source_kind",
-    "is_user", "text", "data", "content_hash", "truncated", "sensitivity", "sensitivity_origin",
-    "correction_invalidated", "line", "ingested_at",
+from .parse import (
+    PARALLEL_MIN_BYTES,
+    ParsedFile,
+    SessionStats,
+    content_hash,
+    is_user_evidence,
+    parse_events,
+    parse_file_to_spill,
 )
+from .readers import LogReader, iter_log_files
 
+__all__ = ["IngestReport", "ingest_paths", "content_hash", "is_user_evidence", "ISSUE_COLUMNS"]
 
-def content_hash(event_type: str, data_json: bytes) -> str:
-    """Hash of one L0 line's meaning (type + projected data), for duplicate detection."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(event_type.encode())
-    h.update(b"\0")
-    h.update(data_json)
-    return h.hexdigest()
-
-
-def is_user_evidence(ev: LogEvent) -> bool:
-    """Only a user message typed by the user is user evidence; plugin injections never are."""
-    return ev.type == "user/message" and ev.source_kind == "user"
+ISSUE_COLUMNS = ("path", "line", "offset", "kind", "message")
 
 
 @dataclass
@@ -62,6 +49,7 @@ class IngestReport:
     duplicates: int = 0
     truncated: int = 0
     refused: list[dict[str, str]] = field(default_factory=list)
+    workers: int = 1
     issue_rows: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -81,7 +69,7 @@ class IngestReport:
         return {
             "files": self.files, "files_unchanged": self.files_unchanged,
             "files_resumed": self.files_resumed, "sessions": self.sessions, "events": self.events,
-            "duplicates": self.duplicates, "truncated": self.truncated, "refused": self.refused,
+            "duplicates": self.duplicates, "truncated": self.truncated, "refused": self.refused, "workers": self.workers,
             "issues": self.issue_rows, "seconds": round(self.seconds, 3),
         }
 
@@ -98,82 +86,6 @@ class IngestReport:
         if self.issue_rows:
             out += f"\n{len(self.issue_rows)} issue(s); see `.issues`.\n"
         return out
-
-
-class _Batch:
-    """Column lists for evidence rows, flushed to DuckDB as one Arrow table."""
-
-    def __init__(self, scope_key: str, now_ms: int) -> None:
-        self.scope_key = scope_key
-        self.now_ms = now_ms
-        self.cols: dict[str, list[Any]] = {c: [] for c in _EVIDENCE_COLUMNS[2:]}
-        del self.cols["ingested_at"]
-
-    def __len__(self) -> int:
-        return len(self.cols["seq"])
-
-    def add(self, ev: LogEvent, data_json: bytes, digest: str, sensitivity: str | None, origin: str | None) -> None:
-        c = self.cols
-        c["session_id"].append(ev.session_id)
-        c["seq"].append(ev.seq)
-        c["time"].append(ev.time_ms)
-        c["type"].append(ev.type)
-        c["role"].append(ev.role)
-        c["source_kind"].append(ev.source_kind)
-        c["is_user"].append(is_user_evidence(ev))
-        c["text"].append(ev.text)
-        c["data"].append(data_json.decode())
-        c["content_hash"].append(digest)
-        c["truncated"].append(ev.truncated)
-        c["sensitivity"].append(sensitivity)
-        c["sensitivity_origin"].append(origin)
-        c["correction_invalidated"].append(False)
-        c["line"].append(ev.line)
-
-    def to_arrow(self) -> pa.Table:
-        n = len(self)
-        c = self.cols
-        return pa.table(
-            {
-                "scope_key": pa.array([self.scope_key] * n, pa.string()),
-                "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
-                "session_id": pa.array(c["session_id"], pa.string()),
-                "seq": pa.array(c["seq"], pa.int64()),
-                "time": pa.array(c["time"], pa.timestamp("ms")),
-                "type": pa.array(c["type"], pa.string()),
-                "role": pa.array(c["role"], pa.string()),
-                "source_kind": pa.array(c["source_kind"], pa.string()),
-                "is_user": pa.array(c["is_user"], pa.bool_()),
-                "text": pa.array(c["text"], pa.string()),
-                "data": pa.array(c["data"], pa.string()),
-                "content_hash": pa.array(c["content_hash"], pa.string()),
-                "truncated": pa.array(c["truncated"], pa.bool_()),
-                "sensitivity": pa.array(c["sensitivity"], pa.string()),
-                "sensitivity_origin": pa.array(c["sensitivity_origin"], pa.string()),
-                "correction_invalidated": pa.array(c["correction_invalidated"], pa.bool_()),
-                "line": pa.array(c["line"], pa.int64()),
-                "ingested_at": pa.array([self.now_ms] * n, pa.timestamp("ms")),
-            }
-        )
-
-    def clear(self) -> None:
-        for v in self.cols.values():
-            v.clear()
-
-
-def evidence_row_batch(scope_key: str, now_ms: int) -> _Batch:
-    return _Batch(scope_key, now_ms)
-
-
-@dataclass
-class _SessionStats:
-    meta: Any
-    first_seq: int | None = None
-    last_seq: int = -1
-    events: int = 0
-    user_events: int = 0
-    text_bytes: int = 0
-    source_path: str = ""
 
 
 def _file_id(path: Path) -> str:
@@ -193,9 +105,6 @@ def _prefix_hash(path: Path, length: int) -> str:
     return h.hexdigest()
 
 
-Classifier = Callable[[str], str]
-
-
 def ingest_paths(
     wh: Warehouse,
     scope: MemoryScope,
@@ -205,9 +114,14 @@ def ingest_paths(
     preset: str | None = None,
     progress: bool = True,
     max_event_chars: int = 16000,
-    classifier: Classifier | None = None,
+    classify: bool = False,
+    workers: int | None = None,
 ) -> IngestReport:
-    """Ingest session logs (files or directories) into ``wh``; see :class:`IngestReport`."""
+    """Ingest session logs (files or directories) into ``wh``; see :class:`IngestReport`.
+
+    Large multi-file ingests parse files in ``workers`` processes (default: up to 2) while this
+    process writes; each file is still one transaction, written in file order.
+    """
     wh.require_writable()
     if preset is not None and preset != scope.preset:
         raise ScopeError(
@@ -217,6 +131,7 @@ def ingest_paths(
     started = time.perf_counter()
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    paths = list(paths)
     explicit_files = {Path(p).resolve() for p in paths if Path(p).is_file()}
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
@@ -227,67 +142,65 @@ def ingest_paths(
         sid: (int(last) if last is not None else -1)
         for sid, last in wh.fetchall("SELECT session_id, last_seq FROM sessions WHERE scope_key = ?", [scope.key])
     }
+    plans = [_plan(wh, scope, path, report) for path in files]
+    todo = [plan for plan in plans if plan is not None]
     bar = None
     if progress and len(files) > 1:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(files), unit="file", desc="ingest", leave=False)
-    touched: set[str] = set()
+        bar.update(len(files) - len(todo))
+    now = clock.now()
+    ctx = _Context(wh, scope, now, watermarks, report, set(), explicit_files, preset, max_event_chars, classify)
+    count = workers if workers is not None else min(2, os.cpu_count() or 1)
+    parallel = count > 1 and len(todo) > 1 and sum(p.size - p.start_offset for p in todo) >= PARALLEL_MIN_BYTES
     try:
-        for path in files:
-            try:
-                _ingest_file(
-                    wh, scope, path, clock=clock, explicit_preset=preset, watermarks=watermarks,
-                    report=report, touched=touched, max_event_chars=max_event_chars, classifier=classifier,
-                )
-            except PresetMismatchError as exc:
-                if path.resolve() in explicit_files:
-                    raise
-                report.refused.append({"path": str(path), "reason": str(exc)})
-            report.files += 1
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(events=report.events, issues=len(report.issue_rows))
+        if parallel:
+            report.workers = count
+            _ingest_parallel(ctx, todo, count, bar)
+        else:
+            for plan in todo:
+                _ingest_serial(ctx, plan)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(events=report.events, issues=len(report.issue_rows))
     finally:
         if bar is not None:
             bar.close()
-    report.sessions = len(touched)
+    report.files = len(files)
+    report.sessions = len(ctx.touched)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _check_preset(path: Path, reader: LogReader, scope: MemoryScope, explicit: str | None) -> None:
-    header_preset = reader.header.preset if reader.header is not None else None
-    if explicit is not None:
-        return
-    if header_preset is None:
-        raise PresetMismatchError(
-            f"log has no agentPreset (format {reader.format}); assign it explicitly with "
-            f"preset={scope.preset!r} (CLI: --preset {scope.preset})",
-            path,
-        )
-    if header_preset != scope.preset:
-        raise PresetMismatchError(
-            f"log belongs to preset {header_preset!r}, not to this memory's scope {scope.key!r}; "
-            f"nothing was written. Ingest it into a memory opened with preset={header_preset!r}, "
-            f"or pass preset={scope.preset!r} to assign it here on purpose",
-            path,
-        )
+@dataclass
+class _Plan:
+    """One file to read: where to start, and what it was when we looked."""
+
+    path: Path
+    source_id: str
+    size: int
+    mtime_ns: int
+    start_offset: int
+    start_line: int
 
 
-def _ingest_file(
-    wh: Warehouse,
-    scope: MemoryScope,
-    path: Path,
-    *,
-    clock: Clock,
-    explicit_preset: str | None,
-    watermarks: dict[str, int],
-    report: IngestReport,
-    touched: set[str],
-    max_event_chars: int,
-    classifier: Classifier | None,
-) -> None:
+@dataclass
+class _Context:
+    wh: Warehouse
+    scope: MemoryScope
+    now: Any
+    watermarks: dict[str, int]
+    report: IngestReport
+    touched: set[str]
+    explicit_files: set[Path]
+    explicit_preset: str | None
+    max_event_chars: int
+    classify: bool
+
+
+def _plan(wh: Warehouse, scope: MemoryScope, path: Path, report: IngestReport) -> _Plan | None:
+    """Skip an unchanged file; resume a grown one at its last complete frame or line."""
     stat = path.stat()
     source_id = _file_id(path)
     prev = wh.fetchone(
@@ -300,81 +213,167 @@ def _ingest_file(
         size, mtime_ns, consumed, lines, phash = prev
         if size == stat.st_size and mtime_ns == stat.st_mtime_ns and consumed == stat.st_size:
             report.files_unchanged += 1
-            return
+            return None
         if consumed and consumed <= stat.st_size and phash == _prefix_hash(path, consumed):
             if consumed == stat.st_size:
                 report.files_unchanged += 1
-                return
+                return None
             start_offset, start_line = int(consumed), int(lines or 0)
             report.files_resumed += 1
+    return _Plan(path, source_id, stat.st_size, stat.st_mtime_ns, start_offset, start_line)
 
-    reader = LogReader(path, start_offset=start_offset, start_line=start_line, max_text_chars=max_event_chars)
-    _check_preset(path, reader, scope, explicit_preset)
 
-    now = clock.now()
-    batch = _Batch(scope.key, int(now.timestamp() * 1000))
-    stats: dict[str, _SessionStats] = {}
-    dumps = orjson.dumps
-    sort_keys = orjson.OPT_SORT_KEYS
-    with wh.transaction() as con:
-        for ev in reader.events():
-            mark = watermarks.get(ev.session_id, -1)
-            if ev.seq <= mark:
-                report.duplicates += 1
-                continue
-            watermarks[ev.session_id] = ev.seq
-            data_json = dumps(ev.data, option=sort_keys)
-            sensitivity = origin = None
-            user = is_user_evidence(ev)
-            if classifier is not None and user and ev.text:
-                sensitivity, origin = classifier(ev.text), "deterministic_rule"
-            batch.add(ev, data_json, content_hash(ev.type, data_json), sensitivity, origin)
-            st = stats.get(ev.session_id)
-            if st is None:
-                st = stats[ev.session_id] = _SessionStats(meta=reader.sessions.get(ev.session_id))
-            if st.first_seq is None:
-                st.first_seq = ev.seq
-            st.last_seq = ev.seq
-            st.events += 1
-            st.user_events += user
-            st.text_bytes += len(ev.text)
-            report.truncated += ev.truncated
-            if len(batch) >= BATCH_ROWS:
-                wh.insert_arrow("evidence", batch.to_arrow())
-                report.events += len(batch)
-                batch.clear()
-        if len(batch):
-            wh.insert_arrow("evidence", batch.to_arrow())
-            report.events += len(batch)
-            batch.clear()
-        for sid, st in stats.items():
-            _upsert_session(wh, scope, sid, st, reader, path, now)
-            touched.add(sid)
-        consumed = reader.bytes_consumed
-        wh.upsert(
-            "sources",
-            {
-                "id": source_id, "kind": "file", "session_id": reader.header.session_id if reader.header else None,
-                "path": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                "bytes_consumed": consumed, "lines_consumed": reader.lines_consumed,
-                "prefix_hash": _prefix_hash(path, consumed), "content_hash": None,
-                "ingest_status": "ingested", "updated_at": naive_utc(now),
-            },
-            key=("id",),
+def _refused(ctx: _Context, plan: _Plan, exc: PresetMismatchError) -> None:
+    if plan.path.resolve() in ctx.explicit_files:
+        raise exc
+    ctx.report.refused.append({"path": str(plan.path), "reason": str(exc)})
+
+
+def _ingest_serial(ctx: _Context, plan: _Plan) -> None:
+    """Read and write one file in this process, streaming batches straight into the transaction."""
+    reader = LogReader(plan.path, start_offset=plan.start_offset, start_line=plan.start_line,
+                       max_text_chars=ctx.max_event_chars)
+    try:
+        _check_preset(plan.path, reader.format, reader.header, ctx.scope, ctx.explicit_preset)
+    except PresetMismatchError as exc:
+        _refused(ctx, plan, exc)
+        return
+    with ctx.wh.transaction():
+        def emit(table: pa.Table) -> None:
+            ctx.wh.insert_arrow("evidence", table)
+
+        parsed = parse_events(reader, scope_key=ctx.scope.key, now_ms=int(ctx.now.timestamp() * 1000),
+                              watermarks=ctx.watermarks, classify=ctx.classify, emit=emit)
+        _finish(ctx, plan, parsed)
+
+
+def _ingest_parallel(ctx: _Context, todo: list[_Plan], workers: int, bar: Any) -> None:
+    """Parse files in worker subprocesses (to Arrow IPC spill files); write them here, in order.
+
+    Workers are plain ``python -m riko.ingest.worker`` processes, so the caller's script is never
+    re-imported; file ``i`` goes to worker ``i % workers``, which handles its files in order.
+    """
+    import json
+    import pickle
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    spill = Path(tempfile.mkdtemp(prefix="riko-ingest-", dir=ctx.wh.directory))
+    snapshot = dict(ctx.watermarks)
+    common = {"max_text_chars": ctx.max_event_chars, "scope_key": ctx.scope.key,
+              "now_ms": int(ctx.now.timestamp() * 1000), "watermarks": snapshot, "classify": ctx.classify}
+    procs = []
+    try:
+        for w in range(workers):
+            tasks = [{"path": str(p.path), "start_offset": p.start_offset, "start_line": p.start_line,
+                      "spill_prefix": str(spill / f"f{i}")} for i, p in enumerate(todo) if i % workers == w]
+            task_file = spill / f"tasks-{w}.json"
+            task_file.write_text(json.dumps({**common, "tasks": tasks}), encoding="utf-8")
+            procs.append(subprocess.Popen([sys.executable, "-m", "riko.ingest.worker", str(task_file)],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        for i, plan in enumerate(todo):
+            result_file = spill / f"f{i}.result"
+            proc = procs[i % workers]
+            while not result_file.exists():
+                if proc.poll() is not None and not result_file.exists():
+                    break
+                time.sleep(0.002)
+            result = pickle.loads(result_file.read_bytes()) if result_file.exists() else {"error": "worker exited"}
+            if isinstance(result, dict):  # the worker could not read it: read it here, with full error reporting
+                _ingest_serial(ctx, plan)
+            else:
+                parsed, spill_files = result
+                try:
+                    _write_spilled(ctx, plan, parsed, spill_files, snapshot)
+                finally:
+                    for f in spill_files:
+                        Path(f).unlink(missing_ok=True)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(events=ctx.report.events, issues=len(ctx.report.issue_rows))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _write_spilled(ctx: _Context, plan: _Plan, parsed: ParsedFile, spill_files: list[str], snapshot: dict[str, int]) -> None:
+    try:
+        _check_preset(plan.path, parsed.format, parsed.header, ctx.scope, ctx.explicit_preset)
+    except PresetMismatchError as exc:
+        _refused(ctx, plan, exc)
+        return
+    if any(ctx.watermarks.get(sid, -1) != snapshot.get(sid, -1) for sid in parsed.stats):
+        # an earlier file of this run moved one of these sessions: read this one again here,
+        # against the current watermarks, so nothing is stored twice
+        _ingest_serial(ctx, plan)
+        return
+    with ctx.wh.transaction():
+        for f in spill_files:
+            with pa.memory_map(f) as source:
+                ctx.wh.insert_arrow("evidence", pa.ipc.open_file(source).read_all())
+        for sid, st in parsed.stats.items():
+            ctx.watermarks[sid] = st.last_seq
+        _finish(ctx, plan, parsed)
+
+
+def _finish(ctx: _Context, plan: _Plan, parsed: ParsedFile) -> None:
+    """Sessions, the file's resume point, issues and the audit row (inside the file's transaction)."""
+    wh, report, path = ctx.wh, ctx.report, plan.path
+    report.events += parsed.events
+    report.duplicates += parsed.duplicates
+    report.truncated += parsed.truncated
+    for sid, st in parsed.stats.items():
+        _upsert_session(wh, ctx.scope, sid, st, parsed, path, ctx.now)
+        ctx.touched.add(sid)
+    wh.upsert(
+        "sources",
+        {
+            "id": plan.source_id, "kind": "file", "session_id": parsed.header.session_id if parsed.header else None,
+            "path": str(path.resolve()), "size": plan.size, "mtime_ns": plan.mtime_ns,
+            "bytes_consumed": parsed.bytes_consumed, "lines_consumed": parsed.lines_consumed,
+            "prefix_hash": _prefix_hash(path, parsed.bytes_consumed), "content_hash": None,
+            "ingest_status": "ingested", "updated_at": naive_utc(ctx.now),
+        },
+        key=("id",),
+    )
+    for issue in parsed.issues:
+        report.issue_rows.append(
+            {"path": issue.path, "line": issue.line, "offset": issue.offset, "kind": issue.kind, "message": issue.message}
         )
-        for issue in reader.issues:
-            report.issue_rows.append(
-                {"path": issue.path, "line": issue.line, "offset": issue.offset, "kind": issue.kind, "message": issue.message}
-            )
-        new_events = sum(st.events for st in stats.values())
-        if new_events or reader.issues:
-            wh.audit(
-                "evidence-ingested", "ingest", str(path),
-                {"events": new_events, "sessions": sorted(stats), "issues": len(reader.issues), "format": reader.format},
-            )
+    if parsed.events or parsed.issues:
+        wh.audit(
+            "evidence-ingested", "ingest", str(path),
+            {"events": parsed.events, "sessions": sorted(parsed.stats), "issues": len(parsed.issues), "format": parsed.format},
+        )
 
 
-def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: _SessionStats, reader: LogReader, path: Path, now: Any) -> None:
+def _check_preset(path: Path, fmt: str, header: Any, scope: MemoryScope, explicit: str | None) -> None:
+    if explicit is not None:
+        return
+    header_preset = header.preset if header is not None else None
+    if header_preset is None:
+        raise PresetMismatchError(
+            f"log has no agentPreset (format {fmt}); assign it explicitly with "
+            f"preset={scope.preset!r} (CLI: --assign-preset {scope.preset})",
+            path,
+        )
+    if header_preset != scope.preset:
+        raise PresetMismatchError(
+            f"log belongs to preset {header_preset!r}, not to this memory's scope {scope.key!r}; "
+            f"nothing was written. Ingest it into a memory opened with preset={header_preset!r}, "
+            f"or pass preset={scope.preset!r} to assign it here on purpose",
+            path,
+        )
+
+
+def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStats, reader: ParsedFile, path: Path, now: Any) -> None:
     row = wh.fetchone(
         "SELECT first_seq, event_count, user_event_count, text_bytes FROM sessions WHERE scope_key = ? AND session_id = ?",
         [scope.key, sid],
