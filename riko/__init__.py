@@ -28,6 +28,10 @@ def __getattr__(name: str) -> Any:
         from .memory import Memory
 
         return Memory
+    if name in ("tools", "evaluation", "server"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'riko' has no attribute {name!r}")
 
 
