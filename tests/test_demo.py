@@ -1,0 +1,31 @@
+"""The README's first command: the whole pipeline on the embedded offline defaults."""
+
+import json
+import subprocess
+import sys
+
+import riko
+
+
+def test_demo_runs_every_stage_end_to_end(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "riko", "demo", "--root", str(tmp_path), "--json"],
+                         capture_output=True, text=True, timeout=600, check=True)
+    summary = json.loads(out.stdout)
+    assert summary["ingest"]["sessions"] == 3 and summary["ingest"]["events"] > 0
+    assert summary["dream"]["succeeded"] == 3 and summary["dream"]["failed"] == 0
+    assert summary["dream"]["candidates_created"] > 0 and summary["dream"]["auto_confirmed"]
+    assert summary["resident"]["pages"] > 0 and 0 < summary["resident"]["chars"] <= 12000
+    by_query = {r["query"]: r for r in summary["recall"]}
+    assert "Berlin" in by_query["Where does my sister Lena live?"]["context"]
+    assert "乌龙茶" in by_query["我喜欢喝什么茶？"]["context"]
+    assert by_query["What is 17 * 23?"]["context"] == ""  # a utility question opens no memory
+    assert by_query["What is 17 * 23?"]["trace"]["planChannels"] == []
+    resident = (tmp_path / "wiki" / "local" / "companion" / "RESIDENT.md").read_text()
+    assert "<persistent-memory>" in resident
+    pages = list((tmp_path / "wiki" / "local" / "companion").rglob("*.md"))
+    assert len(pages) > 2
+
+
+def test_public_names():
+    assert set(riko.__all__) == {"Memory", "open", "MemoryScope", "RikoError", "FixedClock", "SystemClock", "__version__"}
+    assert riko.Memory.__module__ == "riko.memory"
