@@ -50,21 +50,40 @@ def query_phrases(topic: str, query: str) -> list[str]:
 
 def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: Any, keys: Sequence[str],
             k: int) -> list[tuple[int, float]]:
-    """BM25 top candidates (over-fetched) plus the exact bonus, re-sorted, best first."""
-    idx, scores = index.top(tokens, max(4 * k, 50), keys=keys)
+    """The best ``k`` documents by BM25 plus the exact bonus, best first (ties by key).
+
+    A phrase held verbatim brings its tokens along, so besides the BM25 top ``k`` only
+    documents holding every token of a phrase are considered, and only those whose BM25
+    plus every bonus reaches the k-th BM25 score are read.
+    """
+    idx, scores = index.top(tokens, k, keys=keys)
+    found = dict(zip(idx.tolist(), scores.tolist()))
+    floor = scores[-1] if len(idx) >= k else -np.inf
+    reach = EXACT_BONUS * len(phrases)
+    extra: set[int] = set()
+    for phrase in phrases:
+        phrase_tokens = tokenize(phrase)
+        if phrase_tokens:
+            extra.update(index.containing(phrase_tokens).tolist())
+    extra -= found.keys()
+    if extra:
+        docs = sorted(extra)
+        for doc, score in zip(docs, index.score_documents(tokens, docs).tolist()):
+            if score > 0 and score + reach >= floor:
+                found[doc] = score
     ranked = []
-    for i, score in zip(idx.tolist(), scores.tolist()):
+    for i, score in found.items():
         text = folded(i)
         ranked.append((i, score + EXACT_BONUS * sum(1 for p in phrases if p in text)))
     ranked.sort(key=lambda pair: (-pair[1], keys[pair[0]]))
-    return ranked
+    return ranked[:k]
 
 
 def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
     """Canonical pages by BM25 (IDF over the scope's pages) with the exact-substring bonus."""
     side = cache.pages
     hits = Hits()
-    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)
     for i, score in ranked:
         hits.add(side.ids[i], score)
     hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
@@ -74,9 +93,15 @@ def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[s
 def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
     """User L0 lines by their best chunk's BM25 (IDF over every chunk) plus the bonus."""
     side = cache.evidence
+    folded = cache.folded_chunk
+    fetch = k
+    while True:
+        ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, fetch)
+        lines = {side.chunk_line[i] for i, _ in ranked}
+        if len(lines) >= k or len(ranked) < fetch:
+            break
+        fetch *= 2  # long lines fill the head with their chunks: look further
     hits = Hits()
-    folded = lambda i: normalize(side.chunk_texts[i])  # noqa: E731 - only the over-fetched head is folded
-    ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, k)
     hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
     for i, score in ranked:
         line = side.chunk_line[i]
@@ -89,16 +114,8 @@ def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[st
 
 def _candidates(index: Any, term: str) -> np.ndarray | None:
     """Documents holding every token of ``term`` (None when the term has no indexable token)."""
-    tokens = list(dict.fromkeys(tokenize(term)))
-    if not tokens:
-        return None
-    postings = sorted((index.postings(t) for t in tokens), key=len)
-    found = postings[0]
-    for other in postings[1:]:
-        if not len(found):
-            break
-        found = np.intersect1d(found, other, assume_unique=True)
-    return found
+    tokens = tokenize(term)
+    return index.containing(tokens) if tokens else None
 
 
 def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool = True, evidence: bool = True) -> Hits:
@@ -146,7 +163,7 @@ def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequenc
     """Observations by BM25 over their text (status is judged later, by eligibility)."""
     side = cache.observations
     hits = Hits()
-    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)[:k]
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)
     for i, score in ranked:
         hits.add(side.ids[i], score)
     hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0

@@ -101,6 +101,7 @@ class EvidenceSide:
     chunk_ids: list[str] = field(default_factory=list)
     chunk_of: dict[str, int] = field(default_factory=dict)
     chunk_texts: list[str] = field(default_factory=list)
+    folded: dict[int, str] = field(default_factory=dict)  # normalised chunk texts, as read
     index: SparseBM25 = field(default_factory=SparseBM25)
     # Audited, mutable state per line; re-read when the audit log moves.
     sensitivity: list[str | None] = field(default_factory=list)
@@ -317,6 +318,14 @@ class RecallCache:
             observed_at=None if time_ms is None else from_ms(time_ms), refs=(ref,), session_id=session_id,
             seq=seq, activation=self.activation.get(ref, 0.0),
         )
+
+    def folded_chunk(self, chunk: int) -> str:
+        """The normalised text of one evidence chunk (folded on first use, then kept)."""
+        side = self.evidence
+        text = side.folded.get(chunk)
+        if text is None:
+            text = side.folded[chunk] = normalize(side.chunk_texts[chunk])
+        return text
 
     def line_of_chunk(self, chunk_id: str) -> int | None:
         index = self.evidence.chunk_of.get(chunk_id)

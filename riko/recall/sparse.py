@@ -5,17 +5,34 @@ frequencies are kept raw and IDF and length normalisation are applied at query t
 evidence lines are indexed by tokenising only them, while every score still uses the
 statistics of the whole corpus (bm25s precomputes per-document scores, so any append would
 change them all and force a full rebuild).
+
+Top-k search is exact but does not score the whole corpus: terms are taken rarest first,
+and once the k-th best document among those holding a taken term outscores the most the
+remaining (common) terms could add together, no other document can reach the top k, so
+the long posting lists of the common terms are only probed for the candidates.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
 __all__ = ["SparseBM25"]
+
+# Above this share of the corpus, candidates are scored by one dense accumulation instead
+# of probing every posting list for each of them.
+_DENSE_SHARE = 0.125
+
+
+class _Term(NamedTuple):
+    position: int  # order in the query: contributions are summed in this order
+    docs: np.ndarray
+    tfs: np.ndarray
+    idf: float
+    bound: float  # the most one occurrence can add
 
 
 class SparseBM25:
@@ -37,6 +54,10 @@ class SparseBM25:
         self._vocab: dict[str, int] = {}
         self._docs: list[array] = []
         self._tfs: list[array] = []
+        # Per term: its largest frequency and its shortest document, which bound what any
+        # one occurrence can score under the corpus statistics of the moment.
+        self._max_tf: list[int] = []
+        self._min_length: list[int] = []
         self._lengths = array("i")
         self._total_length = 0
         self._lengths_np: np.ndarray | None = None
@@ -50,19 +71,27 @@ class SparseBM25:
 
     def add(self, token_lists: Iterable[Sequence[str]]) -> None:
         """Append documents, each given as its token list (duplicates count as frequency)."""
-        vocab, docs, tfs = self._vocab, self._docs, self._tfs
+        vocab, docs, tfs, max_tf, min_length = self._vocab, self._docs, self._tfs, self._max_tf, self._min_length
         doc = len(self._lengths)
         for tokens in token_lists:
+            length = len(tokens)
             for token, count in Counter(tokens).items():
                 term = vocab.get(token)
                 if term is None:
                     term = vocab[token] = len(docs)
                     docs.append(array("i"))
                     tfs.append(array("f"))
+                    max_tf.append(count)
+                    min_length.append(length)
+                else:
+                    if count > max_tf[term]:
+                        max_tf[term] = count
+                    if length < min_length[term]:
+                        min_length[term] = length
                 docs[term].append(doc)
                 tfs[term].append(count)
-            self._lengths.append(len(tokens))
-            self._total_length += len(tokens)
+            self._lengths.append(length)
+            self._total_length += length
             doc += 1
         self._lengths_np = None
 
@@ -71,11 +100,45 @@ class SparseBM25:
         term = self._vocab.get(token)
         if term is None:
             return np.zeros(0, dtype=np.int32)
-        return np.frombuffer(self._docs[term], dtype=np.int32)
+        return np.array(self._docs[term], dtype=np.int32)
+
+    def containing(self, tokens: Sequence[str]) -> np.ndarray:
+        """Indices of the documents holding every one of ``tokens`` (ascending).
+
+        Intersected rarest first, each step probing the next posting list only at the
+        documents still in the running.
+        """
+        terms = [self._vocab.get(t) for t in dict.fromkeys(tokens)]
+        if not terms or None in terms:
+            return np.zeros(0, dtype=np.int32)
+        lists = sorted((self._docs[t] for t in terms), key=len)
+        found = np.array(lists[0], dtype=np.int32)
+        for other in lists[1:]:
+            if not len(found):
+                break
+            docs = np.frombuffer(other, dtype=np.int32)
+            at = np.minimum(np.searchsorted(docs, found), len(docs) - 1)
+            found = found[docs[at] == found]
+        return found
+
+    def score_documents(self, tokens: Sequence[str], docs: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Exact BM25 of the given distinct documents (any order) for the unique ``tokens``."""
+        docs = np.asarray(docs, dtype=np.int64)
+        terms = self._terms(tokens)
+        if not terms or not len(docs):
+            return np.zeros(len(docs))
+        order = np.argsort(docs, kind="stable")
+        scores = np.empty(len(docs))
+        scores[order] = self._score_candidates(terms, docs[order])
+        return scores
 
     def document_frequency(self, token: str) -> int:
         term = self._vocab.get(token)
         return 0 if term is None else len(self._docs[term])
+
+    def _idf(self, df: int) -> float:
+        n = len(self._lengths)
+        return float(np.log1p((n - df + 0.5) / (df + 0.5)))
 
     def coverage(self, tokens: Sequence[str], doc: int) -> float:
         """Share of the query's IDF mass that document ``doc`` matches (0..1).
@@ -83,12 +146,11 @@ class SparseBM25:
         A token the corpus has never seen counts with the largest possible IDF: no document
         can match it, which is exactly what a paraphrased query looks like to a lexical index.
         """
-        n = len(self._lengths)
         total = matched = 0.0
         for token in dict.fromkeys(tokens):
             term = self._vocab.get(token)
             df = 0 if term is None else len(self._docs[term])
-            idf = float(np.log1p((n - df + 0.5) / (df + 0.5)))
+            idf = self._idf(df)
             total += idf
             if term is not None:
                 docs = np.frombuffer(self._docs[term], dtype=np.int32)
@@ -97,41 +159,120 @@ class SparseBM25:
                     matched += idf
         return matched / total if total else 0.0
 
-    def scores(self, tokens: Sequence[str]) -> np.ndarray:
-        """BM25 of every document for the unique ``tokens`` (0.0 where none matches)."""
-        n = len(self._lengths)
-        out = np.zeros(n, dtype=np.float64)
-        if not n:
-            return out
+    # -- scoring ----------------------------------------------------------------------------
+    def _doc_lengths(self) -> np.ndarray:
         if self._lengths_np is None:
-            self._lengths_np = np.frombuffer(self._lengths, dtype=np.int32).astype(np.float64)
-        avgdl = self._total_length / n
-        k1, b = self.k1, self.b
+            self._lengths_np = np.array(self._lengths, dtype=np.float64)
+        return self._lengths_np
+
+    def _terms(self, tokens: Sequence[str]) -> list[_Term]:
+        """The query's known unique terms, in query order (views of their postings: the
+        caller must not add documents while it holds them)."""
+        terms = []
         for token in dict.fromkeys(tokens):
             term = self._vocab.get(token)
             if term is None:
                 continue
             docs = np.frombuffer(self._docs[term], dtype=np.int32)
-            tf = np.frombuffer(self._tfs[term], dtype=np.float32).astype(np.float64)
-            df = len(docs)
-            idf = np.log1p((n - df + 0.5) / (df + 0.5))
-            norm = 1.0 - b + b * (self._lengths_np[docs] / avgdl if avgdl else 0.0)
-            out[docs] += idf * tf * (k1 + 1.0) / (tf + k1 * norm)
-        return out
+            idf = self._idf(len(docs))
+            tf, norm = self._max_tf[term], self._norm(self._min_length[term])
+            bound = idf * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
+            terms.append(_Term(len(terms), docs, np.frombuffer(self._tfs[term], dtype=np.float32), idf, bound))
+        return terms
+
+    def _norm(self, length: float) -> float:
+        avgdl = self._total_length / len(self._lengths)
+        return 1.0 - self.b + self.b * (length / avgdl if avgdl else 0.0)
+
+    def _weights(self, term: _Term, tf: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """BM25 of ``term`` for occurrences with frequencies ``tf`` in documents of ``lengths``.
+
+        Written in the reference scorer's operation order so equal inputs give equal bits.
+        """
+        tf = tf.astype(np.float64)
+        avgdl = self._total_length / len(self._lengths)
+        norm = 1.0 - self.b + self.b * (lengths / avgdl if avgdl else 0.0)
+        return term.idf * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
+
+    def _dense(self, terms: list[_Term]) -> np.ndarray:
+        """Scores of every document (one accumulation in query-term order)."""
+        lengths = self._doc_lengths()
+        docs = np.concatenate([t.docs for t in terms])
+        weights = np.concatenate([self._weights(t, t.tfs, lengths[t.docs]) for t in terms])
+        return np.bincount(docs, weights=weights, minlength=len(self._lengths))
+
+    def _score_candidates(self, terms: list[_Term], candidates: np.ndarray) -> np.ndarray:
+        """Exact scores of the ascending ``candidates``: every term probed only at them."""
+        lengths = self._doc_lengths()
+        scores = np.zeros(len(candidates))
+        last = len(candidates) - 1
+        for term in terms:  # query order, as the reference sums
+            if len(term.docs) <= len(candidates):
+                at = np.minimum(np.searchsorted(candidates, term.docs), last)
+                hit = candidates[at] == term.docs
+                rows, tf = at[hit], term.tfs[hit]
+            else:
+                at = np.minimum(np.searchsorted(term.docs, candidates), len(term.docs) - 1)
+                hit = term.docs[at] == candidates
+                rows, tf = np.flatnonzero(hit), term.tfs[at[hit]]
+            scores[rows] += self._weights(term, tf, lengths[candidates[rows]])
+        return scores
+
+    def scores(self, tokens: Sequence[str]) -> np.ndarray:
+        """BM25 of every document for the unique ``tokens`` (0.0 where none matches)."""
+        terms = self._terms(tokens)
+        if not terms or not len(self._lengths):
+            return np.zeros(len(self._lengths), dtype=np.float64)
+        return self._dense(terms)
+
+    def _candidates(self, terms: list[_Term], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Documents that include the exact top ``k``, with their exact scores."""
+        dense_above = _DENSE_SHARE * len(self._lengths)
+        rare = sorted(terms, key=lambda t: (-t.bound, len(t.docs), t.position))
+        # rest[j]: the most the terms after rare[j] could add to any document
+        rest = np.cumsum([t.bound for t in rare][::-1])[::-1].tolist()[1:] + [0.0]
+        taken, size = 0, 0
+        while taken < len(rare) and size < k:
+            size += len(rare[taken].docs)
+            taken += 1
+        while True:
+            if size > dense_above:
+                scores = self._dense(terms)
+                found = np.flatnonzero(scores > 0)
+                return found, scores[found]
+            candidates = np.unique(np.concatenate([t.docs for t in rare[:taken]]))
+            scores = self._score_candidates(terms, candidates)
+            if taken == len(rare):
+                return candidates, scores
+            if len(candidates) >= k:
+                kth = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+                if kth > rest[taken - 1] * (1 + 1e-9):  # nothing outside can reach the k-th score
+                    return candidates, scores
+                # take terms until what is left could not reach the k-th score found so far
+                while taken < len(rare) and rest[taken - 1] * (1 + 1e-9) >= kth:
+                    size += len(rare[taken].docs)
+                    taken += 1
+            else:
+                size += len(rare[taken].docs)
+                taken += 1
 
     def top(self, tokens: Sequence[str], k: int, *, keys: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(doc indices, scores)`` of the best ``k`` matching documents, best first.
 
         Equal scores are ordered by ``keys[index]`` when given, else by index.
         """
-        scores = self.scores(tokens)
-        matched = np.flatnonzero(scores > 0)
-        if k <= 0 or not len(matched):
+        terms = self._terms(tokens)
+        if k <= 0 or not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
+        matched, scores = self._candidates(terms, k)
         if len(matched) > k:
             # Everything scoring at least the k-th best, so ties at the cut are ordered fully.
-            kth = np.partition(scores[matched], len(matched) - k)[len(matched) - k]
-            matched = matched[scores[matched] >= kth]
-        order = sorted(matched.tolist(), key=lambda i: (-scores[i], keys[i] if keys is not None else i))[:k]
-        idx = np.asarray(order, dtype=np.int64)
-        return idx, scores[idx]
+            kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+            keep = scores >= kth
+            matched, scores = matched[keep], scores[keep]
+        if keys is None:
+            order = np.lexsort((matched, -scores))[:k]
+        else:
+            order = sorted(range(len(matched)), key=lambda i: (-scores[i], keys[matched[i]]))[:k]
+        idx = matched[np.asarray(order, dtype=np.int64)].astype(np.int64)
+        return idx, scores[np.asarray(order, dtype=np.int64)]
