@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 from ..authority import normalize_claim
 from ..contracts import evidence_ref
@@ -565,6 +564,11 @@ class _Run:
         ready: list[_Work] = []
         source = self.work_iter(works)
         exhausted = False
+        if self.progress:
+            from tqdm.auto import tqdm
+        else:  # tqdm.auto warns in a notebook without widgets even when the bar is off
+            from tqdm import tqdm
+
         self.bar = tqdm(total=len(works), desc="dream", unit="session", disable=not self.progress, leave=False)
         try:
             while True:
