@@ -17,7 +17,7 @@ import riko
 from riko.clock import FixedClock
 from riko.recall import BM25Index
 from riko.recall.engine import recall as engine_recall
-from riko.recall.index_cache import cache_for
+from riko.recall.index_cache import cache_for, flush_activation
 from riko.recall.sparse import SparseBM25
 from riko.recall.text import tokenize
 
@@ -203,6 +203,49 @@ def test_a_page_change_is_seen_by_the_next_recall(mem) -> None:
     assert "oat milk" in context and "black" not in context
 
 
+def test_writes_without_an_audit_are_seen_and_an_idle_cache_is_not_rebuilt(mem) -> None:
+    say(mem, "s1", "My tortoise is called Bramble.")
+    assert mem.recall("do you remember my tortoise?", record_activation=False).trace["candidatesByChannel"]["rawEvidence"] == 1
+    cache = cache_for(mem)
+    pages, evidence = cache.pages, cache.evidence.index
+    mem.recall("do you remember my tortoise?", record_activation=False)
+    assert cache.pages is pages and cache.evidence.index is evidence
+    # a raw write through the connection: no audit, no capture, still seen by the next recall
+    mem.warehouse.con.execute(
+        "INSERT INTO observations (scope_key, schema_version, id, text, anchors, status, sensitivity, "
+        "epistemic_status, confidence) VALUES (?, 5, 'o-9', 'The user tends to name pets after plants', '[]', "
+        "'active', 'normal', 'inferred_observation', 0.9)", [mem.scope.key])
+    assert "o-9" not in cache.observations.ids
+    mem.recall("do you remember my tortoise?", record_activation=False)
+    assert "o-9" in cache.observations.ids
+
+
+def test_a_read_only_memory_sees_the_writers_new_evidence(tmp_path, clock) -> None:
+    with riko.open(tmp_path, preset="companion", clock=clock, config=BASE) as writer:
+        say(writer, "s1", "My tortoise is called Bramble.")
+        with riko.open(tmp_path, preset="companion", clock=clock, config=BASE, read_only=True) as reader:
+            first = reader.recall("do you remember my tortoise?")
+            say(writer, "s1", "Bramble the tortoise sleeps all winter.")
+            second = reader.recall("do you remember my tortoise?")
+    assert first.trace["candidatesByChannel"]["rawEvidence"] == 1
+    assert second.trace["candidatesByChannel"]["rawEvidence"] == 2
+    assert "session:s1/event:1" in second.results["id"].to_list()
+
+
+def test_activation_counts_are_batched_but_never_lost_on_flush(mem) -> None:
+    page = mem.create_page("Tea", "The user drinks oolong.", type="concept")
+    for _ in range(3):
+        mem.recall("do you remember my tea?")
+    stored = lambda: mem.warehouse.fetchall(  # noqa: E731
+        "SELECT recall_count, score FROM activation WHERE scope_key = ? AND record_id = ?", [mem.scope.key, page.id])
+    assert stored() == [(1, pytest.approx(0.6931, abs=1e-3))]  # the first recall wrote; the rest wait
+    assert cache_for(mem).activation[page.id] == pytest.approx(1.3863, abs=1e-3)  # ln(1 + 3), already in use
+    flush_activation(mem)
+    assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
+    flush_activation(mem)  # nothing pending: nothing written twice
+    assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
+
+
 # -- budget and rendering -------------------------------------------------------------------------------
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(256, 1400))
@@ -242,6 +285,7 @@ def test_activation_counts_injected_results_only_and_never_truth(mem) -> None:
     mem.recall("do you remember my tea?")
     mem.recall("do you remember my tea?", record_activation=False)
     mem.retrieve("tea")
+    flush_activation(mem)  # counts reach the store in batches, at most a second late
     rows = mem.warehouse.fetchall("SELECT record_id, recall_count, score FROM activation WHERE scope_key = ?",
                                   [mem.scope.key])
     assert [(r[0], r[1]) for r in rows] == [(page.id, 2)]

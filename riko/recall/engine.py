@@ -366,30 +366,10 @@ class _Run:
 
     def _record_activation(self, doc_ids: list[str]) -> None:
         """Count a recall for each injected record; a failure only degrades the trace."""
-        cache = self.cache
         try:
             if self.mem.read_only:
                 raise StateError("activation cannot be recorded on a read-only memory")
-            from ..migrations import RECORD_SCHEMA_VERSION
-
-            when = naive_utc(self.now)
-            values = ", ".join("(?, ?, ?, 1, ?, ?)" for _ in doc_ids)
-            params: list[Any] = []
-            for doc_id in doc_ids:
-                params += [self.mem.scope.key, RECORD_SCHEMA_VERSION, doc_id, math.log(2.0), when]
-            with cache.wh.transaction():
-                cache.wh.con.execute(
-                    "INSERT INTO activation (scope_key, schema_version, record_id, recall_count, score, last_recalled_at) "
-                    f"VALUES {values} ON CONFLICT (scope_key, record_id) DO UPDATE SET "
-                    "recall_count = activation.recall_count + 1, score = ln(2 + activation.recall_count), "
-                    "last_recalled_at = excluded.last_recalled_at",
-                    params,
-                )
-            for doc_id in doc_ids:
-                count = math.expm1(cache.activation.get(doc_id, 0.0)) + 1
-                cache.activation[doc_id] = math.log1p(round(count))
-                if doc_id in cache.pages.docs:
-                    cache.pages.docs[doc_id].activation = cache.activation[doc_id]
+            self.cache.count_recalls(doc_ids, naive_utc(self.now))
         except Exception:
             self.trace.degrade("activation-degraded")
 

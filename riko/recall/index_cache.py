@@ -1,15 +1,21 @@
 """The per-Memory recall cache: recall documents and lexical indexes, refreshed by revision.
 
-Recall must not re-read the stores on every call. One cheap query reads a revision (max
-audit id, evidence row count and max row id, an observation signature); only the part that
-moved is rebuilt. Evidence is append-only, so new L0 lines are tokenised and appended to the
-existing index; deletions (purge) and edits of audited state rebuild what they touch.
+Recall must not re-read the stores on every call. Every committed write moves the database
+file or its write-ahead log, so while neither moved (checked with two ``stat`` calls) the
+cache is current; otherwise one query reads a revision (max audit id, evidence row count
+and max row id, an observation signature) and only the part that moved is rebuilt.
+Evidence is append-only, so new L0 lines are tokenised and appended to the existing index;
+deletions (purge) and edits of audited state rebuild what they touch.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import math
+import os
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +26,7 @@ import numpy as np
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..wiki import Page
+from .activation import ActivationBuffer
 from .chunking import chunk_sentences
 from .fusion import fact_fingerprint
 from .gate import RecallDoc
@@ -30,10 +37,13 @@ from .text import normalize, tokenize
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-__all__ = ["RecallCache", "cache_for", "CHUNK_CHARS", "page_text", "evidence_sensitivity"]
+__all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE_INTERVAL_S", "page_text",
+           "evidence_sensitivity"]
 
 #: Long user messages are indexed (and embedded) as sentence-aligned chunks of this size.
 CHUNK_CHARS = 480
+#: Even when the database files show no write, the revision is re-read at least this often.
+PROBE_INTERVAL_S = 1.0
 
 _CACHES: "weakref.WeakKeyDictionary[Any, RecallCache]" = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
@@ -46,6 +56,26 @@ def cache_for(mem: Any) -> "RecallCache":
         if cache is None:
             cache = _CACHES[mem] = RecallCache(mem)
         return cache
+
+
+def flush_activation(mem: Any) -> None:
+    """Write the recall counts ``mem`` holds in memory to its store now (a no-op when none)."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(mem)
+    if cache is not None:
+        cache.flush_activation()
+
+
+@atexit.register
+def _flush_all() -> None:
+    """Counts still pending when the interpreter exits are written by memories left open."""
+    with _CACHES_LOCK:
+        caches = list(_CACHES.values())
+    for cache in caches:
+        try:
+            cache.flush_activation()
+        except Exception:
+            pass  # a closed memory: its last second of counts is lost, and truth never was at stake
 
 
 def page_text(page: Page) -> str:
@@ -140,8 +170,29 @@ class RecallCache:
         self.provider_error: str | None = None
         self.provider_ready = False
         self.dense_revision: tuple[tuple[Any, ...], str] | None = None
+        self.pending_activation = ActivationBuffer()
+        self._stamp_seen: Any = None
+        self._probed_at = -math.inf
 
     # -- revision -------------------------------------------------------------------------
+    def _stamp(self) -> Any:
+        """Size and modification time of the database file and its write-ahead log.
+
+        Any committed write changes one of them. None inside an open transaction of this
+        memory's connection: those uncommitted writes are visible here but not on disk.
+        """
+        if getattr(self.wh, "_tx_depth", 0):
+            return None
+        stamp = []
+        for path in (self.wh.path, self.wh.path.with_name(self.wh.path.name + ".wal")):
+            try:
+                st = os.stat(path)
+            except OSError:
+                stamp.append(None)
+            else:
+                stamp.append((st.st_size, st.st_mtime_ns))
+        return tuple(stamp)
+
     def _probe(self) -> tuple[int, int, int, Any]:
         key = self.scope_key
         row = self.wh.fetchone(
@@ -159,6 +210,10 @@ class RecallCache:
     def refresh(self) -> tuple[Any, ...]:
         """Bring every part up to the stores' current state; returns the revision."""
         with self.lock:
+            stamp, now = self._stamp(), time.monotonic()
+            if stamp is not None and stamp == self._stamp_seen and now - self._probed_at < PROBE_INTERVAL_S:
+                return self.revision
+            self._stamp_seen, self._probed_at = stamp, now  # taken first: a write from here on is seen next time
             audit_id, ev_count, ev_rowid, obs_sig = self._probe()
             audit_moved = audit_id != self.audit_id
             if audit_moved:
@@ -369,7 +424,33 @@ class RecallCache:
         self._persist_projections()
 
     # -- activation and projections --------------------------------------------------------
+    def count_recalls(self, doc_ids: list[str], when: datetime | None) -> None:
+        """Count one recall of each record: in memory now, in the store within a second.
+
+        Raises when a due write fails (the counts stay pending for the next one).
+        """
+        with self.lock:
+            self.pending_activation.add(doc_ids, when)
+            for doc_id in doc_ids:
+                count = round(math.expm1(self.activation.get(doc_id, 0.0))) + 1
+                self.activation[doc_id] = math.log1p(count)
+                if doc_id in self.pages.docs:
+                    self.pages.docs[doc_id].activation = self.activation[doc_id]
+            if self.pending_activation.due():
+                self.pending_activation.write(self.wh, self.scope_key)
+
+    def flush_activation(self) -> None:
+        """Write every pending recall count now."""
+        with self.lock:
+            if len(self.pending_activation) and not self.wh.read_only:
+                self.pending_activation.write(self.wh, self.scope_key)
+
     def _load_activation(self) -> None:
+        if len(self.pending_activation) and not self.wh.read_only:
+            try:
+                self.pending_activation.write(self.wh, self.scope_key)
+            except Exception:
+                pass  # the counts stay pending; the scores below lag by them until the next write
         self.activation = {
             r[0]: float(r[1]) for r in self.wh.fetchall(
                 "SELECT record_id, score FROM activation WHERE scope_key = ?", [self.scope_key]
