@@ -229,3 +229,15 @@ def test_budget_never_exceeds_and_keeps_whole_items(items, max_chars, reserve, c
     assert len(render_recall_context(items, max_chars=max_chars)) <= max_chars
     if cap is not None:
         assert len(kept) <= cap
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ITEM, max_size=10), st.integers(min_value=0, max_value=2000), st.integers(min_value=0, max_value=4))
+def test_budget_measures_the_whole_rendering(items, max_chars, reserve) -> None:
+    result = select_within_budget(items, max_chars, authoritative_reserve=reserve)
+    assert result.chars == len(render_recall_context(result.kept)) <= max_chars
+    for item in items:
+        if result.dropped.get(item.doc_id) == "context-budget" and not any(k is item for k in result.kept):
+            # with everything kept, the dropped item would push the rendering past the budget
+            with_it = [x for x in items if any(k is x for k in result.kept) or x is item]
+            assert len(render_recall_context(with_it)) > max_chars

@@ -8,12 +8,13 @@ chunk, and that chunk is what would be shown.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from .exact import exact_matches, quoted_phrases
+from .exact import ExactMatcher, quoted_phrases
 from .index_cache import RecallCache
 from .text import normalize, tokenize
 
@@ -112,51 +113,63 @@ def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[st
     return hits
 
 
-def _candidates(index: Any, term: str) -> np.ndarray | None:
-    """Documents holding every token of ``term`` (None when the term has no indexable token)."""
-    tokens = tokenize(term)
-    return index.containing(tokens) if tokens else None
-
-
 def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool = True, evidence: bool = True) -> Hits:
     """Pages and lines containing the query's literal terms, most distinct terms first.
 
-    The token postings narrow the corpus to documents holding every token of a term; only
-    those are matched literally (case, boundaries and paths as :func:`exact_matches` rules).
+    The token postings narrow the corpus to documents holding every token of a term; those
+    are matched literally (case, boundaries and paths as :func:`exact_matches` rules), most
+    promising first, until no document left could still enter the first ``k`` lines.
     """
     hits = Hits()
-    if not terms:
+    unique = list(dict.fromkeys(t for t in terms if t))
+    matcher = ExactMatcher(unique)
+    if not matcher:
         return hits
-    docs: list[tuple[str, str]] = []
-    chunk_of: dict[str, int] = {}
-    if pages:
-        side = cache.pages
-        rows: set[int] = set()
-        for term in terms:
-            found = _candidates(side.index, term)
-            if found is not None:
-                rows.update(found.tolist())
-        docs.extend((side.ids[i], side.raw[i]) for i in sorted(rows))
-    if evidence:
-        side_e = cache.evidence
-        rows = set()
-        for term in terms:
-            found = _candidates(side_e.index, term)
-            if found is not None:
-                rows.update(found.tolist())
-        for i in sorted(rows):
-            docs.append((side_e.chunk_ids[i], side_e.chunk_texts[i]))
-            chunk_of[side_e.chunk_ids[i]] = i
-    for doc_id, count in exact_matches(terms, docs):
-        chunk = chunk_of.get(doc_id)
+    # candidate key -> [doc_id, text, chunk or None, most terms it could match]
+    found: dict[tuple[str, int], list[Any]] = {}
+    tokenless = 0
+    for term in unique:
+        tokens = tokenize(term)
+        if not tokens:
+            tokenless += 1  # matched only where another term found the document
+            continue
+        if pages:
+            for i in cache.pages.index.containing(tokens).tolist():
+                entry = found.setdefault(("page", i), [cache.pages.ids[i], cache.pages.raw[i], None, 0])
+                entry[3] += 1
+        if evidence:
+            side = cache.evidence
+            for i in side.index.containing(tokens).tolist():
+                entry = found.setdefault(("chunk", i), [side.chunk_ids[i], side.chunk_texts[i], i, 0])
+                entry[3] += 1
+    order = sorted(found.values(), key=lambda e: (-e[3], e[0]))
+    matched: list[tuple[int, str, int | None]] = []  # (-count, doc_id, chunk), kept sorted
+    for doc_id, text, chunk, bound in order:
+        last = _kth_line(cache, matched, k)
+        if last is not None and (-last[0] > bound + tokenless or (-last[0] == bound + tokenless and last[1] < doc_id)):
+            break  # nothing from here on sorts before the k-th line
+        count = matcher.count(text)
+        if count:
+            bisect.insort(matched, (-count, doc_id, chunk))
+    for negative, doc_id, chunk in matched:
         if chunk is None:
-            hits.add(doc_id, float(count))
+            hits.add(doc_id, float(-negative))
         else:
             session_id, seq = cache.evidence.line_keys[cache.evidence.chunk_line[chunk]]
-            hits.add(f"session:{session_id}/event:{seq}", float(count), chunk)
+            hits.add(f"session:{session_id}/event:{seq}", float(-negative), chunk)
         if len(hits.ids) >= k:
             break
     return hits
+
+
+def _kth_line(cache: RecallCache, matched: list[tuple[int, str, int | None]], k: int) -> tuple[int, str, int | None] | None:
+    """The match that completes the first ``k`` distinct pages and lines (None before that)."""
+    lines: set[Any] = set()
+    for entry in matched:
+        lines.add(entry[1] if entry[2] is None else cache.evidence.chunk_line[entry[2]])
+        if len(lines) >= k:
+            return entry
+    return None
 
 
 def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:

@@ -29,14 +29,14 @@ from .channels import (
     raw_evidence,
 )
 from .exact import exact_terms
-from .fusion import Fused, dedupe_canonical_evidence, fact_fingerprint, rrf
+from .fusion import Fused, dedupe_canonical_evidence, rrf
 from .gate import RecallDoc, effective_disclosure, eligibility_reason, mention_decision
 from .index_cache import RecallCache, cache_for
 from .planner import CHANNEL_ORDER, RecallPlan, analyze_recall_query, strip_recall_cues
 from .projections import evidence_guidance
 from .render import RenderItem, render_item_for, render_recall_context, select_within_budget
 from .reranker import rerank
-from .result import RESULT_SCHEMA, RecallResult
+from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
 from .vectors import build_generation, dense_index, index_status, provider_for
@@ -159,10 +159,7 @@ class _Run:
             tie_break=self.cache.activation,
         )
         docs = self.docs
-        fingerprints = {
-            d: (self.cache.pages.fingerprints.get(d) if docs[d].kind == "page" else fact_fingerprint(docs[d].text))
-            for d in docs
-        }
+        fingerprints = {d: self.cache.fingerprint(doc) for d, doc in docs.items()}
         fused = dedupe_canonical_evidence(
             fused, {d: f for d, f in fingerprints.items() if f}, {d: doc.refs for d, doc in docs.items()},
             {d: doc.kind for d, doc in docs.items()}, tie_break=self.cache.activation,
@@ -386,8 +383,7 @@ def _row(doc: RecallDoc, fused: Fused | None, decision: str, reason: str, activa
 
 def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], context: str,
             weights: dict[str, float] | None = None) -> RecallResult:
-    frame = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(schema=RESULT_SCHEMA)
-    return RecallResult(frame, context, trace.to_dict(), plan, rows, weights or {})
+    return RecallResult(None, context, trace.to_dict(), plan, rows, weights or {})
 
 
 # -- retrieve ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from .text import normalize
 
-__all__ = ["exact_terms", "exact_matches", "quoted_phrases", "classify_term", "TERM_KINDS"]
+__all__ = ["exact_terms", "exact_matches", "ExactMatcher", "quoted_phrases", "classify_term", "TERM_KINDS"]
 
 TERM_KINDS = ("phrase", "email", "path", "date", "tag", "identifier")
 
@@ -164,6 +164,25 @@ def _matcher(term: str):
     return lambda raw, folded: bool(phrase) and phrase in folded
 
 
+class ExactMatcher:
+    """The literal matchers of a set of terms, built once and applied to many texts."""
+
+    def __init__(self, terms: Iterable[str]) -> None:
+        unique = [t for t in dict.fromkeys(terms) if t]
+        self.matchers = [_matcher(t) for t in unique]
+        # Only phrases compare normalised text; skip folding when none is asked for.
+        self._folds = any(classify_term(t) == "phrase" for t in unique)
+
+    def __bool__(self) -> bool:
+        return bool(self.matchers)
+
+    def count(self, text: str) -> int:
+        """How many distinct terms ``text`` contains literally."""
+        raw = _nfkc(text)
+        folded = normalize(text) if self._folds else ""
+        return sum(1 for match in self.matchers if match(raw, folded))
+
+
 def exact_matches(terms: Iterable[str], docs: Sequence[tuple[str, str]]) -> list[tuple[str, int]]:
     """Documents containing exact terms: ``(doc_id, distinct terms matched)``, most first.
 
@@ -172,14 +191,12 @@ def exact_matches(terms: Iterable[str], docs: Sequence[tuple[str, str]]) -> list
     ``B-4170``); phrases compare normalised text and emails compare case-insensitively.
     Ties are ordered by doc_id.
     """
-    matchers = [_matcher(t) for t in dict.fromkeys(terms) if t]
-    if not matchers:
+    matcher = ExactMatcher(terms)
+    if not matcher:
         return []
     hits: list[tuple[str, int]] = []
     for doc_id, text in docs:
-        raw = _nfkc(text)
-        folded = normalize(text)
-        count = sum(1 for match in matchers if match(raw, folded))
+        count = matcher.count(text)
         if count:
             hits.append((doc_id, count))
     hits.sort(key=lambda pair: (-pair[1], pair[0]))

@@ -125,21 +125,18 @@ def dedupe_canonical_evidence(
         Fused(f.doc_id, f.score, list(f.channels), dict(f.ranks), tuple(refs.get(f.doc_id, f.refs)), list(f.merged))
         for f in fused
     ]
-    canonicals = [f for f in out if kinds.get(f.doc_id) in CANONICAL_KINDS and f.doc_id in fingerprints]
-    own_refs = {f.doc_id: tuple(f.refs) for f in canonicals}
+    canonicals: dict[str, list[Fused]] = {}  # by fingerprint description, in fused order
+    for f in out:
+        if kinds.get(f.doc_id) in CANONICAL_KINDS and f.doc_id in fingerprints:
+            canonicals.setdefault(fingerprint_description(fingerprints[f.doc_id]), []).append(f)
+    own_refs = {f.doc_id: tuple(f.refs) for same in canonicals.values() for f in same}
     kept: list[Fused] = []
     for item in out:
         target = None
         if kinds.get(item.doc_id) == "evidence" and item.doc_id in fingerprints:
             description = fingerprint_description(fingerprints[item.doc_id])
             target = next(
-                (
-                    c
-                    for c in canonicals
-                    if fingerprint_description(fingerprints[c.doc_id]) == description
-                    and refs_overlap(own_refs[c.doc_id], item.refs)
-                ),
-                None,
+                (c for c in canonicals.get(description, ()) if refs_overlap(own_refs[c.doc_id], item.refs)), None
             )
         if target is None:
             kept.append(item)

@@ -42,6 +42,7 @@ __all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE
 
 #: Long user messages are indexed (and embedded) as sentence-aligned chunks of this size.
 CHUNK_CHARS = 480
+_FINGERPRINTS_KEPT = 100_000
 #: Even when the database files show no write, the revision is re-read at least this often.
 PROBE_INTERVAL_S = 1.0
 
@@ -171,6 +172,7 @@ class RecallCache:
         self.provider_ready = False
         self.dense_revision: tuple[tuple[Any, ...], str] | None = None
         self.pending_activation = ActivationBuffer()
+        self._fingerprints: dict[str, str] = {}
         self._stamp_seen: Any = None
         self._probed_at = -math.inf
 
@@ -477,6 +479,17 @@ class RecallCache:
             return found
         line = self.evidence.ref_line.get(doc_id)
         return None if line is None else self.evidence_doc(line, chunk)
+
+    def fingerprint(self, doc: RecallDoc) -> str | None:
+        """The fact fingerprint recall de-duplicates by (kept per text once computed)."""
+        if doc.kind == "page":
+            return self.pages.fingerprints.get(doc.doc_id)
+        found = self._fingerprints.get(doc.text)
+        if found is None:
+            if len(self._fingerprints) >= _FINGERPRINTS_KEPT:
+                self._fingerprints.clear()
+            found = self._fingerprints[doc.text] = fact_fingerprint(doc.text)
+        return found
 
     def kind_of(self, doc_id: str) -> str | None:
         if doc_id in self.pages.docs:

@@ -127,13 +127,19 @@ def _item_lines(item: RenderItem) -> list[str]:
     raise ValueError(f"only explicit or silent_use items are rendered, got {item.decision!r} for {item.doc_id}")
 
 
+_OPENING = ("<MEMORY_DATA>", MEMORY_DATA_NOTICE, "[RECALLED_MEMORY]")
+_CLOSING = ("[/RECALLED_MEMORY]", "</MEMORY_DATA>")
+# Length of the frame alone; each item adds its lines and one newline per line.
+_FRAME_CHARS = sum(len(line) + 1 for line in (*_OPENING, *_CLOSING)) - 1
+
+
 def _serialize(items: Sequence[RenderItem]) -> str:
     if not items:
         return ""
-    lines = ["<MEMORY_DATA>", MEMORY_DATA_NOTICE, "[RECALLED_MEMORY]"]
+    lines = list(_OPENING)
     for item in items:
         lines.extend(_item_lines(item))
-    lines += ["[/RECALLED_MEMORY]", "</MEMORY_DATA>"]
+    lines += _CLOSING
     return "\n".join(lines)
 
 
@@ -215,8 +221,8 @@ def select_within_budget(
     order and skips, with a reason: an item beyond ``max_candidates`` (``candidate-cap``);
     evidence beyond ``raw_evidence_max`` (``raw-evidence-cap``); explicit evidence that
     repeats all terms of the explicit non-evidence items selected so far, i.e. whose tokens
-    include every one of theirs (``redundant-evidence``). Every admission re-renders the
-    whole selected set, and an item that would push it past ``max_chars`` is dropped with
+    include every one of theirs (``redundant-evidence``). Every admission measures the
+    whole rendering of the selected set, and an item that would push it past ``max_chars`` is dropped with
     ``context-budget`` while later, smaller items are still tried. Kept items keep their
     input order. With ``authoritative_reserve=0`` this is the plain whole-value rule.
     """
@@ -224,16 +230,27 @@ def select_within_budget(
     reserve = max(0, min(cap, authoritative_reserve))
     selected: set[int] = set()
     dropped: dict[int, str] = {}
+    # The rendering is a newline join of a fixed frame and each item's lines, so its length
+    # is the frame's plus each selected item's: the whole value, without re-joining it.
+    total = _FRAME_CHARS
+
+    def size(i: int) -> int:
+        return sum(len(line) + 1 for line in _item_lines(items[i]))
 
     def fits(extra: int) -> bool:
-        return len(_serialize([items[i] for i in sorted(selected | {extra})])) <= max_chars
+        return total + size(extra) <= max_chars
+
+    def admit(i: int) -> None:
+        nonlocal total
+        selected.add(i)
+        total += size(i)
 
     for i, item in enumerate(items):
         if len(selected) >= reserve:
             break
         if item.authoritative:
             if fits(i):
-                selected.add(i)
+                admit(i)
             else:
                 dropped[i] = "context-budget"
 
@@ -249,7 +266,7 @@ def select_within_budget(
         elif is_evidence and item.decision == "explicit" and _repeats_selected(item, [items[j] for j in selected]):
             dropped[i] = "redundant-evidence"
         elif fits(i):
-            selected.add(i)
+            admit(i)
             evidence_taken += is_evidence
         else:
             dropped[i] = "context-budget"

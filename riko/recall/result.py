@@ -29,16 +29,24 @@ class RecallResult:
     suppress; ``rejected`` rows only with ``debug=True``), reason, injected, activation,
     session_id, seq, text (only for injected explicit items) and ``rank_<channel>``.
     ``context`` is the ``<MEMORY_DATA>`` block to inject ("" when nothing is injected);
-    ``trace`` is the sanitized trace dict (no query text).
+    ``trace`` is the sanitized trace dict (no query text). The ``results`` frame is built
+    from ``rows`` on first use, so a host that only injects ``context`` never pays for it.
     """
 
-    results: pl.DataFrame
+    frame: pl.DataFrame | None
     context: str
     trace: dict[str, Any]
     plan: RecallPlan
     rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
     #: The RRF weight each channel was fused with (see :func:`riko.recall.engine.channel_weights`).
     weights: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def results(self) -> pl.DataFrame:
+        """One row per candidate (see the class docstring)."""
+        if self.frame is None:
+            self.frame = pl.DataFrame(self.rows, schema=RESULT_SCHEMA) if self.rows else pl.DataFrame(schema=RESULT_SCHEMA)
+        return self.frame
 
     @property
     def df(self) -> pl.DataFrame:
