@@ -40,7 +40,7 @@ from riko.resident import (
     BLOCK_ORDER,
     PREFIX,
     SUFFIX,
-    _order_key,
+    TYPE_PRIORITY,
     assign_block,
     compile_resident,
     entry_text,
@@ -104,6 +104,13 @@ def build_scope(mem: Any, pages: Sequence[Page]) -> tuple[float, float]:
 
 
 # -- naive baselines ------------------------------------------------------------------------------
+def naive_rank(page: Page) -> tuple:
+    """Type priority, confidence desc, update time desc, id (no activation in this benchmark)."""
+    updated = page.recorded_at or page.observed_at
+    return (TYPE_PRIORITY.get(page.type, TYPE_PRIORITY["other"]), page.confidence is None, -(page.confidence or 0.0),
+            updated is None, -(updated.timestamp() if updated else 0.0), page.id)
+
+
 def naive_compile(pages: Sequence[Page], *, max_chars: int, now: datetime) -> str:
     """The Resident text as a straightforward compiler reaches it.
 
@@ -116,7 +123,7 @@ def naive_compile(pages: Sequence[Page], *, max_chars: int, now: datetime) -> st
     considered: list[str] = []
     blocks: list[str] = []
     for kind in BLOCK_ORDER:
-        members = sorted((p for p in eligible if assign_block(p) == kind), key=lambda p: _order_key(p, {}))
+        members = sorted((p for p in eligible if assign_block(p) == kind), key=naive_rank)
         lines = [f"## {kind}"]
         for page in members:
             entry = entry_text(page)

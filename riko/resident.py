@@ -30,7 +30,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from .clock import iso, utc
 from .errors import ConfigError
@@ -79,6 +84,7 @@ _BLOCK_SEPARATOR = "\n\n"
 _ENTRY_SEPARATOR = "\n"
 _PROTECTED = frozenset({"sensitive", "provisional_sensitive"})
 _TAG_OPEN_REPLACEMENT = "\u2039"
+_OTHER_PRIORITY = TYPE_PRIORITY["other"]
 
 _PERSON_CUES_EN = (
     "person", "people", "family", "friend", "best friend", "bestie", "buddy",
@@ -107,6 +113,35 @@ _PERSON_EN_RE = re.compile(
     + r")(?:s|es)?(?![0-9a-z])",
     re.IGNORECASE,
 )
+# Chinese cues match anywhere in the text (no word boundaries in the script).
+_PERSON_ZH_RE = re.compile("|".join(re.escape(cue) for cue in sorted(_PERSON_CUES_ZH, key=len, reverse=True)))
+
+
+# The value the compiler assumes for an attribute an object lacks (``id`` has none).
+_DEFAULTS: Mapping[str, Any] = {"consent": False, "usage_policy": "normal"}
+_BLOCK_INDEX = {kind: index for index, kind in enumerate(BLOCK_ORDER)}
+
+
+def _column(pages: Sequence[Any], name: str) -> list[Any]:
+    """Attribute ``name`` of every page, read in one C-level pass.
+
+    The compiler runs over the whole Wiki on every refresh, so it works column by column;
+    objects lacking the attribute take its default (an object without an ``id`` is refused).
+    """
+    try:
+        return list(map(attrgetter(name), pages))
+    except AttributeError:
+        if name == "id":
+            raise
+        default = _DEFAULTS.get(name)
+        return [getattr(page, name, default) for page in pages]
+
+
+def _aware(value: Any) -> datetime:
+    """``value`` as an aware datetime; one that already is passes through untouched."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value
+    return utc(value)
 
 
 def page_is_valid_at(page: Any, when: datetime, *, temporal_enabled: bool = True) -> bool:
@@ -115,25 +150,38 @@ def page_is_valid_at(page: Any, when: datetime, *, temporal_enabled: bool = True
     With ``temporal_enabled`` off only the end of validity is honoured and a fixed start is
     ignored, matching the non-temporal runtime.
     """
-    moment = utc(when)
+    moment = _aware(when)
     valid_to = getattr(page, "valid_to", None)
-    if valid_to is not None and not moment < utc(valid_to):
+    if valid_to is not None and not moment < _aware(valid_to):
         return False
     if temporal_enabled:
         valid_from = getattr(page, "valid_from", None)
-        if valid_from is not None and moment < utc(valid_from):
+        if valid_from is not None and moment < _aware(valid_from):
             return False
     return True
 
 
-def _sensitivity_allows(page: Any, sensitive_resident_enabled: bool) -> bool:
-    level = getattr(page, "sensitivity", None)
-    if level is None or level == "normal":
-        return True
-    if level in _PROTECTED:
-        return sensitive_resident_enabled
-    # An unrecognised label denies use rather than granting it.
-    return False
+def _live_mask(
+    pages: Sequence[Any], ids: Sequence[Any], moment: datetime, excluded: frozenset[str],
+    temporal_enabled: bool, sensitive_resident_enabled: bool,
+) -> list[bool]:
+    """Which pages are eligible (see :func:`live_pages`), in input order."""
+    mask = []
+    for page_id, page_type, status, consent, superseded_by, usage_policy, level, valid_to, valid_from in zip(
+        ids, *(_column(pages, name) for name in (
+            "type", "status", "consent", "superseded_by", "usage_policy", "sensitivity", "valid_to", "valid_from"))
+    ):
+        mask.append(
+            page_type != "source"
+            and status == "confirmed" and consent is True
+            and not superseded_by and usage_policy != "suppressed"
+            and page_id not in excluded
+            # an unrecognised sensitivity label denies use rather than granting it
+            and (level is None or level == "normal" or (level in _PROTECTED and sensitive_resident_enabled))
+            and (valid_to is None or moment < _aware(valid_to))
+            and not (temporal_enabled and valid_from is not None and moment < _aware(valid_from))
+        )
+    return mask
 
 
 def live_pages(
@@ -152,42 +200,19 @@ def live_pages(
     ``sensitive_resident_enabled``; not in ``suppressed`` and not the old canonical side of
     a contested overlay (``contested``).
     """
-    suppressed_ids = frozenset(suppressed)
-    contested_ids = frozenset(contested)
-    moment = utc(now)
-    result = []
-    for page in pages:
-        if getattr(page, "type", None) == "source":
-            continue
-        if getattr(page, "status", None) != "confirmed" or getattr(page, "consent", False) is not True:
-            continue
-        if getattr(page, "superseded_by", None):
-            continue
-        if getattr(page, "usage_policy", "normal") == "suppressed":
-            continue
-        if page.id in suppressed_ids or page.id in contested_ids:
-            continue
-        if not _sensitivity_allows(page, sensitive_resident_enabled):
-            continue
-        if not page_is_valid_at(page, moment, temporal_enabled=temporal_enabled):
-            continue
-        result.append(page)
-    return result
+    pages = list(pages)
+    mask = _live_mask(pages, _column(pages, "id"), _aware(now), frozenset(suppressed) | frozenset(contested),
+                      temporal_enabled, sensitive_resident_enabled)
+    return list(compress(pages, mask))
 
 
+@lru_cache(maxsize=1 << 16)
 def _has_person_cue(text: str) -> bool:
-    if not text:
-        return False
-    if _PERSON_EN_RE.search(text):
-        return True
-    return any(cue in text for cue in _PERSON_CUES_ZH)
+    """Whether ``text`` names a kind of person (memoised: titles and tags recur on every refresh)."""
+    return bool(text) and (_PERSON_EN_RE.search(text) is not None or _PERSON_ZH_RE.search(text) is not None)
 
 
-def assign_block(page: Any) -> str:
-    """The Resident block a page belongs to (the seed's page-to-block table, first match wins)."""
-    page_type = getattr(page, "type", None)
-    kind = getattr(page, "kind", None)
-    category = getattr(page, "category", None)
+def _block(page_type: Any, kind: Any, category: Any, title: Any, tags: Any) -> str:
     if page_type == "relationship":
         return "relationships"
     if page_type == "emotion":
@@ -199,11 +224,15 @@ def assign_block(page: Any) -> str:
     if page_type == "concept" or kind == "preference":
         return "preferences"
     if page_type == "entity":
-        title = getattr(page, "title", None) or ""
-        tags = getattr(page, "tags", None) or ()
-        if _has_person_cue(title) or any(_has_person_cue(str(tag)) for tag in tags):
+        if _has_person_cue(title or "") or any(_has_person_cue(str(tag)) for tag in tags or ()):
             return "activePeople"
     return "identity"
+
+
+def assign_block(page: Any) -> str:
+    """The Resident block a page belongs to (the seed's page-to-block table, first match wins)."""
+    return _block(getattr(page, "type", None), getattr(page, "kind", None), getattr(page, "category", None),
+                  getattr(page, "title", None), getattr(page, "tags", None))
 
 
 def _one_line(text: str) -> str:
@@ -211,45 +240,89 @@ def _one_line(text: str) -> str:
     return " ".join(text.split()).replace("<", _TAG_OPEN_REPLACEMENT)
 
 
-def page_summary(page: Any) -> str:
-    """Description, else the first non-empty body line, else the title; one line."""
-    description = _one_line(getattr(page, "description", None) or "")
+def _summary(description: Any, body: Any, title: Any) -> str:
     if description:
-        return description
-    for line in (getattr(page, "body", None) or "").splitlines():
+        collapsed = _one_line(description)
+        if collapsed:
+            return collapsed
+    for line in (body or "").splitlines():
         collapsed = _one_line(line)
         if collapsed:
             return collapsed
-    return _one_line(getattr(page, "title", None) or "")
+    return _one_line(title or "")
+
+
+def page_summary(page: Any) -> str:
+    """Description, else the first non-empty body line, else the title; one line."""
+    return _summary(getattr(page, "description", None), getattr(page, "body", None), getattr(page, "title", None))
+
+
+def _summaries(pages: Sequence[Any]) -> list[str]:
+    """:func:`page_summary` of every page; most pages have a description, so it goes first."""
+    found = [
+        " ".join(description.split()).replace("<", _TAG_OPEN_REPLACEMENT) if description else ""
+        for description in _column(pages, "description")
+    ]
+    for index, summary in enumerate(found):
+        if not summary:
+            found[index] = page_summary(pages[index])
+    return found
+
+
+def _type_label(page_type: Any) -> str:
+    return _one_line(str(page_type or "other"))
 
 
 def entry_text(page: Any) -> str:
     """The Resident entry of a page: ``- [<type>] <summary>``."""
-    return f"- [{_one_line(str(getattr(page, 'type', '') or 'other'))}] {page_summary(page)}"
+    return f"- [{_type_label(getattr(page, 'type', None))}] {page_summary(page)}"
 
 
-def _timestamp(value: Any) -> float | None:
-    if value is None:
-        return None
-    return utc(value).timestamp()
+def _stated(confidence: Any) -> bool:
+    return confidence is not None and not (isinstance(confidence, float) and math.isnan(confidence))
 
 
-def _order_key(page: Any, activation: Mapping[str, float]) -> tuple:
-    """Priority, confidence desc, activation desc, update time desc, id asc (a total order)."""
-    priority = TYPE_PRIORITY.get(getattr(page, "type", None), TYPE_PRIORITY["other"])
-    confidence = getattr(page, "confidence", None)
-    if confidence is None or (isinstance(confidence, float) and math.isnan(confidence)):
-        confidence_key: tuple = (1, 0.0)  # an unstated confidence ranks below any stated one
-    else:
-        confidence_key = (0, -float(confidence))
-    score = float(activation.get(page.id, 0.0) or 0.0)
-    if math.isnan(score):
-        score = 0.0
-    updated = _timestamp(getattr(page, "recorded_at", None))
-    if updated is None:
-        updated = _timestamp(getattr(page, "observed_at", None))
-    updated_key = (1, 0.0) if updated is None else (0, -updated)
-    return (priority, confidence_key, -score, updated_key, str(page.id))
+def _score(value: Any) -> float:
+    score = float(value or 0.0)
+    return 0.0 if math.isnan(score) else score
+
+
+def _considered(
+    pages: Sequence[Any], activation: Mapping[str, float], by_block: bool
+) -> tuple[list[str], list[str], list[str]]:
+    """Page ids, blocks and entries of the eligible ``pages``, in the order they are considered.
+
+    The order: the block (in ``BLOCK_ORDER``, when ``by_block``), type priority, confidence
+    desc, activation desc, update time desc, id asc; an unstated confidence or update time
+    ranks below any stated one.
+    """
+    count = len(pages)
+    if not count:
+        return [], [], []
+    ids, types, confidences = _column(pages, "id"), _column(pages, "type"), _column(pages, "confidence")
+    page_ids = list(map(str, ids))
+    blocks = list(map(_block, types, _column(pages, "kind"), _column(pages, "category"), _column(pages, "title"),
+                      _column(pages, "tags")))
+    labels = {page_type: _type_label(page_type) for page_type in set(types)}
+    entries = [f"- [{labels[page_type]}] {summary}" for page_type, summary in zip(types, _summaries(pages))]
+    stated = list(map(_stated, confidences))
+    updated = [when if when is not None else seen
+               for when, seen in zip(_column(pages, "recorded_at"), _column(pages, "observed_at"))]
+    id_rank = np.empty(count, dtype=np.int64)
+    id_rank[sorted(range(count), key=page_ids.__getitem__)] = np.arange(count)
+    order = np.lexsort((  # least significant key first
+        id_rank,
+        np.fromiter((0.0 if when is None else -_aware(when).timestamp() for when in updated), np.float64, count),
+        np.fromiter((when is None for when in updated), np.bool_, count),
+        np.fromiter((-_score(activation.get(page_id, 0.0)) for page_id in ids), np.float64, count)
+        if activation else np.zeros(count),
+        np.fromiter((-float(value) if known else 0.0 for value, known in zip(confidences, stated)), np.float64, count),
+        np.fromiter((not known for known in stated), np.bool_, count),
+        np.fromiter(map(TYPE_PRIORITY.get, types, repeat(_OTHER_PRIORITY)), np.int64, count),
+        np.fromiter(map(_BLOCK_INDEX.__getitem__, blocks), np.int64, count) if by_block else np.zeros(count, np.int64),
+    )).tolist()
+    return (list(map(page_ids.__getitem__, order)), list(map(blocks.__getitem__, order)),
+            list(map(entries.__getitem__, order)))
 
 
 @dataclass(frozen=True)
@@ -339,21 +412,21 @@ def _render_blocks(blocks: Sequence[ResidentBlock]) -> str:
 
 
 def _pack_blocks(
-    ordered: Sequence[tuple[str, Any]], block_budget: int
+    page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], block_budget: int
 ) -> list[ResidentBlock]:
     """Whole-item packing per block: duplicates (case-insensitive) first, then the budget."""
     seen: set[str] = set()
     packed: dict[str, list[tuple[str, str]]] = {kind: [] for kind in BLOCK_ORDER}
     lengths = {kind: len(f"## {kind}") for kind in BLOCK_ORDER}
-    for kind, page in ordered:
-        entry = entry_text(page)
+    step = len(_ENTRY_SEPARATOR)
+    for page_id, kind, entry in zip(page_ids, kinds, entries):
         key = entry.casefold()
         if key in seen:
             continue
         seen.add(key)
-        grown = lengths[kind] + len(_ENTRY_SEPARATOR) + len(entry)
+        grown = lengths[kind] + step + len(entry)
         if grown <= block_budget:
-            packed[kind].append((str(page.id), entry))
+            packed[kind].append((page_id, entry))
             lengths[kind] = grown
     return [
         ResidentBlock(kind=kind, heading=f"## {kind}", entries=tuple(packed[kind]))
@@ -371,21 +444,20 @@ def _fit_resident_blocks(blocks: Sequence[ResidentBlock], max_chars: int) -> lis
     return kept
 
 
-def _pack_flat(ordered: Sequence[Any], budget: int) -> list[tuple[str, str]]:
+def _pack_flat(page_ids: Sequence[str], entries: Sequence[str], budget: int) -> list[tuple[str, str]]:
     seen: set[str] = set()
-    entries: list[tuple[str, str]] = []
+    packed: list[tuple[str, str]] = []
     used = 0
-    for page in ordered:
-        entry = entry_text(page)
+    for page_id, entry in zip(page_ids, entries):
         key = entry.casefold()
         if key in seen:
             continue
         seen.add(key)
-        grown = used + (len(_ENTRY_SEPARATOR) if entries else 0) + len(entry)
+        grown = used + (len(_ENTRY_SEPARATOR) if packed else 0) + len(entry)
         if grown <= budget:
-            entries.append((str(page.id), entry))
+            packed.append((page_id, entry))
             used = grown
-    return entries
+    return packed
 
 
 _LEGACY_TAG_RE = re.compile(r"<(/?\s*persistent-memory)", re.IGNORECASE)
@@ -446,11 +518,13 @@ def compile_resident(
         raise ConfigError("max_chars", f"must be a non-negative integer, got {max_chars!r}")
     moment = utc(now)
     all_pages = list(pages)
-    seen_ids: set[str] = set()
-    for page in all_pages:
-        if page.id in seen_ids:
-            raise ConfigError("pages", f"duplicate page id {page.id!r}: pass each page once")
-        seen_ids.add(page.id)
+    ids = _column(all_pages, "id")
+    if len(set(ids)) != len(ids):
+        seen_ids: set[str] = set()
+        for page_id in ids:
+            if page_id in seen_ids:
+                raise ConfigError("pages", f"duplicate page id {page_id!r}: pass each page once")
+            seen_ids.add(page_id)
     scores = dict(activation or {})
     overhead = len(PREFIX) + len(SUFFIX)
 
@@ -465,39 +539,29 @@ def compile_resident(
             generated_at=moment, max_chars=max_chars,
         )
 
-    eligible = live_pages(
-        all_pages, moment, suppressed=suppressed, contested=contested,
-        temporal_enabled=temporal_enabled, sensitive_resident_enabled=sensitive_resident_enabled,
-    )
+    eligible = list(compress(all_pages, _live_mask(
+        all_pages, ids, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled,
+        sensitive_resident_enabled)))
+    considered_ids, kinds, entries = _considered(eligible, scores, blocks_enabled and v2_enabled)
 
     if blocks_enabled and v2_enabled:
         mode = "blocks"
-        grouped: dict[str, list[Any]] = {kind: [] for kind in BLOCK_ORDER}
-        for page in eligible:
-            grouped[assign_block(page)].append(page)
-        ordered = [
-            (kind, page)
-            for kind in BLOCK_ORDER
-            for page in sorted(grouped[kind], key=lambda p: _order_key(p, scores))
-        ]
-        consideration = [page for _, page in ordered]
         block_budget: int | None = max(0, (max_chars - overhead) // len(BLOCK_ORDER))
         blocks: list[ResidentBlock] = []
         if overhead <= max_chars:
-            blocks = _fit_resident_blocks(_pack_blocks(ordered, block_budget), max_chars)
+            blocks = _fit_resident_blocks(_pack_blocks(considered_ids, kinds, entries, block_budget), max_chars)
         text = _render_blocks(blocks)
         included = [pid for block in blocks for pid in block.page_ids]
     else:
         mode = "flat"
-        consideration = sorted(eligible, key=lambda p: _order_key(p, scores))
         block_budget = None
-        entries = _pack_flat(consideration, max_chars - overhead) if overhead <= max_chars else []
-        text = PREFIX + _ENTRY_SEPARATOR.join(e for _, e in entries) + SUFFIX if entries else ""
+        packed = _pack_flat(considered_ids, entries, max_chars - overhead) if overhead <= max_chars else []
+        text = PREFIX + _ENTRY_SEPARATOR.join(e for _, e in packed) + SUFFIX if packed else ""
         blocks = []
-        included = [pid for pid, _ in entries]
+        included = [pid for pid, _ in packed]
 
     included_set = set(included)
-    omitted = [str(page.id) for page in consideration if str(page.id) not in included_set]
+    omitted = [page_id for page_id in considered_ids if page_id not in included_set]
     return ResidentSnapshot(
         text=text,
         blocks=tuple(blocks),
