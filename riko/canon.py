@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 
 import polars as pl
 
-from .clock import Clock, utc
+from .clock import Clock
 from .errors import NotFoundError, StateError, WikiFormatError
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
@@ -43,12 +43,40 @@ _COLUMNS = (
 )
 
 
+# The stored columns a Page is made of, in the order of Page's fields.
+_PAGE_COLUMNS = (
+    "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity", "version",
+    "tags", "sources", "confidence", "kind", "category", "observed_at", "recorded_at", "valid_from", "valid_to",
+    "supersedes", "superseded_by", "usage_policy", "extra",
+)
+
+
+def _json(text: str | None, empty: str) -> Any:
+    """A JSON column's value; the empty list or mapping most rows hold is not parsed."""
+    if not text or text == empty:
+        return [] if empty == "[]" else {}
+    return json.loads(text)
+
+
+def _page_of(
+    id: str, type: str, title: str, description: str | None, body: str | None, status: str, consent: Any,
+    locked: Any, sensitivity: str, version: Any, tags: str | None, sources: str | None, confidence: float | None,
+    kind: str | None, category: str | None, observed_at: datetime | None, recorded_at: datetime | None,
+    valid_from: datetime | None, valid_to: datetime | None, supersedes: str | None, superseded_by: str | None,
+    usage_policy: str, extra: str | None,
+) -> Page:
+    """A Page from its stored columns (``_PAGE_COLUMNS``); Page makes the naive UTC timestamps aware."""
+    return Page(
+        id=id, type=type, title=title, description=description or "", body=body or "", status=status,
+        consent=bool(consent), locked=bool(locked), sensitivity=sensitivity, version=int(version),
+        tags=_json(tags, "[]"), sources=_json(sources, "[]"), confidence=confidence, kind=kind, category=category,
+        observed_at=observed_at, recorded_at=recorded_at, valid_from=valid_from, valid_to=valid_to,
+        supersedes=supersedes, superseded_by=superseded_by, usage_policy=usage_policy, extra=_json(extra, "{}"),
+    )
+
+
 def file_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    return utc(value) if value is not None else None
 
 
 def _key_line(text: str, key: str) -> int:
@@ -185,21 +213,14 @@ class Canon:
 
     @staticmethod
     def _page(row: dict[str, Any]) -> Page:
-        return Page(
-            id=row["id"], type=row["type"], title=row["title"], description=row["description"] or "",
-            body=row["body"] or "", status=row["status"], consent=bool(row["consent"]),
-            locked=bool(row["locked"]), sensitivity=row["sensitivity"], version=int(row["version"]),
-            tags=json.loads(row["tags"] or "[]"), sources=json.loads(row["sources"] or "[]"),
-            confidence=row["confidence"], kind=row["kind"], category=row["category"],
-            observed_at=_aware(row["observed_at"]), recorded_at=_aware(row["recorded_at"]),
-            valid_from=_aware(row["valid_from"]), valid_to=_aware(row["valid_to"]),
-            supersedes=row["supersedes"], superseded_by=row["superseded_by"],
-            usage_policy=row["usage_policy"], extra=json.loads(row["extra"] or "{}"),
-        )
+        return _page_of(*(row[name] for name in _PAGE_COLUMNS))
 
     def pages(self, *, include_forgotten: bool = False) -> list[Page]:
         where = "" if include_forgotten else "AND status <> 'forgotten'"
-        return [self._page(r) for r in self._rows(where)]
+        # tuples straight into Page: the Resident refresh reads every page of the scope
+        cur = self.wh.con.execute(
+            f"SELECT {', '.join(_PAGE_COLUMNS)} FROM pages WHERE scope_key = ? {where} ORDER BY id", [self.scope.key])
+        return [_page_of(*row) for row in cur.fetchall()]
 
     def get(self, page_id: str) -> Page:
         rows = self._rows("AND id = ?", [page_id])

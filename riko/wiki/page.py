@@ -112,7 +112,11 @@ class Page:
     def __post_init__(self) -> None:
         for name in _DATETIME_FIELDS:
             value = getattr(self, name)
-            if isinstance(value, (datetime, date, str)):
+            if value is None or (type(value) is datetime and value.tzinfo is timezone.utc):
+                continue  # the common cases, already canonical: pages are built in bulk
+            if type(value) is datetime and value.tzinfo is None:
+                setattr(self, name, value.replace(tzinfo=timezone.utc))
+            elif isinstance(value, (datetime, date, str)):
                 try:
                     setattr(self, name, _to_utc(value))
                 except ValueError:
