@@ -31,6 +31,7 @@ from .wiki import (
     slugify,
     write_atomic,
 )
+from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
 __all__ = ["Canon", "SyncReport", "file_hash", "check_files"]
@@ -79,6 +80,11 @@ def file_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
 
 
+def _text(data: bytes) -> str:
+    """A page file's text; undecodable bytes are kept as surrogate escapes for parse_page to report."""
+    return data.decode("utf-8", errors="surrogateescape")
+
+
 def _key_line(text: str, key: str) -> int:
     """The 1-based line of ``key:`` in a file's frontmatter (1 when it cannot be found)."""
     pattern = re.compile(rf"^{re.escape(key)}\s*:")
@@ -119,7 +125,7 @@ class SyncReport:
                 f"unchanged={self.unchanged}, errors={len(self.errors)})")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _FileState:
     """One page id as found on disk: its file and, when it must be applied, the parsed page."""
 
@@ -127,6 +133,8 @@ class _FileState:
     text: str | None
     page: Page | None  # None: unchanged since riko last read it, or present but not applicable
 
+
+_UNCHANGED = _FileState(None, None, None)  # the file is what riko last wrote or read
 
 def _duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiFormatError]:
     errors = []
@@ -362,24 +370,27 @@ class Canon:
 
         A file whose id is invalid, duplicated or changed maps to a state without a page, so
         the page keeps its last valid version (it is neither applied nor treated as deleted).
+        A file whose bytes hash to the stored ``file_hash`` is unchanged and is not parsed.
         """
         known = {r[0]: (r[1], r[2]) for r in self.wh.fetchall(
             "SELECT path, id, file_hash FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
         found: dict[str, _FileState] = {}
         errors: list[WikiFormatError] = []
         unchanged = 0
-        by_id: dict[str, list[tuple[Path, str]]] = {}
-        parsed: dict[Path, Page | None] = {}
+        by_id: dict[str, list[str]] = {}  # page id → the relative paths of its files
+        contents: dict[str, bytes] = {}
+        parsed: dict[str, Page] = {}
         if not self.dir.exists():
             return found, errors, 0
-        for path, text in scan_pages(self.dir):
-            rel = path.relative_to(self.dir).as_posix()
+        for rel, full in page_files(self.dir):
+            data = contents[rel] = read_bytes(full)
             entry = known.get(rel)
-            if entry is not None and entry[1] == file_hash(text):
+            # the bytes hashed are the text file_hash() hashes (surrogate escapes round-trip)
+            if entry is not None and entry[1] == hashlib.sha256(data).hexdigest():
                 unchanged += 1
-                by_id.setdefault(entry[0], []).append((path, text))
-                parsed[path] = None
+                by_id.setdefault(entry[0], []).append(rel)
                 continue
+            path, text = Path(full), _text(data)
             try:
                 page = parse_page(text, path)
             except WikiFormatError as exc:
@@ -393,18 +404,20 @@ class Canon:
                     f"'id: {entry[0]}', or save the new page as a new file", path, _key_line(text, "id"), "id"))
                 found[entry[0]] = _FileState(path, text, None)
                 continue
-            by_id.setdefault(page.id, []).append((path, text))
-            parsed[path] = page
-        duplicates = _duplicate_errors(by_id)
-        errors.extend(duplicates)
-        for pid, files in by_id.items():
+            by_id.setdefault(page.id, []).append(rel)
+            parsed[rel] = page
+        shared = {pid: [(self.dir / rel, _text(contents[rel])) for rel in rels]
+                  for pid, rels in by_id.items() if len(rels) > 1}
+        errors.extend(_duplicate_errors(shared))
+        for pid, rels in by_id.items():
             if pid in found:  # its own file is broken; a second file with the id changes nothing
                 continue
-            if len(files) > 1:
+            if len(rels) > 1:
                 found[pid] = _FileState(None, None, None)
                 continue
-            path, text = files[0]
-            found[pid] = _FileState(path, text, parsed[path])
+            page = parsed.get(rels[0])
+            found[pid] = _UNCHANGED if page is None else _FileState(
+                self.dir / rels[0], _text(contents[rels[0]]), page)
         return found, sorted(errors, key=lambda e: (str(e.path), e.line or 0)), unchanged
 
     def sync(self) -> SyncReport:
@@ -412,18 +425,20 @@ class Canon:
         report = SyncReport()
         found, errors, report.unchanged = self.scan()
         report.errors = errors
-        rows = {r["id"]: r for r in self._rows()}
+        # only the pages whose files changed or vanished are read in full
+        stored = {r[0]: (r[1], r[2]) for r in self.wh.fetchall(
+            "SELECT id, status, path FROM pages WHERE scope_key = ?", [self.scope.key])}
         for pid, state in found.items():
             if state.page is None or state.path is None or state.text is None:
                 continue  # unchanged, or not applicable (kept at its last valid version)
             page, text = state.page, state.text
             rel = state.path.relative_to(self.dir).as_posix()
-            old_row = rows.get(pid)
-            if old_row is None:
+            if pid not in stored:
                 self.save(page, authority="management", audit_kind="page-created-externally",
                           detail={"path": rel}, write_file=False, on_disk=(rel, text))
                 report.added.append(pid)
                 continue
+            old_row = self.row(pid)
             old = self._page(old_row)
             if _comparable(page.replace(version=old.version)) == _comparable(old):
                 self._record_file(pid, rel, text)  # formatting only: nothing semantic changed
@@ -443,14 +458,14 @@ class Canon:
                     self.wh.audit("memory-sensitivity-changed", "management", pid,
                                   {"from": old.sensitivity, "to": new.sensitivity, "via": "file"})
             report.edited.append(pid)
-        for pid, row in rows.items():
-            if pid in found or row["status"] == "forgotten" or not row["path"]:
+        for pid, (status, path) in stored.items():
+            if pid in found or status == "forgotten" or not path:
                 continue
-            old = self._page(row)
+            old = self.get(pid)
             with self.transaction():
                 self.save(old.replace(status="forgotten", version=old.version + 1), authority="management",
                           audit_kind="page-deleted-externally", previous=old, verify_disk=False,
-                          detail={"path": row["path"], "raw_session_retained": True})
+                          detail={"path": path, "raw_session_retained": True})
                 self.release_forgotten(pid)
             report.deleted.append(pid)
         return report
