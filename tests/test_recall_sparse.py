@@ -58,3 +58,18 @@ def test_postings_are_copies_so_documents_can_still_be_added() -> None:
     index.add([["tea"]])
     assert held.tolist() == [0, 1] and index.postings("tea").tolist() == [0, 1, 2]
     assert index.document_frequency("tea") == 3 and index.document_frequency("coffee") == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=DOCS, more=DOCS, query=QUERY, k=st.integers(1, 12))
+def test_scores_follow_the_corpus_as_documents_arrive(docs: list[list[str]], more: list[list[str]],
+                                                     query: list[str], k: int) -> None:
+    grown = SparseBM25()
+    grown.add(docs)
+    grown.top(query, k)  # weights kept for the statistics of the moment...
+    grown.scores(query)
+    grown.add(more)  # ...and dropped when they move
+    fresh = SparseBM25()
+    fresh.add(docs + more)
+    assert grown.scores(query).tolist() == fresh.scores(query).tolist()
+    assert [a.tolist() for a in grown.top(query, k)] == [a.tolist() for a in fresh.top(query, k)]

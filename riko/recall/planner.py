@@ -196,8 +196,14 @@ _DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 
+# Each family as one alternation: a single scan of the query per family.
+_FAMILIES: dict[str, re.Pattern[str]] = {
+    name: re.compile("|".join(f"(?:{p.pattern})" for p in patterns)) for name, patterns in _CUES.items()
+}
+
+
 def _has(family: str, text: str) -> bool:
-    return any(p.search(text) for p in _CUES[family])
+    return _FAMILIES[family].search(text) is not None
 
 
 def strip_recall_cues(query: str) -> str:
@@ -352,7 +358,9 @@ def analyze_recall_query(
     # A historical cue ("used to", "以前") speaks of the user's past: it is an experience cue.
     experience = _has("experience", text) or historical
     episodic = explicit or experience
-    temporal = historical or _has("temporal", text) or parse_query_time(query) is not None
+    named_time = parse_query_time(query)
+    temporal_cue = _has("temporal", text)
+    temporal = historical or temporal_cue or named_time is not None
     multi_hop = _has("multi_hop", text)
     profile = _has("profile", text)
     entities = _entities(query, terms)
@@ -415,7 +423,7 @@ def analyze_recall_query(
     elif history:
         mode, when = "history", None
     else:
-        when = parse_query_time(query)
+        when = named_time
         mode = "at" if when is not None else ("history" if historical else "current")
 
     return RecallPlan(
@@ -438,5 +446,5 @@ def analyze_recall_query(
         max_context_chars=max_context_chars,
         asks_observations=asks_observations,
         cues=tuple(name for name, on in cue_flags.items() if on),
-        time_hints=tuple(_time_hints(text)),
+        time_hints=tuple(_time_hints(text)) if temporal_cue else (),
     )

@@ -28,6 +28,7 @@ _DENSE_SHARE = 0.125
 
 
 class _Term(NamedTuple):
+    term: int
     position: int  # order in the query: contributions are summed in this order
     docs: np.ndarray
     tfs: np.ndarray
@@ -61,6 +62,9 @@ class SparseBM25:
         self._lengths = array("i")
         self._total_length = 0
         self._lengths_np: np.ndarray | None = None
+        # Per term, the BM25 of each posting under the current corpus statistics: filled as
+        # terms are scored in full, emptied when documents are added (the statistics move).
+        self._posting_weights: dict[int, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self._lengths)
@@ -94,6 +98,7 @@ class SparseBM25:
             self._total_length += length
             doc += 1
         self._lengths_np = None
+        self._posting_weights.clear()
 
     def postings(self, token: str) -> np.ndarray:
         """Indices of the documents containing ``token`` (ascending; empty when unseen)."""
@@ -177,7 +182,7 @@ class SparseBM25:
             idf = self._idf(len(docs))
             tf, norm = self._max_tf[term], self._norm(self._min_length[term])
             bound = idf * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
-            terms.append(_Term(len(terms), docs, np.frombuffer(self._tfs[term], dtype=np.float32), idf, bound))
+            terms.append(_Term(term, len(terms), docs, np.frombuffer(self._tfs[term], dtype=np.float32), idf, bound))
         return terms
 
     def _norm(self, length: float) -> float:
@@ -194,28 +199,37 @@ class SparseBM25:
         norm = 1.0 - self.b + self.b * (lengths / avgdl if avgdl else 0.0)
         return term.idf * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
 
+    def _all_weights(self, term: _Term) -> np.ndarray:
+        """The BM25 of every posting of ``term`` (kept until documents are added)."""
+        weights = self._posting_weights.get(term.term)
+        if weights is None:
+            weights = self._posting_weights[term.term] = self._weights(term, term.tfs, self._doc_lengths()[term.docs])
+        return weights
+
     def _dense(self, terms: list[_Term]) -> np.ndarray:
         """Scores of every document (one accumulation in query-term order)."""
-        lengths = self._doc_lengths()
         docs = np.concatenate([t.docs for t in terms])
-        weights = np.concatenate([self._weights(t, t.tfs, lengths[t.docs]) for t in terms])
+        weights = np.concatenate([self._all_weights(t) for t in terms])
         return np.bincount(docs, weights=weights, minlength=len(self._lengths))
 
     def _score_candidates(self, terms: list[_Term], candidates: np.ndarray) -> np.ndarray:
         """Exact scores of the ascending ``candidates``: every term probed only at them."""
-        lengths = self._doc_lengths()
         scores = np.zeros(len(candidates))
         last = len(candidates) - 1
         for term in terms:  # query order, as the reference sums
             if len(term.docs) <= len(candidates):
                 at = np.minimum(np.searchsorted(candidates, term.docs), last)
                 hit = candidates[at] == term.docs
-                rows, tf = at[hit], term.tfs[hit]
-            else:
-                at = np.minimum(np.searchsorted(term.docs, candidates), len(term.docs) - 1)
-                hit = term.docs[at] == candidates
-                rows, tf = np.flatnonzero(hit), term.tfs[at[hit]]
-            scores[rows] += self._weights(term, tf, lengths[candidates[rows]])
+                scores[at[hit]] += self._all_weights(term)[hit]
+                continue
+            at = np.minimum(np.searchsorted(term.docs, candidates), len(term.docs) - 1)
+            hit = term.docs[at] == candidates
+            rows, postings = np.flatnonzero(hit), at[hit]
+            known = self._posting_weights.get(term.term)
+            if known is not None:
+                scores[rows] += known[postings]
+            else:  # a long list probed at a few documents: weigh only those
+                scores[rows] += self._weights(term, term.tfs[postings], self._doc_lengths()[candidates[rows]])
         return scores
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
@@ -226,35 +240,54 @@ class SparseBM25:
         return self._dense(terms)
 
     def _candidates(self, terms: list[_Term], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Documents that include the exact top ``k``, with their exact scores."""
+        """Documents (in no particular order) that include the exact top ``k``, with their exact scores.
+
+        The rarest terms seed at least ``k`` documents, scored in full: their k-th score is
+        a floor the final k-th cannot fall below. Terms whose bounds together stay under that
+        floor cannot lift a document holding only them into the top ``k``; the documents of
+        every other term join the seed, and that set is scored.
+        """
         dense_above = _DENSE_SHARE * len(self._lengths)
-        rare = sorted(terms, key=lambda t: (-t.bound, len(t.docs), t.position))
-        # rest[j]: the most the terms after rare[j] could add to any document
-        rest = np.cumsum([t.bound for t in rare][::-1])[::-1].tolist()[1:] + [0.0]
+        rarest = sorted(terms, key=lambda t: (len(t.docs), t.position))
         taken, size = 0, 0
-        while taken < len(rare) and size < k:
-            size += len(rare[taken].docs)
+        while taken < len(rarest) and size < k:
+            size += len(rarest[taken].docs)
             taken += 1
         while True:
             if size > dense_above:
-                scores = self._dense(terms)
-                found = np.flatnonzero(scores > 0)
-                return found, scores[found]
-            candidates = np.unique(np.concatenate([t.docs for t in rare[:taken]]))
-            scores = self._score_candidates(terms, candidates)
-            if taken == len(rare):
-                return candidates, scores
-            if len(candidates) >= k:
-                kth = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-                if kth > rest[taken - 1] * (1 + 1e-9):  # nothing outside can reach the k-th score
-                    return candidates, scores
-                # take terms until what is left could not reach the k-th score found so far
-                while taken < len(rare) and rest[taken - 1] * (1 + 1e-9) >= kth:
-                    size += len(rare[taken].docs)
-                    taken += 1
-            else:
-                size += len(rare[taken].docs)
-                taken += 1
+                return self._dense_matches(terms)
+            seed = np.unique(np.concatenate([t.docs for t in rarest[:taken]]))
+            if len(seed) >= k or taken == len(rarest):
+                break
+            size += len(rarest[taken].docs)  # postings overlap: take one more term
+            taken += 1
+        scores = self._score_candidates(terms, seed)
+        if taken == len(rarest):
+            return seed, scores
+        floor = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+        outside = 0.0  # the most the terms left out could give a document holding only them
+        left_out: set[int] = set()
+        for term in sorted(terms, key=lambda t: (t.bound, -len(t.docs))):
+            if (outside + term.bound) * (1 + 1e-9) >= floor:
+                break
+            outside += term.bound
+            left_out.add(term.position)
+        extra = [t for t in rarest[taken:] if t.position not in left_out]
+        if not extra:
+            return seed, scores
+        if size + sum(len(t.docs) for t in extra) > dense_above:
+            return self._dense_matches(terms)
+        joining = np.unique(np.concatenate([t.docs for t in extra]))
+        at = np.minimum(np.searchsorted(seed, joining), len(seed) - 1)
+        joining = joining[seed[at] != joining]  # only documents the seed did not hold
+        if not len(joining):
+            return seed, scores
+        return np.concatenate([seed, joining]), np.concatenate([scores, self._score_candidates(terms, joining)])
+
+    def _dense_matches(self, terms: list[_Term]) -> tuple[np.ndarray, np.ndarray]:
+        scores = self._dense(terms)
+        found = np.flatnonzero(scores > 0)
+        return found, scores[found]
 
     def top(self, tokens: Sequence[str], k: int, *, keys: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(doc indices, scores)`` of the best ``k`` matching documents, best first.
