@@ -173,7 +173,7 @@ class _Run:
         )
         for reason in dict.fromkeys(budget.dropped.values()):
             trace.add_reason(reason)
-        context = render_recall_context(budget.kept, plan.max_context_chars)
+        context = render_recall_context(budget.kept)  # the budget already admitted whole items only
         injected = {item.doc_id for item in budget.kept}
         trace.injected_memories = len(budget.kept)
         trace.context_chars = len(context)

@@ -31,8 +31,12 @@ CHANNEL_ORDER = ("lexical", "exact", "rawEvidence", "observation", "graph", "den
 TEMPORAL_MODES = ("current", "at", "history")
 
 
+# English cues match whole words: no letter or digit may touch either end.
+_EN_OPEN, _EN_CLOSE = "(?<![A-Za-z0-9'])(?:", ")(?![A-Za-z0-9])"
+
+
 def _en(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(rf"(?<![A-Za-z0-9'])(?:{p})(?![A-Za-z0-9])") for p in patterns)
+    return tuple(re.compile(f"{_EN_OPEN}{p}{_EN_CLOSE}") for p in patterns)
 
 
 def _zh(*patterns: str) -> tuple[re.Pattern[str], ...]:
@@ -196,10 +200,16 @@ _DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 
-# Each family as one alternation: a single scan of the query per family.
-_FAMILIES: dict[str, re.Pattern[str]] = {
-    name: re.compile("|".join(f"(?:{p.pattern})" for p in patterns)) for name, patterns in _CUES.items()
-}
+def _family(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """One pattern for a whole family: the English cues share a single word-boundary check."""
+    english = [p.pattern[len(_EN_OPEN):-len(_EN_CLOSE)] for p in patterns if p.pattern.startswith(_EN_OPEN)]
+    others = [f"(?:{p.pattern})" for p in patterns if not p.pattern.startswith(_EN_OPEN)]
+    branches = ([_EN_OPEN + "|".join(english) + _EN_CLOSE] if english else []) + others
+    return re.compile("|".join(branches))
+
+
+# Each family scanned once per query.
+_FAMILIES: dict[str, re.Pattern[str]] = {name: _family(patterns) for name, patterns in _CUES.items()}
 
 
 def _has(family: str, text: str) -> bool:
