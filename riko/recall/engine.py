@@ -146,7 +146,9 @@ class _Run:
     # -- stages ---------------------------------------------------------------------------
     def execute(self) -> RecallResult:
         plan, trace, cfg = self.plan, self.trace, self.cfg
-        with trace.timed("lexical"):
+        # The lexical indexes are read under the cache lock: a refresh in another thread
+        # appends to the posting lists this one scans.
+        with trace.timed("lexical"), self.cache.lock:
             self.cache.refresh()
             rankings = self._lexical_side()
         if plan.search_vector:
@@ -408,21 +410,22 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
     if unknown:
         raise ConfigError("channels", f"unknown channel(s) {', '.join(unknown)}; expected {', '.join(RETRIEVE_CHANNELS)}")
     cache = cache_for(mem)
-    cache.refresh()
     cap = max(3 * k, mem.config.lexical_candidate_cap)
     topic = strip_recall_cues(query)
     tokens = list(dict.fromkeys(tokenize(topic)))
     phrases = query_phrases(topic, query)
     found: dict[str, Hits] = {}
-    lexical = lexical_pages(cache, tokens, phrases, cap) if {"lexical", "graph"} & set(wanted) else Hits()
-    if "lexical" in wanted:
-        found["lexical"] = lexical
-    if "exact" in wanted:
-        found["exact"] = exact_hits(cache, exact_terms(query), cap)
-    if "rawEvidence" in wanted:
-        found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
-    if "observation" in wanted:
-        found["observation"] = observation_hits(cache, tokens, phrases, cap)
+    with cache.lock:
+        cache.refresh()
+        lexical = lexical_pages(cache, tokens, phrases, cap) if {"lexical", "graph"} & set(wanted) else Hits()
+        if "lexical" in wanted:
+            found["lexical"] = lexical
+        if "exact" in wanted:
+            found["exact"] = exact_hits(cache, exact_terms(query), cap)
+        if "rawEvidence" in wanted:
+            found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
+        if "observation" in wanted:
+            found["observation"] = observation_hits(cache, tokens, phrases, cap)
     if "graph" in wanted:
         found["graph"] = graph_expand(cache.graph(), lexical.ids[:_GRAPH_ROOTS], cap)
     used_provider = None

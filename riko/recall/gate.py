@@ -8,7 +8,7 @@ shape the answer silently without its raw text ever reaching the prompt.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
 from ..clock import utc
 from ..sensitivity import disclosure_for
@@ -115,6 +115,11 @@ class RecallDoc:
             raise ValueError(f"RecallDoc.kind must be one of {DOC_KINDS}, got {self.kind!r}")
 
 
+def _utc(value: datetime) -> datetime:
+    """``utc(value)``, returning a value already in UTC as it is (the common case)."""
+    return value if isinstance(value, datetime) and value.tzinfo is timezone.utc else utc(value)
+
+
 def eligibility_reason(
     doc: RecallDoc, *, mode: str, now: datetime, at_time: datetime | None = None
 ) -> str | None:
@@ -129,8 +134,8 @@ def eligibility_reason(
         raise ValueError(f"mode must be one of {TEMPORAL_MODES}, got {mode!r}")
     if mode == "at" and at_time is None:
         raise ValueError("mode 'at' needs an at_time")
-    now = utc(now)
-    ref_time = utc(at_time) if mode == "at" and at_time is not None else now
+    now = _utc(now)
+    ref_time = _utc(at_time) if mode == "at" and at_time is not None else now
     page = doc.kind == "page"
     if page and doc.page_type == "source":
         return "source-page-not-recallable"
@@ -149,15 +154,15 @@ def eligibility_reason(
     if doc.superseded == "temporal" and mode == "current":
         return "temporal-superseded"
     if doc.kind in ("page", "observation"):
-        start = utc(doc.valid_from) if doc.valid_from else None
-        end = utc(doc.valid_to) if doc.valid_to else None
+        start = _utc(doc.valid_from) if doc.valid_from else None
+        end = _utc(doc.valid_to) if doc.valid_to else None
         if mode == "history":
             if start is not None and start > now:
                 return "temporal-invalid"
         elif (start is not None and start > ref_time) or (end is not None and end <= ref_time):
             return "temporal-invalid"
     if doc.kind == "evidence" and doc.observed_at is not None:
-        observed = utc(doc.observed_at)
+        observed = _utc(doc.observed_at)
         if mode == "at" and observed > ref_time:
             return "temporal-after-cutoff"
         if mode == "current" and observed > now:

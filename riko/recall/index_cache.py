@@ -43,6 +43,7 @@ __all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE
 #: Long user messages are indexed (and embedded) as sentence-aligned chunks of this size.
 CHUNK_CHARS = 480
 _FINGERPRINTS_KEPT = 100_000
+_DOCS_KEPT = 50_000
 #: Even when the database files show no write, the revision is re-read at least this often.
 PROBE_INTERVAL_S = 1.0
 
@@ -133,6 +134,7 @@ class EvidenceSide:
     chunk_of: dict[str, int] = field(default_factory=dict)
     chunk_texts: list[str] = field(default_factory=list)
     folded: dict[int, str] = field(default_factory=dict)  # normalised chunk texts, as read
+    docs: dict[tuple[int, int], RecallDoc] = field(default_factory=dict)  # (line, chunk), as read
     index: SparseBM25 = field(default_factory=SparseBM25)
     # Audited, mutable state per line; re-read when the audit log moves.
     sensitivity: list[str | None] = field(default_factory=list)
@@ -343,6 +345,7 @@ class RecallCache:
     def _refresh_evidence_meta(self, audit_id: int) -> None:
         side = self.evidence
         enabled = bool(self.config.evidence_classification_enabled)
+        side.docs.clear()  # documents carry the audited state re-read here
         side.sensitivity = [None] * len(side.line_keys)
         side.invalidated = [False] * len(side.line_keys)
         for session_id, seq, value, origin, invalid in self.wh.con.execute(
@@ -365,16 +368,23 @@ class RecallCache:
     def evidence_doc(self, line: int, chunk: int | None = None) -> RecallDoc:
         """The recall document of one L0 line, showing ``chunk`` (default: its first chunk)."""
         side = self.evidence
+        index = side.line_chunks[line][0] if chunk is None else chunk
+        doc = side.docs.get((line, index))
+        if doc is not None:
+            return doc
         session_id, seq = side.line_keys[line]
         ref = evidence_ref(session_id, seq)
-        index = side.line_chunks[line][0] if chunk is None else chunk
         time_ms = side.line_time_ms[line]
-        return RecallDoc(
+        doc = RecallDoc(
             doc_id=ref, kind="evidence", text=side.chunk_texts[index], sensitivity=side.sensitivity[line],
             suppressed=ref in side.suppressed_refs, correction_invalidated=side.invalidated[line],
             observed_at=None if time_ms is None else from_ms(time_ms), refs=(ref,), session_id=session_id,
             seq=seq, activation=self.activation.get(ref, 0.0),
         )
+        if len(side.docs) >= _DOCS_KEPT:
+            side.docs.clear()
+        side.docs[(line, index)] = doc
+        return doc
 
     def folded_chunk(self, chunk: int) -> str:
         """The normalised text of one evidence chunk (folded on first use, then kept)."""
@@ -438,6 +448,12 @@ class RecallCache:
                 self.activation[doc_id] = math.log1p(count)
                 if doc_id in self.pages.docs:
                     self.pages.docs[doc_id].activation = self.activation[doc_id]
+                line = self.evidence.ref_line.get(doc_id)
+                if line is not None:
+                    for chunk in self.evidence.line_chunks[line]:
+                        kept = self.evidence.docs.get((line, chunk))
+                        if kept is not None:
+                            kept.activation = self.activation[doc_id]
             if self.pending_activation.due():
                 self.pending_activation.write(self.wh, self.scope_key)
 
@@ -460,6 +476,7 @@ class RecallCache:
         }
         for doc in self.pages.docs.values():
             doc.activation = self.activation.get(doc.doc_id, 0.0)
+        self.evidence.docs.clear()
 
     def _persist_projections(self) -> None:
         """Keep the projections table equal to what recall uses (skipped when read-only)."""

@@ -14,6 +14,7 @@ the long posting lists of the common terms are only probed for the candidates.
 
 from __future__ import annotations
 
+import heapq
 from array import array
 from collections import Counter
 from typing import Iterable, NamedTuple, Sequence
@@ -299,13 +300,17 @@ class SparseBM25:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         matched, scores = self._candidates(terms, k)
         if len(matched) > k:
-            # Everything scoring at least the k-th best, so ties at the cut are ordered fully.
+            # Everything above the k-th best score, and of the documents tied with it only
+            # those first by key: the cut is ordered as a full sort would order it.
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-            keep = scores >= kth
-            matched, scores = matched[keep], scores[keep]
-        if keys is None:
-            order = np.lexsort((matched, -scores))[:k]
-        else:
-            order = sorted(range(len(matched)), key=lambda i: (-scores[i], keys[matched[i]]))[:k]
-        idx = matched[np.asarray(order, dtype=np.int64)].astype(np.int64)
-        return idx, scores[np.asarray(order, dtype=np.int64)]
+            above, tied = matched[scores > kth], matched[scores == kth].tolist()
+            need = k - len(above)
+            if len(tied) > need:
+                tied = heapq.nsmallest(need, tied, key=None if keys is None else keys.__getitem__)
+            keep = np.concatenate([above, np.asarray(tied, dtype=matched.dtype)])
+            scores = np.concatenate([scores[scores > kth], np.full(len(tied), kth)])
+            matched = keep
+        pairs = sorted(zip(scores.tolist(), matched.tolist()),
+                       key=lambda p: (-p[0], p[1] if keys is None else keys[p[1]]))[:k]
+        return (np.fromiter((i for _, i in pairs), dtype=np.int64, count=len(pairs)),
+                np.fromiter((score for score, _ in pairs), dtype=np.float64, count=len(pairs)))
