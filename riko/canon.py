@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import orjson
 import polars as pl
 
 from .clock import Clock
@@ -52,11 +53,14 @@ _PAGE_COLUMNS = (
 )
 
 
-def _json(text: str | None, empty: str) -> Any:
-    """A JSON column's value; the empty list or mapping most rows hold is not parsed."""
-    if not text or text == empty:
-        return [] if empty == "[]" else {}
-    return json.loads(text)
+def _texts(text: str | None) -> list[str]:
+    """A JSON list-of-text column (tags, sources); the empty list most rows hold is not parsed."""
+    if not text or text == "[]":
+        return []
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # text orjson refuses, such as an escaped lone surrogate
+        return json.loads(text)
 
 
 def _page_of(
@@ -70,9 +74,10 @@ def _page_of(
     return Page(
         id=id, type=type, title=title, description=description or "", body=body or "", status=status,
         consent=bool(consent), locked=bool(locked), sensitivity=sensitivity, version=int(version),
-        tags=_json(tags, "[]"), sources=_json(sources, "[]"), confidence=confidence, kind=kind, category=category,
+        tags=_texts(tags), sources=_texts(sources), confidence=confidence, kind=kind, category=category,
         observed_at=observed_at, recorded_at=recorded_at, valid_from=valid_from, valid_to=valid_to,
-        supersedes=supersedes, superseded_by=superseded_by, usage_policy=usage_policy, extra=_json(extra, "{}"),
+        supersedes=supersedes, superseded_by=superseded_by, usage_policy=usage_policy,
+        extra=json.loads(extra) if extra and extra != "{}" else {},
     )
 
 

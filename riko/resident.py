@@ -27,13 +27,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from itertools import compress, repeat
-from operator import attrgetter
-from typing import Any
+from itertools import compress, groupby, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -117,24 +117,76 @@ _PERSON_EN_RE = re.compile(
 _PERSON_ZH_RE = re.compile("|".join(re.escape(cue) for cue in sorted(_PERSON_CUES_ZH, key=len, reverse=True)))
 
 
-# The value the compiler assumes for an attribute an object lacks (``id`` has none).
+class _Life(NamedTuple):
+    """What eligibility is judged by, one list per attribute over the pages."""
+
+    id: list
+    type: list
+    status: list
+    consent: list
+    superseded_by: list
+    usage_policy: list
+    sensitivity: list
+    valid_to: list
+    valid_from: list
+
+
+class _Shape(NamedTuple):
+    """What places an eligible page (block, rank) and writes its entry, one list per attribute."""
+
+    id: list
+    type: list
+    kind: list
+    category: list
+    title: list
+    tags: list
+    confidence: list
+    recorded_at: list
+    observed_at: list
+    description: list
+    body: list
+
+
+# The value assumed for an attribute an object lacks (``id`` has none: such an object is refused).
 _DEFAULTS: Mapping[str, Any] = {"consent": False, "usage_policy": "normal"}
 _BLOCK_INDEX = {kind: index for index, kind in enumerate(BLOCK_ORDER)}
+_KIND = itemgetter(1)
+
+# The compiler runs over the whole Wiki on every refresh, so it reads page attributes column by
+# column with plain attribute access (the interpreter specialises it for pages of one class);
+# objects lacking an attribute are read again with the defaults.
 
 
-def _column(pages: Sequence[Any], name: str) -> list[Any]:
-    """Attribute ``name`` of every page, read in one C-level pass.
-
-    The compiler runs over the whole Wiki on every refresh, so it works column by column;
-    objects lacking the attribute take its default (an object without an ``id`` is refused).
-    """
-    try:
-        return list(map(attrgetter(name), pages))
-    except AttributeError:
+def _with_defaults(pages: Sequence[Any], names: Sequence[str]) -> Iterator[list]:
+    for name in names:
         if name == "id":
-            raise
-        default = _DEFAULTS.get(name)
-        return [getattr(page, name, default) for page in pages]
+            yield [page.id for page in pages]
+        else:
+            default = _DEFAULTS.get(name)
+            yield [getattr(page, name, default) for page in pages]
+
+
+def _life(pages: Sequence[Any]) -> _Life:
+    try:
+        return _Life(
+            [p.id for p in pages], [p.type for p in pages], [p.status for p in pages], [p.consent for p in pages],
+            [p.superseded_by for p in pages], [p.usage_policy for p in pages], [p.sensitivity for p in pages],
+            [p.valid_to for p in pages], [p.valid_from for p in pages],
+        )
+    except AttributeError:
+        return _Life._make(_with_defaults(pages, _Life._fields))
+
+
+def _shape(pages: Sequence[Any]) -> _Shape:
+    try:
+        return _Shape(
+            [p.id for p in pages], [p.type for p in pages], [p.kind for p in pages], [p.category for p in pages],
+            [p.title for p in pages], [p.tags for p in pages], [p.confidence for p in pages],
+            [p.recorded_at for p in pages], [p.observed_at for p in pages], [p.description for p in pages],
+            [p.body for p in pages],
+        )
+    except AttributeError:
+        return _Shape._make(_with_defaults(pages, _Shape._fields))
 
 
 def _aware(value: Any) -> datetime:
@@ -162,15 +214,12 @@ def page_is_valid_at(page: Any, when: datetime, *, temporal_enabled: bool = True
 
 
 def _live_mask(
-    pages: Sequence[Any], ids: Sequence[Any], moment: datetime, excluded: frozenset[str],
-    temporal_enabled: bool, sensitive_resident_enabled: bool,
+    life: _Life, moment: datetime, excluded: frozenset[str], temporal_enabled: bool,
+    sensitive_resident_enabled: bool,
 ) -> list[bool]:
     """Which pages are eligible (see :func:`live_pages`), in input order."""
     mask = []
-    for page_id, page_type, status, consent, superseded_by, usage_policy, level, valid_to, valid_from in zip(
-        ids, *(_column(pages, name) for name in (
-            "type", "status", "consent", "superseded_by", "usage_policy", "sensitivity", "valid_to", "valid_from"))
-    ):
+    for page_id, page_type, status, consent, superseded_by, usage_policy, level, valid_to, valid_from in zip(*life):
         mask.append(
             page_type != "source"
             and status == "confirmed" and consent is True
@@ -201,7 +250,7 @@ def live_pages(
     a contested overlay (``contested``).
     """
     pages = list(pages)
-    mask = _live_mask(pages, _column(pages, "id"), _aware(now), frozenset(suppressed) | frozenset(contested),
+    mask = _live_mask(_life(pages), _aware(now), frozenset(suppressed) | frozenset(contested),
                       temporal_enabled, sensitive_resident_enabled)
     return list(compress(pages, mask))
 
@@ -240,16 +289,31 @@ def _one_line(text: str) -> str:
     return " ".join(text.split()).replace("<", _TAG_OPEN_REPLACEMENT)
 
 
+@lru_cache(maxsize=1 << 15)
+def _collapsed(description: str) -> str:
+    """:func:`_one_line` of a description, memoised: the same ones recur on every refresh."""
+    return _one_line(description)
+
+
+_FIRST_TEXT = re.compile(r"\S")
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # where str.splitlines() breaks
+
+
+def _first_line(body: str) -> str:
+    """The first line of ``body`` with more than whitespace in it (found without splitting the rest)."""
+    start = _FIRST_TEXT.search(body)
+    if start is None:
+        return ""
+    end = _LINE_BREAK.search(body, start.start())
+    return body[start.start():end.start() if end else len(body)]
+
+
 def _summary(description: Any, body: Any, title: Any) -> str:
     if description:
-        collapsed = _one_line(description)
+        collapsed = _collapsed(description)
         if collapsed:
             return collapsed
-    for line in (body or "").splitlines():
-        collapsed = _one_line(line)
-        if collapsed:
-            return collapsed
-    return _one_line(title or "")
+    return _one_line(_first_line(body or "")) or _one_line(title or "")
 
 
 def page_summary(page: Any) -> str:
@@ -257,15 +321,12 @@ def page_summary(page: Any) -> str:
     return _summary(getattr(page, "description", None), getattr(page, "body", None), getattr(page, "title", None))
 
 
-def _summaries(pages: Sequence[Any]) -> list[str]:
+def _summaries(shape: _Shape) -> list[str]:
     """:func:`page_summary` of every page; most pages have a description, so it goes first."""
-    found = [
-        " ".join(description.split()).replace("<", _TAG_OPEN_REPLACEMENT) if description else ""
-        for description in _column(pages, "description")
-    ]
+    found = [_collapsed(description) if description else "" for description in shape.description]
     for index, summary in enumerate(found):
         if not summary:
-            found[index] = page_summary(pages[index])
+            found[index] = _summary(shape.description[index], shape.body[index], shape.title[index])
     return found
 
 
@@ -278,46 +339,43 @@ def entry_text(page: Any) -> str:
     return f"- [{_type_label(getattr(page, 'type', None))}] {page_summary(page)}"
 
 
-def _stated(confidence: Any) -> bool:
-    return confidence is not None and not (isinstance(confidence, float) and math.isnan(confidence))
-
-
 def _score(value: Any) -> float:
     score = float(value or 0.0)
     return 0.0 if math.isnan(score) else score
 
 
 def _considered(
-    pages: Sequence[Any], activation: Mapping[str, float], by_block: bool
+    shape: _Shape, activation: Mapping[str, float], by_block: bool
 ) -> tuple[list[str], list[str], list[str]]:
-    """Page ids, blocks and entries of the eligible ``pages``, in the order they are considered.
+    """Page ids, blocks and entries of the eligible pages, in the order they are considered.
 
     The order: the block (in ``BLOCK_ORDER``, when ``by_block``), type priority, confidence
     desc, activation desc, update time desc, id asc; an unstated confidence or update time
     ranks below any stated one.
     """
-    count = len(pages)
+    ids, types, confidences = shape.id, shape.type, shape.confidence
+    count = len(ids)
     if not count:
         return [], [], []
-    ids, types, confidences = _column(pages, "id"), _column(pages, "type"), _column(pages, "confidence")
     page_ids = list(map(str, ids))
-    blocks = list(map(_block, types, _column(pages, "kind"), _column(pages, "category"), _column(pages, "title"),
-                      _column(pages, "tags")))
+    blocks = list(map(_block, types, shape.kind, shape.category, shape.title, shape.tags))
     labels = {page_type: _type_label(page_type) for page_type in set(types)}
-    entries = [f"- [{labels[page_type]}] {summary}" for page_type, summary in zip(types, _summaries(pages))]
-    stated = list(map(_stated, confidences))
+    entries = [f"- [{labels[page_type]}] {summary}" for page_type, summary in zip(types, _summaries(shape))]
+    # an unstated confidence: none, or a float NaN
+    stated = np.array([value is not None and not (value != value and isinstance(value, float)) for value in confidences],
+                      np.bool_)
     updated = [when if when is not None else seen
-               for when, seen in zip(_column(pages, "recorded_at"), _column(pages, "observed_at"))]
+               for when, seen in zip(shape.recorded_at, shape.observed_at)]
     id_rank = np.empty(count, dtype=np.int64)
     id_rank[sorted(range(count), key=page_ids.__getitem__)] = np.arange(count)
     order = np.lexsort((  # least significant key first
         id_rank,
-        np.fromiter((0.0 if when is None else -_aware(when).timestamp() for when in updated), np.float64, count),
-        np.fromiter((when is None for when in updated), np.bool_, count),
-        np.fromiter((-_score(activation.get(page_id, 0.0)) for page_id in ids), np.float64, count)
+        np.array([0.0 if when is None else -_aware(when).timestamp() for when in updated], np.float64),
+        np.array([when is None for when in updated], np.bool_),
+        np.array([-_score(activation.get(page_id, 0.0)) for page_id in ids], np.float64)
         if activation else np.zeros(count),
-        np.fromiter((-float(value) if known else 0.0 for value, known in zip(confidences, stated)), np.float64, count),
-        np.fromiter((not known for known in stated), np.bool_, count),
+        np.array([-float(value) if known else 0.0 for value, known in zip(confidences, stated.tolist())], np.float64),
+        ~stated,
         np.fromiter(map(TYPE_PRIORITY.get, types, repeat(_OTHER_PRIORITY)), np.int64, count),
         np.fromiter(map(_BLOCK_INDEX.__getitem__, blocks), np.int64, count) if by_block else np.zeros(count, np.int64),
     )).tolist()
@@ -414,25 +472,27 @@ def _render_blocks(blocks: Sequence[ResidentBlock]) -> str:
 def _pack_blocks(
     page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], block_budget: int
 ) -> list[ResidentBlock]:
-    """Whole-item packing per block: duplicates (case-insensitive) first, then the budget."""
+    """Whole-item packing per block: duplicates (case-insensitive) first, then the budget.
+
+    The pages come grouped by block in ``BLOCK_ORDER``.
+    """
     seen: set[str] = set()
-    packed: dict[str, list[tuple[str, str]]] = {kind: [] for kind in BLOCK_ORDER}
-    lengths = {kind: len(f"## {kind}") for kind in BLOCK_ORDER}
     step = len(_ENTRY_SEPARATOR)
-    for page_id, kind, entry in zip(page_ids, kinds, entries):
-        key = entry.casefold()
-        if key in seen:
-            continue
-        seen.add(key)
-        grown = lengths[kind] + step + len(entry)
-        if grown <= block_budget:
-            packed[kind].append((page_id, entry))
-            lengths[kind] = grown
-    return [
-        ResidentBlock(kind=kind, heading=f"## {kind}", entries=tuple(packed[kind]))
-        for kind in BLOCK_ORDER
-        if packed[kind]
-    ]
+    blocks = []
+    for kind, members in groupby(zip(page_ids, kinds, entries), key=_KIND):
+        heading = f"## {kind}"
+        used, packed = len(heading), []
+        for page_id, _, entry in members:
+            key = entry.casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            if used + step + len(entry) <= block_budget:
+                packed.append((page_id, entry))
+                used += step + len(entry)
+        if packed:
+            blocks.append(ResidentBlock(kind=kind, heading=heading, entries=tuple(packed)))
+    return blocks
 
 
 def _fit_resident_blocks(blocks: Sequence[ResidentBlock], max_chars: int) -> list[ResidentBlock]:
@@ -518,7 +578,8 @@ def compile_resident(
         raise ConfigError("max_chars", f"must be a non-negative integer, got {max_chars!r}")
     moment = utc(now)
     all_pages = list(pages)
-    ids = _column(all_pages, "id")
+    life = _life(all_pages)
+    ids = life.id
     if len(set(ids)) != len(ids):
         seen_ids: set[str] = set()
         for page_id in ids:
@@ -540,9 +601,8 @@ def compile_resident(
         )
 
     eligible = list(compress(all_pages, _live_mask(
-        all_pages, ids, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled,
-        sensitive_resident_enabled)))
-    considered_ids, kinds, entries = _considered(eligible, scores, blocks_enabled and v2_enabled)
+        life, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled, sensitive_resident_enabled)))
+    considered_ids, kinds, entries = _considered(_shape(eligible), scores, blocks_enabled and v2_enabled)
 
     if blocks_enabled and v2_enabled:
         mode = "blocks"
