@@ -362,10 +362,9 @@ def _considered(
     labels = {page_type: _type_label(page_type) for page_type in set(types)}
     entries = [f"- [{labels[page_type]}] {summary}" for page_type, summary in zip(types, _summaries(shape))]
     # an unstated confidence: none, or a float NaN
-    stated = np.array([value is not None and not (value != value and isinstance(value, float)) for value in confidences],
-                      np.bool_)
-    updated = [when if when is not None else seen
-               for when, seen in zip(shape.recorded_at, shape.observed_at)]
+    stated = np.array(
+        [value is not None and not (value != value and isinstance(value, float)) for value in confidences], np.bool_)
+    updated = [when if when is not None else seen for when, seen in zip(shape.recorded_at, shape.observed_at)]
     id_rank = np.empty(count, dtype=np.int64)
     id_rank[sorted(range(count), key=page_ids.__getitem__)] = np.arange(count)
     order = np.lexsort((  # least significant key first
