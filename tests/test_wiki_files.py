@@ -177,6 +177,27 @@ def test_scan_pages_reads_the_seven_folders_sorted(tmp_path: Path) -> None:
     ]
 
 
+def test_page_files_sort_like_paths_and_skip_linked_directories(tmp_path: Path) -> None:
+    scope = tmp_path / "scope"
+    for rel in ("entities/a b.md", "entities/a/b.md", "entities/a-b.md", "entities/a.md", "entities/Z.md",
+                "entities/x.md.d/y.md", "entities/.hidden/h.md", "concepts/deep/er/q.md"):
+        (scope / rel).parent.mkdir(parents=True, exist_ok=True)
+        (scope / rel).write_text(rel, "utf-8")
+    (scope / "entities" / "folder.md").mkdir()  # a directory named like a page is not one
+    os.symlink(scope / "concepts" / "deep", scope / "entities" / "linked")  # not followed
+    os.symlink(scope / "entities" / "a.md", scope / "entities" / "alias.md")  # a linked file is read
+    listed = files_module.page_files(scope)
+    # "a/b.md" sorts before "a b.md" as a path (its first part "a" is shorter), unlike as a string
+    assert [rel for rel, _ in listed] == [
+        "concepts/deep/er/q.md", "entities/Z.md", "entities/a/b.md", "entities/a b.md", "entities/a-b.md",
+        "entities/a.md", "entities/alias.md", "entities/x.md.d/y.md",
+    ]
+    assert listed == sorted(listed, key=lambda item: Path(item[0]).parts)
+    assert [(Path(full), files_module.read_bytes(full).decode()) for _, full in listed] == [
+        (path, text) for path, text in scan_pages(scope)]
+    assert files_module.read_bytes(listed[-2][1]) == b"entities/a.md"
+
+
 def test_scan_pages_of_missing_scope_is_empty(tmp_path: Path) -> None:
     assert list(scan_pages(tmp_path / "nobody")) == []
 
