@@ -244,6 +244,9 @@ def test_activation_counts_are_batched_but_never_lost_on_flush(mem) -> None:
     assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
     flush_activation(mem)  # nothing pending: nothing written twice
     assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
+    # the cache's own writes do not blind it to the next write of anyone else
+    say(mem, "s1", "Sencha is my morning tea.")
+    assert "session:s1/event:0" in mem.recall("do you remember my tea?", record_activation=False).results["id"].to_list()
 
 
 # -- budget and rendering -------------------------------------------------------------------------------

@@ -44,8 +44,9 @@ __all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE
 CHUNK_CHARS = 480
 _FINGERPRINTS_KEPT = 100_000
 _DOCS_KEPT = 50_000
-#: Even when the database files show no write, the revision is re-read at least this often.
-PROBE_INTERVAL_S = 1.0
+#: Even when the database files show no write, the revision is re-read at least this often
+#: (a safety net: every committed write already moves the files).
+PROBE_INTERVAL_S = 10.0
 
 _CACHES: "weakref.WeakKeyDictionary[Any, RecallCache]" = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
@@ -455,18 +456,27 @@ class RecallCache:
                         if kept is not None:
                             kept.activation = self.activation[doc_id]
             if self.pending_activation.due():
-                self.pending_activation.write(self.wh, self.scope_key)
+                self._write_activation()
 
     def flush_activation(self) -> None:
         """Write every pending recall count now."""
         with self.lock:
             if len(self.pending_activation) and not self.wh.read_only:
-                self.pending_activation.write(self.wh, self.scope_key)
+                self._write_activation()
+
+    def _write_activation(self) -> None:
+        """Write the pending counts; when nothing else had written since the last look, the
+        cache stays current (this write changes no recalled document)."""
+        with self.wh._write_guard:  # no other write of this process lands in between
+            current = self._stamp_seen is not None and self._stamp() == self._stamp_seen
+            self.pending_activation.write(self.wh, self.scope_key)
+            if current:
+                self._stamp_seen = self._stamp()
 
     def _load_activation(self) -> None:
         if len(self.pending_activation) and not self.wh.read_only:
             try:
-                self.pending_activation.write(self.wh, self.scope_key)
+                self._write_activation()
             except Exception:
                 pass  # the counts stay pending; the scores below lag by them until the next write
         self.activation = {

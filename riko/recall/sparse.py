@@ -4,14 +4,14 @@ Scores equal ``BM25Index`` (Okapi BM25, Lucene IDF over the unique query terms),
 frequencies are kept raw and IDF and length normalisation are applied at query time. So new
 evidence lines are indexed by tokenising only them, while every score still uses the
 statistics of the whole corpus (bm25s precomputes per-document scores, so any append would
-change them all and force a full rebuild).
+change them all and force a full rebuild). A term's posting weights, once computed, are kept
+until the next append moves the statistics.
 
-Top-k search is exact but does not score the whole corpus: terms are taken rarest first,
-and once the k-th best document among those holding a taken term outscores the most the
-remaining (common) terms could add together, no other document can reach the top k, so
-the long posting lists of the common terms are only probed for the candidates.
+Top-k search is exact but does not score the whole corpus: the rarest terms seed at least k
+candidates, whose k-th full score is a floor; common terms whose score bounds together stay
+under it cannot lift a document that holds only them into the top k, so their long posting
+lists are only probed at the candidates.
 """
-
 from __future__ import annotations
 
 import heapq
