@@ -366,8 +366,11 @@ class RecallCache:
         }
         side.meta_audit = audit_id
 
-    def evidence_doc(self, line: int, chunk: int | None = None) -> RecallDoc:
-        """The recall document of one L0 line, showing ``chunk`` (default: its first chunk)."""
+    def evidence_doc(self, line: int, chunk: int | None = None, *, keep: bool = True) -> RecallDoc:
+        """The recall document of one L0 line, showing ``chunk`` (default: its first chunk).
+
+        ``keep=False`` (a pass over every line) leaves the per-query document cache alone.
+        """
         side = self.evidence
         index = side.line_chunks[line][0] if chunk is None else chunk
         doc = side.docs.get((line, index))
@@ -382,9 +385,10 @@ class RecallCache:
             observed_at=None if time_ms is None else from_ms(time_ms), refs=(ref,), session_id=session_id,
             seq=seq, activation=self.activation.get(ref, 0.0),
         )
-        if len(side.docs) >= _DOCS_KEPT:
-            side.docs.clear()
-        side.docs[(line, index)] = doc
+        if keep:
+            if len(side.docs) >= _DOCS_KEPT:
+                side.docs.clear()
+            side.docs[(line, index)] = doc
         return doc
 
     def folded_chunk(self, chunk: int) -> str:

@@ -65,7 +65,7 @@ def dense_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
             docs.append(DenseDoc(page_id, text, "page"))
     side = cache.evidence
     for line, members in enumerate(side.line_chunks):
-        doc = cache.evidence_doc(line)
+        doc = cache.evidence_doc(line, keep=False)
         if eligibility_reason(doc, mode="history", now=now) is None:
             docs.extend(DenseDoc(side.chunk_ids[i], side.chunk_texts[i], "evidence") for i in members)
     for obs_id in cache.observations.ids:
