@@ -442,7 +442,8 @@ class RecallCache:
 
     # -- activation and projections --------------------------------------------------------
     def count_recalls(self, doc_ids: list[str], when: datetime | None) -> None:
-        """Count one recall of each record: in memory now, in the store within a second.
+        """Count one recall of each record: in memory now, in the store with the next write
+        (writes come at most once a second).
 
         Raises when a due write fails (the counts stay pending for the next one).
         """
