@@ -78,6 +78,10 @@ class Memory:
         """Flush and release the database and the writer lock (idempotent)."""
         if not self._closed:
             self._closed = True
+            if not self.read_only:
+                from .recall.index_cache import flush_activation
+
+                flush_activation(self)  # pending recall counts are written before the lock goes
             self._wh.close()
 
     def __enter__(self) -> "Memory":

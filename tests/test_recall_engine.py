@@ -460,3 +460,15 @@ def test_cli_recall_retrieve_and_index(tmp_path, capsys, monkeypatch) -> None:
     assert json.loads(capsys.readouterr().out)["status"] == "built"
     assert _cli(["index", *common]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+def test_close_writes_pending_activation_counts(tmp_path):
+    import riko as _riko
+
+    with _riko.open(tmp_path, preset="companion", config={"recall_enabled": True}) as m:
+        m.create_page("Sister", "My sister Lena lives in Berlin.", type="relationship")
+        result = m.recall("Where does my sister Lena live?")
+        assert result.context
+    with _riko.open(tmp_path, preset="companion", read_only=True) as r:
+        counts = r.warehouse.fetchall("SELECT recall_count FROM activation WHERE scope_key = ?", [r.scope.key])
+    assert counts and all(c[0] >= 1 for c in counts)
