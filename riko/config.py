@@ -327,13 +327,23 @@ def looks_like_secret(value: str) -> bool:
     return bool(_SECRET_SHAPED.fullmatch(value.strip()))
 
 
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
+def is_loopback_host(host: str | None) -> bool:
+    """True for ``localhost`` (and ``*.localhost``), 127.0.0.0/8 and ``::1`` (brackets allowed).
+
+    The one loopback rule: plain HTTP and token-less serving are allowed only to such hosts.
+    """
+    if not host:
+        return False
+    host = host.strip("[]").casefold().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+_is_loopback = is_loopback_host
 
 
 def _check_url(name: str, value: object) -> None:

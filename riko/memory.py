@@ -368,10 +368,9 @@ class Memory:
 
     def _drop_recall_cache(self) -> None:
         """In-process recall indexes may hold purged text: drop them so they rebuild from disk."""
-        from .recall import index_cache
+        from .recall.index_cache import drop_cache
 
-        with index_cache._CACHES_LOCK:
-            index_cache._CACHES.pop(self, None)
+        drop_cache(self)
 
     # -- observations ---------------------------------------------------------------------------------
     def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, Any]:

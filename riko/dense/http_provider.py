@@ -7,7 +7,6 @@ Failures surface as ProviderError with a sanitized reason only (``aborted``,
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import threading
@@ -18,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
+from ..config import is_loopback_host as _is_loopback
 from ..errors import ProviderError
 from .providers import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
@@ -36,13 +36,6 @@ REASONS = (
 )
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _validate_endpoint(endpoint: str) -> str:

@@ -9,7 +9,6 @@ reason code (``timeout``, ``http-429`` ...) and a sanitized message.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import re
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..config import is_loopback_host as _is_loopback
 from ..errors import ConfigError, ProviderError
 from .prompt import DEFAULT_MAX_PAGES, build_extraction_prompt, build_reflection_prompt, prompt_key
 from .reflection import ReflectionRequest
@@ -54,13 +54,6 @@ def is_credential_ref_name(ref: str) -> bool:
     return bool(_CREDENTIAL_REF.match(ref)) and not _SECRET_LIKE.match(ref)
 
 
-def _is_loopback(host: str) -> bool:
-    if host.casefold().rstrip(".") == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def validate_endpoint_url(url: str, field: str = "dream_url") -> None:

@@ -61,6 +61,12 @@ def cache_for(mem: Any) -> "RecallCache":
         return cache
 
 
+def drop_cache(mem: Any) -> None:
+    """Forget ``mem``'s in-process indexes (after a purge they may hold purged text)."""
+    with _CACHES_LOCK:
+        _CACHES.pop(mem, None)
+
+
 def flush_activation(mem: Any) -> None:
     """Write the recall counts ``mem`` holds in memory to its store now (a no-op when none)."""
     with _CACHES_LOCK:

@@ -13,10 +13,10 @@ Tokens are compared in constant time and never appear in a response or an error 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..config import is_loopback_host
 from ..config import RikoConfig
 from ..errors import ConfigError, ScopeError
 from ..scope import validate_profile_id
@@ -44,17 +44,6 @@ class Principal:
     mode: str  # owner-admin | token-map | single-token | loopback-header
 
 
-def is_loopback_host(host: str | None) -> bool:
-    """True for ``localhost``, 127.0.0.0/8 and ``::1`` (brackets allowed)."""
-    if not host:
-        return False
-    host = host.strip("[]")
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _any_token(cfg: RikoConfig) -> bool:
