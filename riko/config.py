@@ -139,6 +139,14 @@ class RikoConfig:
     )
     max_event_chars: int = _setting(16_000, "Maximum length of one stored L0 event text (at least 256).")
 
+    # --- Sharing a scope between processes ----------------------------------------------
+    lock_timeout_ms: int = _setting(
+        30_000, "How long a read or write waits for another process to let go of the scope's file (at least 0)."
+    )
+    idle_release_ms: int = _setting(
+        500, "How long an idle process keeps the scope's file open before letting go (at least 0).",
+    )
+
     # --- Recall ------------------------------------------------------------------------
     recall_enabled: bool = _setting(False, "Enables query-time recall.")
     recall_vector_enabled: bool = _setting(False, "Enables planner-gated dense recall.")
@@ -530,6 +538,8 @@ _INT_RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("max_resident_chars", 256, None),
     ("max_session_chars", 1000, None),
     ("max_event_chars", 256, None),
+    ("lock_timeout_ms", 0, None),
+    ("idle_release_ms", 0, None),
     ("recall_max_candidates", 1, 32),
     ("recall_max_context_chars", 256, 16_000),
     ("lexical_candidate_cap", 1, 1000),

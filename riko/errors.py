@@ -58,15 +58,22 @@ class ConfigError(RikoError, ValueError):
 
 
 class RikoLockedError(RikoError):
-    """Another process holds this scope's writer lock."""
+    """Another process kept this scope's file past the wait bound (``lock_timeout_ms``)."""
 
-    def __init__(self, lock_path: Path | str, pid: int | None) -> None:
+    def __init__(self, lock_path: Path | str, pid: int | None, *, activity: str | None = None,
+                 since: str | None = None, waited_s: float | None = None, wanted: str | None = None) -> None:
         self.lock_path = Path(lock_path)
         self.pid = pid
+        self.activity = activity
+        self.since = since
+        self.waited_s = waited_s
         holder = f"process {pid}" if pid else "another process"
+        doing = f" ({activity}" + (f" since {since}" if since else "") + ")" if activity else ""
+        waited = f" after waiting {waited_s:.1f} s" if waited_s is not None else ""
+        purpose = f" for {wanted}" if wanted else ""
         super().__init__(
-            f"scope is locked for writing by {holder} (lock file {self.lock_path}); "
-            "close that memory first, or open this one with read_only=True"
+            f"scope is busy: {holder}{doing} holds it (lock file {self.lock_path}); gave up{purpose}{waited}; "
+            "retry when it is idle, or raise lock_timeout_ms (RIKO_LOCK_TIMEOUT_MS) to wait longer"
         )
 
 

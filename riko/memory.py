@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +21,7 @@ from .canon import Canon, SyncReport
 from .resident import ResidentSnapshot
 from .resident_store import ResidentStore
 from .review import Review
-from .warehouse import Warehouse
+from .warehouse import Turn, Warehouse
 from .wiki import Page
 
 __all__ = ["Memory"]
@@ -58,7 +60,9 @@ class Memory:
         self.read_only = read_only
         self.warehouse_dir = self.root / "warehouse" / self.scope.storage_key
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
-        self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only)
+        self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only,
+                             lock_timeout_s=self.config.lock_timeout_ms / 1000,
+                             idle_release_s=self.config.idle_release_ms / 1000)
         self._closed = False
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
@@ -67,22 +71,28 @@ class Memory:
         if not read_only:
             from .purge import recover_interrupted
 
-            # a purge that died mid-way is finished before sync could copy old page text anywhere
-            recover_interrupted(self)
-            self.last_sync = self._canon.sync()
-            if self.last_sync.changed:
-                self._resident.refresh()
+            with self._wh.unit("open"):
+                # a purge that died mid-way is finished before sync could copy old page text anywhere
+                recover_interrupted(self)
+                self.last_sync = self._canon.sync()
+                if self.last_sync.changed:
+                    self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
-        """Flush and release the database and the writer lock (idempotent)."""
+        """Flush and let go of the scope's file (idempotent)."""
         if not self._closed:
-            self._closed = True
             if not self.read_only:
                 from .recall.index_cache import flush_activation
 
-                flush_activation(self)  # pending recall counts are written before the lock goes
+                flush_activation(self)  # pending recall counts are written before the file goes
+            self._closed = True
             self._wh.close()
+
+    def hold(self, activity: str = "hold") -> Turn:
+        """Keep the scope's file for a block of calls (``with mem.hold(): ...``): faster for a
+        burst of calls; other processes wait (up to their ``lock_timeout_ms``) until it ends."""
+        return self._wh.turn(activity)
 
     def __enter__(self) -> "Memory":
         return self
@@ -457,8 +467,26 @@ class Memory:
                               "WHERE scope_key = ? ORDER BY created_at, id", [self.scope.key])
 
     @property
-    def lock(self) -> Any:
-        """The re-entrant lock every read and write of this memory from several threads goes under."""
-        from .dream.jobs import scope_lock
+    def lock(self) -> Turn:
+        """The re-entrant lock every read and write of this memory goes under: holding it is a
+        unit of work on the scope's file (threads take turns; other processes wait)."""
+        return self._wh.turn("lock")
 
-        return scope_lock(self)
+
+# Not units of work of their own: lifecycle, and Dream (the runner takes turns step by step,
+# so a long provider call never holds the file).
+_NOT_UNITS = frozenset({"close", "hold", "dream", "lock", "warehouse"})
+
+
+def _as_unit(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def unit(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        with self._wh.unit(name):
+            return method(self, *args, **kwargs)
+
+    return unit
+
+
+for _name, _method in list(vars(Memory).items()):
+    if not _name.startswith("_") and _name not in _NOT_UNITS and inspect.isfunction(_method):
+        setattr(Memory, _name, _as_unit(_name, _method))

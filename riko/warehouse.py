@@ -1,4 +1,4 @@
-"""The per-scope DuckDB warehouse: one database file, one writer at a time, scoped SQL.
+"""The per-scope DuckDB warehouse: one database file shared by processes in turns, scoped SQL.
 
 Every row carries ``scope_key`` and ``schema_version``; every query written here filters by
 scope in SQL. Bulk writes go through Arrow tables (row-by-row inserts are ~1,000x slower).
@@ -6,10 +6,10 @@ scope in SQL. Bulk writes go through Arrow tables (row-by-row inserts are ~1,000
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -19,10 +19,11 @@ import duckdb
 
 from .clock import Clock, utc
 from .errors import ReadOnlyError, RikoError, RikoLockedError
+from .locks import FileLock
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .scope import MemoryScope
 
-__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps"]
+__all__ = ["Warehouse", "Turn", "naive_utc", "dumps"]
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -37,123 +38,249 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
-class WriterLock:
-    """An advisory ``flock`` on ``writer.lock`` naming the holder's pid; released on close."""
+class _SharedFile:
+    """This process's handle on one DuckDB file: the connection while held, the lock, the guard.
+
+    Every Warehouse of the file in this process shares it. A unit of work holds ``guard`` (so
+    threads take turns on the one connection) and the cross-process :class:`FileLock`; when
+    the last unit ends the file stays open for ``idle_release_s`` unless another process asked
+    for it, then it is closed and the lock dropped.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: int | None = None
+        self.lock = FileLock(path.parent)
+        self.guard = threading.RLock()
+        self.idle = threading.Condition(self.guard)
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.mode: str | None = None
+        self.depth = 0
+        self.owner: int | None = None
+        self.tx_depth = 0
+        self.next_audit_id: int | None = None
+        self.migrated = False
+        self.refs = 0
+        self.idle_since = 0.0
+        self.linger_s = 0.0
+        self.reaper: threading.Thread | None = None
 
-    def acquire(self) -> None:
+    def open(self, mode: str, activity: str, timeout_s: float) -> None:
+        """Have the file open in ``mode`` (a read-write connection serves reads too)."""
+        if self.con is not None and (self.mode == "write" or mode == "read"):
+            self.lock.record(activity)
+            return
+        if self.con is not None:
+            self.close()
+        deadline = time.monotonic() + timeout_s
+        self.lock.acquire(mode, activity, timeout_s)
+        try:
+            self.con = self._connect(mode == "read", deadline, activity)
+            self.mode = mode
+            self.next_audit_id = None  # another process may have written while the file was not ours
+            if mode == "write" and not self.migrated:
+                migrate(self.con)
+                self.migrated = True
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, read_only: bool, deadline: float, activity: str) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                text = str(exc)
+                if "lock" not in text.lower():
+                    raise RikoError(f"cannot open warehouse {self.path}: {text}") from exc
+                # a process outside this protocol (or one still closing) has the file
+                if time.monotonic() >= deadline:
+                    raise RikoLockedError(self.lock.path, _pid_from_duckdb_message(text),
+                                          activity="an open DuckDB connection", wanted=activity) from None
+                time.sleep(0.01)
+
+    def close(self) -> None:
+        con, self.con, self.mode = self.con, None, None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = self.holder_pid(fd)
-            os.close(fd)
-            raise RikoLockedError(self.path, pid) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
-        self._fd = fd
+            if con is not None:
+                con.close()
+        finally:
+            self.lock.release()
 
-    @staticmethod
-    def holder_pid(fd: int) -> int | None:
-        try:
-            os.lseek(fd, 0, os.SEEK_SET)
-            text = os.read(fd, 64).decode().strip()
-            return int(text) if text else None
-        except (OSError, ValueError):
-            return None
+    def settle(self, linger_s: float) -> None:
+        """The last unit ended: let go now if asked or configured, else after ``linger_s`` idle."""
+        if linger_s <= 0 or self.refs <= 0 or self.lock.wanted():
+            self.close()
+            return
+        self.idle_since, self.linger_s = time.monotonic(), linger_s
+        if self.reaper is None:
+            self.reaper = threading.Thread(target=self._reap, name=f"riko-idle-{self.path.parent.name}", daemon=True)
+            self.reaper.start()
+        else:
+            self.idle.notify()
 
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+    def _reap(self) -> None:
+        """Close the file once it has been idle long enough, or as soon as another process asks."""
+        with self.idle:
+            while self.con is not None:
+                left = self.idle_since + self.linger_s - time.monotonic()
+                if left <= 0 or self.lock.wanted():
+                    self.close()
+                    break
+                self.idle.wait(min(left, _WANT_CHECK_S))
+            self.reaper = None
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
+
+_WANT_CHECK_S = 0.025
+_FILES: dict[str, _SharedFile] = {}
+_FILES_GUARD = threading.Lock()
 
 
-# A process holds at most one DuckDB connection per database file; read-only memories in the
-# same process share the writer's connection through a cursor.
-_OPEN: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
-_OPEN_GUARD = threading.Lock()
+def _shared(path: Path) -> _SharedFile:
+    key = os.path.realpath(path)
+    with _FILES_GUARD:
+        handle = _FILES.get(key)
+        if handle is None:
+            handle = _FILES[key] = _SharedFile(Path(key))
+        handle.refs += 1
+        return handle
 
 
 class Warehouse:
-    """One scope's DuckDB database under ``<root>/warehouse/<storage-key>/riko.duckdb``."""
+    """One scope's DuckDB database under ``<root>/warehouse/<storage-key>/riko.duckdb``.
 
-    def __init__(self, directory: Path, scope: MemoryScope, clock: Clock, *, read_only: bool = False) -> None:
+    The file is taken per unit of work (:meth:`unit`; every method here is one) and let go
+    when idle, so several processes share a scope: see ``docs/concurrency.md``.
+    """
+
+    def __init__(self, directory: Path, scope: MemoryScope, clock: Clock, *, read_only: bool = False,
+                 lock_timeout_s: float = 30.0, idle_release_s: float = 0.5) -> None:
         self.directory = Path(directory)
         self.scope = scope
         self.clock = clock
         self.read_only = read_only
         self.path = self.directory / "riko.duckdb"
-        self.lock = WriterLock(self.directory / "writer.lock")
-        self._tx_depth = 0
-        self._write_guard = threading.RLock()
-        if read_only:
-            if not self.path.exists():
-                raise RikoError(
-                    f"no memory for scope {scope.key} at {self.directory}; "
-                    "open it once without read_only=True to create it"
-                )
-            self.con = self._connect(read_only=True)
-        else:
-            self.lock.acquire()
-            try:
-                self.con = self._connect(read_only=False)
-                migrate(self.con)
-            except BaseException:
-                self.lock.release()
-                raise
-        self._next_audit_id = self._max_audit_id() + 1
+        self.lock_timeout_s = lock_timeout_s
+        self.idle_release_s = idle_release_s
+        if read_only and not self.path.exists():
+            raise RikoError(
+                f"no memory for scope {scope.key} at {self.directory}; "
+                "open it once without read_only=True to create it"
+            )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._file: _SharedFile | None = _shared(self.path)
+        self._released: _SharedFile | None = None
+        self.lock = self._file.lock
+        with self.unit("open"):
+            pass  # creates and migrates the file, or proves it can be read
 
-    # -- connection ---------------------------------------------------------------------------
-    def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-        key = str(self.path.resolve()) if self.path.exists() else str(self.path.absolute())
-        with _OPEN_GUARD:
-            shared = _OPEN.get(key)
-            if shared is not None:
-                con, refs = shared
-                _OPEN[key] = (con, refs + 1)
-                self._key = key
-                return con.cursor()
-            self.directory.mkdir(parents=True, exist_ok=True)
-            try:
-                con = duckdb.connect(str(self.path), read_only=read_only)
-            except duckdb.IOException as exc:
-                text = str(exc)
-                if "lock" in text.lower():
-                    pid = _pid_from_duckdb_message(text)
-                    raise RikoLockedError(self.path, pid) from None
-                raise RikoError(f"cannot open warehouse {self.path}: {text}") from exc
-            _OPEN[key] = (con, 1)
-            self._key = key
-            return con.cursor()
+    # -- units of work ------------------------------------------------------------------------
+    @contextmanager
+    def unit(self, activity: str = "query") -> Iterator[duckdb.DuckDBPyConnection]:
+        """Hold the file (and this process's turn on it) for a unit of work; re-entrant."""
+        con = self._enter(activity)
+        try:
+            yield con
+        finally:
+            self._exit()
+
+    def turn(self, activity: str) -> "Turn":
+        """A re-entrant lock object whose holding is a unit of work (``with wh.turn("dream"):``)."""
+        return Turn(self, activity)
+
+    def _enter(self, activity: str) -> duckdb.DuckDBPyConnection:
+        f = self._handle()
+        f.guard.acquire()
+        try:
+            if f.depth == 0:
+                f.open("read" if self.read_only else "write", activity, self.lock_timeout_s)
+                f.owner = threading.get_ident()
+            elif not self.read_only and f.mode == "read":
+                raise RikoError(f"cannot write scope {self.scope.key} inside a read-only unit of work")
+            assert f.con is not None
+        except BaseException:
+            f.guard.release()
+            raise
+        f.depth += 1
+        return f.con
+
+    def _exit(self) -> None:
+        f = self._file or self._released  # a unit may end after close() dropped the claim
+        assert f is not None
+        try:
+            f.depth -= 1
+            if f.depth == 0:
+                f.owner = None
+                if f.con is not None:
+                    f.settle(self.idle_release_s)
+        finally:
+            f.guard.release()
+
+    def _handle(self) -> _SharedFile:
+        if self._file is None:
+            raise RikoError(f"memory for scope {self.scope.key} is closed")
+        return self._file
+
+    @property
+    def con(self) -> Any:
+        """The connection inside a unit of work; outside one, a view that runs each call as its own."""
+        f = self._handle()
+        if f.depth and f.owner == threading.get_ident() and f.con is not None:
+            return f.con
+        return _UnitConnection(self)
+
+    @property
+    def held(self) -> bool:
+        """Whether this process has the file open right now."""
+        return self._file is not None and self._file.con is not None
+
+    @property
+    def _tx_depth(self) -> int:
+        return self._file.tx_depth if self._file is not None else 0
+
+    def other_handles(self) -> int:
+        """How many other Warehouses of this process share the file."""
+        return max(0, self._handle().refs - 1)
+
+    @contextmanager
+    def file_closed(self) -> Iterator[None]:
+        """Inside a unit of work: close the database file but keep the lock (to replace the file)."""
+        f = self._handle()
+        if not (f.depth and f.owner == threading.get_ident()) or f.mode != "write":
+            raise RikoError("file_closed() needs a write unit of work of this thread")
+        con, f.con = f.con, None
+        assert con is not None
+        con.close()
+        try:
+            yield
+        finally:
+            f.con = duckdb.connect(str(self.path))
+            f.next_audit_id = None
+
+    def reserve_audit_ids(self, n: int) -> int:
+        """The first of ``n`` consecutive audit ids taken for rows written by the caller (in a unit)."""
+        with self.unit("write"):
+            f = self._handle()
+            if f.next_audit_id is None:
+                f.next_audit_id = self._max_audit_id() + 1
+            first = f.next_audit_id
+            f.next_audit_id += n
+            return first
 
     def close(self) -> None:
-        con = getattr(self, "con", None)
-        if con is None:
+        """Drop this warehouse's claim; the file closes when no Warehouse of it is left here."""
+        f, self._file = self._file, None
+        if f is None:
             return
-        try:
-            con.close()
-        finally:
-            self.con = None  # type: ignore[assignment]
-            with _OPEN_GUARD:
-                shared = _OPEN.get(self._key)
-                if shared is not None:
-                    base, refs = shared
-                    if refs <= 1:
-                        _OPEN.pop(self._key, None)
-                        base.close()
-                    else:
-                        _OPEN[self._key] = (base, refs - 1)
-            self.lock.release()
+        self._released = f
+        with f.guard:
+            with _FILES_GUARD:
+                f.refs -= 1
+                last = f.refs <= 0
+                if last:
+                    _FILES.pop(str(f.path), None)
+            if last and f.depth == 0:
+                f.close()
 
     # -- writing ------------------------------------------------------------------------------
     def require_writable(self) -> None:
@@ -166,37 +293,39 @@ class Warehouse:
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A write transaction (re-entrant: inner blocks join the outer one)."""
         self.require_writable()
-        with self._write_guard:
-            if self._tx_depth:
-                self._tx_depth += 1
+        with self.unit("write") as con:
+            f = self._handle()
+            if f.tx_depth:
+                f.tx_depth += 1
                 try:
-                    yield self.con
+                    yield con
                 finally:
-                    self._tx_depth -= 1
+                    f.tx_depth -= 1
                 return
-            self.con.execute("BEGIN TRANSACTION")
-            self._tx_depth = 1
-            audit_mark = self._next_audit_id
+            con.execute("BEGIN TRANSACTION")
+            f.tx_depth = 1
+            audit_mark = f.next_audit_id
             try:
-                yield self.con
+                yield con
             except BaseException:
-                self._tx_depth = 0
-                self.con.execute("ROLLBACK")
-                self._next_audit_id = audit_mark
+                f.tx_depth = 0
+                con.execute("ROLLBACK")
+                f.next_audit_id = audit_mark
                 raise
-            self._tx_depth = 0
-            self.con.execute("COMMIT")
+            f.tx_depth = 0
+            con.execute("COMMIT")
 
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
         if table not in SCOPED_TABLES:
             raise ValueError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        self.con.register("_riko_batch", data)
-        try:
-            self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
-        finally:
-            self.con.unregister("_riko_batch")
+        with self.unit("write") as con:
+            con.register("_riko_batch", data)
+            try:
+                con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
+            finally:
+                con.unregister("_riko_batch")
 
     def insert_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         """Insert a few dict rows (scope_key and schema_version added); for small writes only."""
@@ -207,22 +336,27 @@ class Warehouse:
         cols = ["scope_key", "schema_version", *rows[0].keys()]
         marks = ", ".join("?" for _ in cols)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
-        for row in rows:
-            self.con.execute(sql, [self.scope.key, RECORD_SCHEMA_VERSION, *row.values()])
+        with self.unit("write") as con:
+            for row in rows:
+                con.execute(sql, [self.scope.key, RECORD_SCHEMA_VERSION, *row.values()])
 
     def upsert(self, table: str, row: dict[str, Any], key: Sequence[str]) -> None:
         """Replace the row with the same key columns (within this scope) by ``row``."""
         where = "".join(f" AND {k} = ?" for k in key)
-        self.con.execute(f"DELETE FROM {table} WHERE scope_key = ?{where}", [self.scope.key, *(row[k] for k in key)])
-        self.insert_rows(table, [row])
+        with self.unit("write") as con:
+            con.execute(f"DELETE FROM {table} WHERE scope_key = ?{where}", [self.scope.key, *(row[k] for k in key)])
+            self.insert_rows(table, [row])
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
         """Append one audit row (audit rows are never updated; only purge scrubs them)."""
         self.require_writable()
-        with self._write_guard:
-            ident = self._next_audit_id
-            self._next_audit_id += 1
-            self.con.execute(
+        with self.unit("write") as con:
+            f = self._handle()
+            if f.next_audit_id is None:
+                f.next_audit_id = self._max_audit_id() + 1
+            ident = f.next_audit_id
+            f.next_audit_id += 1
+            con.execute(
                 "INSERT INTO audits (scope_key, schema_version, id, kind, authority, target, detail, recorded_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -233,28 +367,95 @@ class Warehouse:
             return ident
 
     def _max_audit_id(self) -> int:
-        row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [self.scope.key])
+        row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits", [])
         return int(row[0]) if row else 0
 
     # -- reading ------------------------------------------------------------------------------
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return self.con.execute(sql, list(params)).fetchall()
+        with self.unit("read") as con:
+            return con.execute(sql, list(params)).fetchall()
 
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
-        rows = self.con.execute(sql, list(params)).fetchall()
+        rows = self.fetchall(sql, params)
         return rows[0] if rows else None
 
     def frame(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run a (scoped) query and return a polars DataFrame."""
         import polars as pl
 
-        rel = self.con.sql(sql, params=list(params))
-        fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")
-        return pl.from_arrow(fetch())
+        with self.unit("read") as con:
+            rel = con.sql(sql, params=list(params))
+            fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")
+            return pl.from_arrow(fetch())
 
     def count(self, table: str) -> int:
         row = self.fetchone(f"SELECT count(*) FROM {table} WHERE scope_key = ?", [self.scope.key])
         return int(row[0]) if row else 0
+
+
+class Turn:
+    """A unit of work as a re-entrant lock: what the Dream runner and hosts hold around a step."""
+
+    def __init__(self, wh: Warehouse, activity: str) -> None:
+        self.wh, self.activity = wh, activity
+
+    def acquire(self) -> bool:
+        self.wh._enter(self.activity)
+        return True
+
+    def release(self) -> None:
+        self.wh._exit()
+
+    def __enter__(self) -> "Turn":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+class _UnitConnection:
+    """``warehouse.con`` outside a unit of work: each call runs as a unit of its own, its
+    result fetched before the file may be let go."""
+
+    def __init__(self, wh: Warehouse) -> None:
+        self._wh = wh
+
+    def execute(self, sql: str, params: Any = None) -> "_Result":
+        with self._wh.unit("query") as con:
+            cur = con.execute(sql, params) if params is not None else con.execute(sql)
+            description = cur.description
+            try:
+                rows = cur.fetchall()
+            except duckdb.Error:
+                rows = []
+            return _Result(rows, description)
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._wh.unit("query") as con:
+                return getattr(con, name)(*args, **kwargs)
+
+        return call
+
+
+class _Result:
+    """Rows of a statement run outside a unit of work."""
+
+    def __init__(self, rows: list[tuple], description: Any) -> None:
+        self._rows = rows
+        self.description = description
+
+    def fetchall(self) -> list[tuple]:
+        taken, self._rows = self._rows, []
+        return taken
+
+    def fetchone(self) -> tuple | None:
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchmany(self, size: int = 1) -> list[tuple]:
+        taken, self._rows = self._rows[:size], self._rows[size:]
+        return taken
 
 
 def _pid_from_duckdb_message(text: str) -> int | None:

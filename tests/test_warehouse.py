@@ -67,29 +67,40 @@ def test_read_only_beside_writer_in_same_process(tmp_path, clock):
             assert r.audits()["target"].to_list() == ["t"]
 
 
-def test_second_writer_gets_locked_error_with_pid(tmp_path):
+def test_a_second_writer_waits_its_turn_and_a_held_scope_names_its_holder(tmp_path):
     code = textwrap.dedent(f"""
-        import sys, time, riko
+        import sys, riko
         mem = riko.open({str(tmp_path)!r}, preset="a")
-        print("ready", flush=True)
+        print("open", flush=True)
         sys.stdin.readline()
+        with mem.hold("bulk-import"):
+            print("held", flush=True)
+            sys.stdin.readline()
         mem.close()
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout.readline().strip() == "ready"
+        assert proc.stdout.readline().strip() == "open"
+        # an open but idle writer lets go: this process writes beside it
+        with riko.open(tmp_path, preset="a") as mem:
+            mem.audit("beside", "management")
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "held"
         with pytest.raises(RikoLockedError) as info:
-            riko.open(tmp_path, preset="a")
+            riko.open(tmp_path, preset="a", config={"lock_timeout_ms": 300})
         assert info.value.pid == proc.pid
+        assert info.value.activity == "bulk-import"
         assert str(info.value.lock_path).endswith("writer.lock")
-        assert str(proc.pid) in str(info.value)
+        assert str(proc.pid) in str(info.value) and "bulk-import" in str(info.value)
         # another scope is not affected
         riko.open(tmp_path, preset="b").close()
     finally:
         proc.stdin.write("\n")
         proc.stdin.flush()
         proc.wait(timeout=30)
-    riko.open(tmp_path, preset="a").close()
+    with riko.open(tmp_path, preset="a") as mem:
+        assert mem.audits("beside").height == 1
 
 
 def test_failed_transaction_rolls_back(tmp_path, clock):

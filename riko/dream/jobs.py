@@ -24,22 +24,20 @@ __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "sco
 JOB_KIND = "dream"
 JOB_STATUSES = ("queued", "running", "succeeded", "failed")
 
-# One lock per warehouse: DuckDB connections are not shared across threads, so every read and
-# write of a run (and of concurrent runs on the same scope) happens under it.
-_LOCKS: dict[str, threading.RLock] = {}
+# Sessions a run of this process has claimed, per warehouse file.
 _IN_FLIGHT: set[tuple[str, str]] = set()
 _GUARD = threading.Lock()
 
 
-def scope_lock(mem: Any) -> threading.RLock:
-    """The lock every Dream read and write of ``mem``'s warehouse happens under."""
-    with _GUARD:
-        return _LOCKS.setdefault(str(mem._wh.path), threading.RLock())
+def scope_lock(mem: Any) -> Any:
+    """The lock every Dream read and write of ``mem``'s warehouse happens under: holding it is
+    a unit of work on the scope's file (threads take turns; other processes wait their turn)."""
+    return mem.warehouse.turn("dream")
 
 
 def in_flight(mem: Any, session_id: str, *, claim: bool) -> bool:
     """Claim a session for a run (False when another run already holds it), or release it."""
-    key = (str(mem._wh.path), session_id)
+    key = (str(mem.warehouse.path), session_id)
     with _GUARD:
         if not claim:
             _IN_FLIGHT.discard(key)
@@ -105,7 +103,7 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
 def jobs_frame(mem: Any) -> pl.DataFrame:
     """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
     with scope_lock(mem):
-        return mem._wh.frame(
+        return mem.warehouse.frame(
             "SELECT id, session_id, status, cursor, attempts, last_error, result, lease_owner, created_at, updated_at "
             "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
             [mem.scope.key, JOB_KIND],

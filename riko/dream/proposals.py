@@ -179,10 +179,9 @@ class _Batch:
 
 def _audit_many(wh: Any, rows: list[tuple[str, str, str]]) -> None:
     """Append ``(kind, target, detail json)`` audit rows of the Dream authority with consecutive ids."""
-    with wh._write_guard:
-        first = wh._next_audit_id
-        wh._next_audit_id += len(rows)
+    with wh.unit("write"):
         n = len(rows)
+        first = wh.reserve_audit_ids(n)
         wh.insert_arrow("audits", pa.table({
             "scope_key": pa.array([wh.scope.key] * n, pa.string()),
             "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),

@@ -139,50 +139,36 @@ def _remove(path: Path) -> None:
 
 # -- the database rewrite ----------------------------------------------------------------------
 def other_handles(wh: "Warehouse") -> int:
-    """How many other handles of this process share the warehouse's database connection."""
-    from .. import warehouse as _warehouse
-
-    with _warehouse._OPEN_GUARD:
-        shared = _warehouse._OPEN.get(getattr(wh, "_key", ""))
-    return 0 if shared is None else shared[1] - 1
+    """How many other handles of this process share the warehouse's database file."""
+    return wh.other_handles()
 
 
 def compact_database(wh: "Warehouse") -> None:
     """Rewrite the database into a fresh file so no freed block keeps purged text.
 
-    The writer lock stays held throughout; the warehouse's connection is replaced in place.
+    The scope's lock stays held throughout; the database file is replaced under it.
     """
-    from .. import warehouse as _warehouse
-
     if other_handles(wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
-    with wh._write_guard:  # no write may run on the connection while it is swapped
+    with wh.unit("purge") as con:  # no write may run on the connection while it is swapped
         fresh = wh.directory / "riko.compact.duckdb"
         for stale in (fresh, fresh.with_name(fresh.name + ".wal")):
             stale.unlink(missing_ok=True)
         name = wh.fetchone("SELECT current_database()")[0]  # type: ignore[index]
-        wh.con.execute("CHECKPOINT")
-        wh.con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
+        con.execute("CHECKPOINT")
+        con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
         try:
-            wh.con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
+            con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
         except BaseException:
-            wh.con.execute("DETACH riko_compact")
+            con.execute("DETACH riko_compact")
             fresh.unlink(missing_ok=True)
             raise
-        wh.con.execute("DETACH riko_compact")
-        with _warehouse._OPEN_GUARD:
-            base, _ = _warehouse._OPEN.pop(wh._key)
-            wh.con.close()
-            base.close()
-            try:
-                os.replace(fresh, wh.path)
-                wal = wh.path.with_name(wh.path.name + ".wal")
-                wal.unlink(missing_ok=True)
-                _fsync_dir(wh.directory)
-            finally:
-                con = duckdb.connect(str(wh.path))
-                _warehouse._OPEN[wh._key] = (con, 1)
-                wh.con = con.cursor()
+        con.execute("DETACH riko_compact")
+        with wh.file_closed():
+            os.replace(fresh, wh.path)
+            wal = wh.path.with_name(wh.path.name + ".wal")
+            wal.unlink(missing_ok=True)
+            _fsync_dir(wh.directory)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -478,7 +478,7 @@ class RecallCache:
     def _write_activation(self) -> None:
         """Write the pending counts; when nothing else had written since the last look, the
         cache stays current (this write changes no recalled document)."""
-        with self.wh._write_guard:  # no other write of this process lands in between
+        with self.wh.unit("recall"):  # no other write of this process lands in between
             current = self._stamp_seen is not None and self._stamp() == self._stamp_seen
             self.pending_activation.write(self.wh, self.scope_key)
             if current:
