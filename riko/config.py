@@ -14,7 +14,6 @@ the *names* of the environment variables that hold them (credential references).
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import math
 import os
@@ -26,8 +25,9 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
+from .endpoints import EndpointError, check_endpoint, is_credential_ref_name, is_loopback_host, looks_like_secret
 from .errors import ConfigError, ScopeError
 from .scope import validate_profile_id
 
@@ -46,6 +46,7 @@ __all__ = [
     "env_name",
     "is_credential_ref_name",
     "looks_like_secret",
+    "is_loopback_host",
     "dream_wire_protocol",
 ]
 
@@ -61,11 +62,6 @@ DISCLOSURE_MODES = ("never_explicit", "user_explicit_only")
 _SECRET_FIELDS = frozenset({"api_token", "api_tokens", "owner_admin_token"})
 _PRIVATE_FIELDS = _SECRET_FIELDS | {"owner_namespace"}
 
-_CREDENTIAL_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,127}")
-_SECRET_SHAPED = re.compile(r"(?:sk|pk|rk|token|bearer)-[A-Za-z0-9][A-Za-z0-9_-]*", re.IGNORECASE)
-_CREDENTIAL_QUERY_KEYS = frozenset(
-    {"key", "api_key", "apikey", "api-key", "token", "access_token", "secret", "password"}
-)
 
 
 def _setting(default: Any, doc: str) -> Any:
@@ -325,64 +321,12 @@ _ALIASES = {camel_name(spec.name): spec.name for spec in FIELDS if camel_name(sp
 # --- validation ---------------------------------------------------------------------
 
 
-def is_credential_ref_name(value: object) -> bool:
-    """True when ``value`` can name an environment variable and does not look like a secret."""
-    return isinstance(value, str) and bool(_CREDENTIAL_REF.fullmatch(value)) and not looks_like_secret(value)
-
-
-def looks_like_secret(value: str) -> bool:
-    """True for secret-shaped strings (``sk-``, ``pk-``, ``rk-``, ``token-``, ``bearer-`` + a tail)."""
-    return bool(_SECRET_SHAPED.fullmatch(value.strip()))
-
-
-def is_loopback_host(host: str | None) -> bool:
-    """True for ``localhost`` (and ``*.localhost``), 127.0.0.0/8 and ``::1`` (brackets allowed).
-
-    The one loopback rule: plain HTTP and token-less serving are allowed only to such hosts.
-    """
-    if not host:
-        return False
-    host = host.strip("[]").casefold().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-_is_loopback = is_loopback_host
-
-
 def _check_url(name: str, value: object) -> None:
-    """The endpoint rule: absolute http(s) URL, HTTPS unless loopback, no credential inside."""
-    invalid = ConfigError(name, f"{name} must be a valid HTTPS URL")
-    if not isinstance(value, str) or not value or any(ch.isspace() or ord(ch) < 32 for ch in value):
-        raise invalid
+    """The endpoint rule (:func:`riko.endpoints.check_endpoint`) as a config error on ``name``."""
     try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        raise invalid from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        raise invalid
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ConfigError(
-            name,
-            f"{name} must not contain an embedded credential; name the secret through its credential reference",
-        )
-    for key, val in parse_qsl(parts.query, keep_blank_values=True):
-        if key.lower() in _CREDENTIAL_QUERY_KEYS or looks_like_secret(val):
-            raise ConfigError(
-                name,
-                f"{name} must not contain an embedded credential (query parameter {key!r}); "
-                "name the secret through its credential reference",
-            )
-    if scheme == "http" and not _is_loopback(parts.hostname):
-        raise ConfigError(
-            name, f"{name} must use HTTPS (plain http is allowed only for localhost, 127.0.0.0/8 and ::1)"
-        )
+        check_endpoint(value)
+    except EndpointError as exc:
+        raise ConfigError(name, f"{name} {exc.reason}") from None
 
 
 def _check_str(cfg: RikoConfig, name: str) -> str:

@@ -90,6 +90,8 @@ RIKO_DEFAULTS = {
     "reranker_endpoint": "",
     "reranker_timeout_ms": 5000,
     "embedding_timeout_ms": 10000,
+    "lock_timeout_ms": 30000,
+    "idle_release_ms": 500,
 }
 
 SNAKE = {

@@ -78,15 +78,20 @@ def test_concurrent_reads_and_writes_have_no_errors(base: str) -> None:
 
 def test_shutdown_closes_every_scope(tmp_path: Path) -> None:
     data = populate(tmp_path)
-    with LiveServer(create_app(data.root, TOKEN_CONFIG)) as url:
+    app = create_app(data.root, TOKEN_CONFIG)
+    scopes = app.state.riko.scopes
+    with LiveServer(app) as url:
         work = {"x-dsh-memory-profile": "work", "authorization": f"Bearer {TOKENS['work']}"}
         assert httpx.get(url + API + "/wiki", headers=work, timeout=30).status_code == 200
         assert httpx.get(url + API + "/wiki", headers=USER, timeout=30).status_code == 200
-        with pytest.raises(riko.RikoError, match="locked"):
-            riko.open(data.root, preset="work")
-    for preset in ("companion", "work"):
-        with riko.open(data.root, preset=preset) as mem:  # the writer locks were released
+        assert scopes.open_profiles() == ["companion", "work"]
+        with riko.open(data.root, preset="work") as mem:  # a scope the server has open is shared
             assert mem.sessions().height > 0
+    assert scopes.open_profiles() == []
+    for preset in ("companion", "work"):
+        with riko.open(data.root, preset=preset) as mem:
+            assert mem.sessions().height > 0
+            assert not mem.warehouse.held or mem.warehouse.other_handles() == 0
 
 
 def test_riko_serve_process(tmp_path: Path) -> None:

@@ -12,12 +12,11 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
 
-from ..config import is_loopback_host as _is_loopback
+from ..endpoints import EndpointError, check_endpoint, public_endpoint
 from ..errors import ProviderError
 from .providers import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
@@ -39,31 +38,18 @@ REASONS = (
 
 
 def _validate_endpoint(endpoint: str) -> str:
-    """Absolute http(s) URL, no user-info; plain HTTP only to a loopback host."""
+    """The endpoint rule of :mod:`riko.endpoints`, as a provider configuration error."""
     if not isinstance(endpoint, str) or not endpoint.strip():
         raise ProviderError("invalid-config", "endpoint is empty; set an absolute https:// URL")
-    url = endpoint.strip()
     try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        raise ProviderError("invalid-config", "endpoint is not a valid URL") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise ProviderError("invalid-config", "endpoint must be an absolute http(s) URL")
-    if parts.username is not None or parts.password is not None:
-        raise ProviderError(
-            "invalid-config", "endpoint must not embed credentials; use credential_ref instead"
-        )
-    if parts.scheme == "http" and not _is_loopback(host):
-        raise ProviderError("invalid-config", "endpoint must use HTTPS unless it is a loopback host")
-    return url
+        return check_endpoint(endpoint)
+    except EndpointError as exc:
+        raise ProviderError("invalid-config", f"endpoint {exc.reason}") from None
 
 
 def _public_endpoint(url: str) -> str:
     """The endpoint without query or fragment, safe to show in messages."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return public_endpoint(url)
 
 
 class OpenAICompatibleProvider:

@@ -21,7 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..config import is_loopback_host as _is_loopback
+from ..endpoints import EndpointError, check_endpoint, is_credential_ref_name
+from ..endpoints import is_loopback_host as _is_loopback
 from ..errors import ConfigError, ProviderError
 from .prompt import DEFAULT_MAX_PAGES, build_extraction_prompt, build_reflection_prompt, prompt_key
 from .reflection import ReflectionRequest
@@ -43,33 +44,16 @@ ANTHROPIC_VERSION = "2023-06-01"
 MAX_TIMEOUT_MS = 120_000
 REFLECTION_TIMEOUT_MS = 60_000
 _ANTHROPIC_PATH = re.compile(r"(?:^|/)anthropic(?:/|$)", re.IGNORECASE)
-_CREDENTIAL_REF = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-_SECRET_LIKE = re.compile(r"^(?:sk|pk|rk|token|bearer)[-_][A-Za-z0-9]", re.IGNORECASE)
 _MAX_RETRY_WAIT_S = 5.0
 _BODY_SNIPPET = 200
 
 
-def is_credential_ref_name(ref: str) -> bool:
-    """True for an environment-variable-like name that does not look like a secret itself."""
-    return bool(_CREDENTIAL_REF.match(ref)) and not _SECRET_LIKE.match(ref)
-
-
-
-
-def validate_endpoint_url(url: str, field: str = "dream_url") -> None:
-    """Reject a URL that is not HTTPS (plain HTTP only to a loopback host) or embeds credentials."""
+def validate_endpoint_url(url: str, field: str = "dream_api_url") -> None:
+    """The endpoint rule of :mod:`riko.endpoints` as a config error on ``field``."""
     try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        raise ConfigError(field, "is not a valid URL") from None
-    if parts.scheme not in ("https", "http") or not host:
-        raise ConfigError(field, "must be an https:// URL with a host")
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ConfigError(field, "must not embed a credential (user:password@) in the URL")
-    if parts.scheme == "http" and not _is_loopback(host):
-        raise ConfigError(field, "must use HTTPS (plain http is allowed only for localhost/127.0.0.0/8/::1)")
+        check_endpoint(url)
+    except EndpointError as exc:
+        raise ConfigError(field, exc.reason) from None
 
 
 def _infer_protocol(url: str) -> str:

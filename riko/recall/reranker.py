@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import math
 from typing import Sequence
-from urllib.parse import urlsplit
-
 import httpx
 
+from ..endpoints import EndpointError, check_endpoint, public_endpoint
 from ..errors import ProviderError
 
 __all__ = ["rerank"]
 
 
 def _where(endpoint: str) -> str:
-    parts = urlsplit(endpoint)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return public_endpoint(endpoint)
 
 
 def rerank(
@@ -39,6 +37,10 @@ def rerank(
     """
     if not documents:
         return []
+    try:
+        check_endpoint(endpoint)
+    except EndpointError as exc:
+        raise ProviderError("invalid-config", f"reranker endpoint {exc.reason}") from None
     body: dict[str, object] = {"query": query, "documents": list(documents), "top_n": top_n or len(documents)}
     if model:
         body["model"] = model
