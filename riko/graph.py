@@ -8,7 +8,7 @@ import networkx as nx
 
 from .wiki import Page, normalize_title
 
-__all__ = ["build_graph", "broken_links"]
+__all__ = ["build_graph", "broken_links", "neighbourhood", "linked"]
 
 
 def _preference(page: Page) -> tuple[int, str]:
@@ -57,3 +57,24 @@ def build_graph(pages: Iterable[Page]) -> nx.DiGraph:
 def broken_links(graph: nx.DiGraph) -> list[tuple[str, str]]:
     """(source page id, missing title) for every link that resolves to no page."""
     return sorted((u, graph.nodes[v]["title"]) for u, v, d in graph.edges(data=True) if d.get("broken"))
+
+
+def neighbourhood(graph: nx.DiGraph, roots: Iterable[str], hop: int) -> set[str]:
+    """The nodes within ``hop`` links (either direction) of any root present in ``graph``."""
+    undirected = graph.to_undirected(as_view=True)
+    keep: set[str] = set()
+    for root in roots:
+        if root in graph:
+            keep |= set(nx.ego_graph(undirected, root, radius=hop))
+    return keep
+
+
+def linked(graph: nx.DiGraph, page_ids: list[str], hop: int) -> list[str]:
+    """Nodes within ``hop`` links of each of ``page_ids`` in turn, each once, the ids excluded."""
+    seen, out = set(page_ids), []
+    for pid in page_ids:
+        for near in sorted(neighbourhood(graph, [pid], hop)):
+            if near not in seen:
+                seen.add(near)
+                out.append(near)
+    return out

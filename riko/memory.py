@@ -7,9 +7,12 @@ import inspect
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import polars as pl
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from .clock import Clock, as_clock, to_ms, utc
 from .config import RikoConfig, load_config
@@ -22,6 +25,7 @@ from .resident import ResidentSnapshot
 from .resident_store import ResidentStore
 from .review import Review
 from .warehouse import Turn, Warehouse
+from .dream.state import DreamState
 from .wiki import Page
 
 __all__ = ["Memory"]
@@ -68,6 +72,7 @@ class Memory:
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
         self.last_sync: SyncReport | None = None
+        self._dream_state = DreamState()
         if not read_only:
             from .purge import recover_interrupted
 
@@ -251,11 +256,25 @@ class Memory:
         """Validate every page file without changing anything; returns the errors."""
         return self._canon.check()
 
-    def graph(self) -> Any:
-        """The link graph: a networkx DiGraph of pages and typed ``[[links]]`` (broken ones flagged)."""
-        from .graph import build_graph
+    def graph(self, root: str | None = None, hop: int = 1) -> "nx.DiGraph":
+        """The link graph: a networkx DiGraph of pages and typed ``[[links]]`` (broken ones
+        flagged); with ``root``, only the pages within ``hop`` links of it either way."""
+        from .graph import build_graph, neighbourhood
 
-        return build_graph(self._canon.pages())
+        g = build_graph(self._canon.pages())
+        if root is None:
+            return g
+        if root not in g:
+            self._canon.get(root)  # an unknown page is a NotFoundError
+            return g.subgraph(()).copy()
+        return g.subgraph(neighbourhood(g, [root], hop)).copy()
+
+    def linked_pages(self, page_ids: Iterable[str], hop: int = 1) -> list[str]:
+        """Pages within ``hop`` links of any of ``page_ids`` (not those themselves), nearest
+        hit first and sorted within each hit."""
+        from .graph import build_graph, linked
+
+        return linked(build_graph(self._canon.pages()), list(page_ids), hop)
 
     def correct(self, page_id: str, content: str) -> Page:
         return self._review.correct(page_id, content, authority="management")
@@ -332,7 +351,40 @@ class Memory:
         """
         from .dream.runner import run_dream
 
-        return run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+        state = self._dream_state
+        state.start(self.clock.now())
+        try:
+            report = run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+        except Exception as exc:
+            state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
+            raise
+        state.finish(self.clock.now(), report=report)
+        return report
+
+    def queue_dream(self) -> bool:
+        """Mark a Dream of this memory queued (a host about to run one in the background);
+        False when one is already queued or running here."""
+        return self._dream_state.queue(self.clock.now())
+
+    def dream_status(self) -> dict[str, Any]:
+        """This process's Dream state (idle / queued / running, last run and error) with a count
+        of the scope's Dream jobs by status."""
+        status = self._dream_state.to_dict()
+        try:
+            rows = self.dream_jobs().to_dicts()  # most recently updated first
+        except ImportError:
+            status["jobs"] = None
+            return status
+        by_status: dict[str, int] = {}
+        for row in rows:
+            by_status[str(row.get("status"))] = by_status.get(str(row.get("status")), 0) + 1
+        status["jobs"] = {"total": len(rows), "by_status": by_status}
+        if rows and not status["last_error"] and rows[0].get("status") == "failed":
+            status["last_error"] = rows[0].get("last_error")
+        finished = [r.get("updated_at") for r in rows if r.get("status") in ("succeeded", "failed")]
+        if finished and status["last_run_at"] is None:
+            status["last_run_at"] = max(finished)
+        return status
 
     def dream_jobs(self) -> pl.DataFrame:
         """Dream job records: id, session, cursor, status, attempts, last error."""
@@ -418,43 +470,30 @@ class Memory:
 
     # -- settings, audits, journals -----------------------------------------------------------------
     def dream_settings(self) -> dict[str, Any]:
-        """Non-secret Dream settings saved for this scope (over the config defaults)."""
-        import json as _json
+        """Non-secret Dream settings saved for this scope over the config defaults (what the
+        next Dream uses, and what ``GET /config`` shows)."""
+        from .settings import DREAM_SETTINGS, saved_dream_settings
 
-        row = self._wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
-        saved = _json.loads(row[0]) if row and row[0] else {}
-        cfg = self.config
-        base = {"dream_provider": cfg.dream_provider, "dream_api_url": cfg.dream_api_url, "dream_model": cfg.dream_model,
-                "dream_credential_ref": cfg.dream_credential_ref, "dream_max_tokens": cfg.dream_max_tokens}
-        return {**base, **saved}
+        base = {name: getattr(self.config, name) for name in DREAM_SETTINGS}
+        return {**base, **saved_dream_settings(self._wh)}
+
+    def dream_config(self) -> RikoConfig:
+        """This memory's configuration with the scope's saved Dream settings applied."""
+        from .settings import saved_dream_settings
+
+        saved = saved_dream_settings(self._wh)
+        return self.config.replace(**saved) if saved else self.config
 
     def set_dream_settings(self, **settings: Any) -> dict[str, Any]:
-        """Persist non-secret Dream settings (validated like config; a secret-shaped value is refused)."""
-        from .warehouse import dumps
+        """Persist non-secret Dream settings (snake or camelCase names; validated like config;
+        a secret-shaped name or value is refused); audited. Returns the settings now in force."""
+        from .settings import dream_changes, save_dream_settings, saved_dream_settings
 
-        allowed = {"dream_provider", "dream_api_url", "dream_model", "dream_credential_ref", "dream_max_tokens"}
-        unknown = set(settings) - allowed
-        if unknown:
-            from .errors import ConfigError
-
-            raise ConfigError(sorted(unknown)[0], f"{sorted(unknown)[0]} is not a Dream setting; use one of {', '.join(sorted(allowed))}")
-        merged = {**self.dream_settings(), **settings}
-        self.config.replace(**merged)  # validates: URLs, credential reference names, secret-shaped values
-        saved = {k: v for k, v in merged.items() if k in settings or k in self._saved_dream_keys()}
-        with self._wh.transaction():
-            row = self._wh.fetchone("SELECT 1 FROM profiles WHERE scope_key = ?", [self.scope.key])
-            if row is None:
-                self._wh.insert_rows("profiles", [{"dream_settings": dumps(saved)}])
-            else:
-                self._wh.con.execute("UPDATE profiles SET dream_settings = ? WHERE scope_key = ?", [dumps(saved), self.scope.key])
-            self._wh.audit("dream-settings-changed", "management", None, {"fields": sorted(settings)})
+        changes = dream_changes(settings)
+        saved = {**saved_dream_settings(self._wh), **changes}
+        self.config.replace(**saved)  # validates: URLs, credential reference names, bounds
+        save_dream_settings(self._wh, saved, list(changes))
         return self.dream_settings()
-
-    def _saved_dream_keys(self) -> set[str]:
-        import json as _json
-
-        row = self._wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
-        return set(_json.loads(row[0])) if row and row[0] else set()
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
         """Append one audit row (for hosts recording their own governed actions)."""

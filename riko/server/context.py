@@ -45,7 +45,8 @@ class Ctx:
 
     @property
     def config(self) -> RikoConfig:
-        return self.server.scopes.config_for(self.profile)
+        """The server's configuration (a scope's saved Dream settings: ``mem.dream_config()``)."""
+        return self.server.config
 
     async def run(self, fn: Callable[[Any], T]) -> T:
         """``fn(memory)`` on this caller's scope, serialised with every other call into it."""

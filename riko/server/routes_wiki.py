@@ -20,30 +20,6 @@ _RAW_RETENTION = ("forget removes derived memory (Wiki page, Resident, recall) a
                   "session evidence; only an enabled, confirmed purge removes a raw session")
 
 
-def _dream_status(ctx: Ctx, mem: Any) -> dict[str, Any]:
-    status = ctx.server.scopes.dream_state(ctx.profile).to_dict()
-    try:
-        jobs = mem.dream_jobs()
-    except ImportError:
-        status["jobs"] = None
-        return status
-    rows = jobs.to_dicts()  # most recently updated first
-    status["jobs"] = {"total": len(rows), "by_status": _count(r.get("status") for r in rows)}
-    if rows and not status["last_error"] and rows[0].get("status") == "failed":
-        status["last_error"] = rows[0].get("last_error")
-    finished = [r.get("updated_at") for r in rows if r.get("status") in ("succeeded", "failed")]
-    if finished and status["last_run_at"] is None:
-        status["last_run_at"] = max(finished)
-    return status
-
-
-def _count(values: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for value in values:
-        out[str(value)] = out.get(str(value), 0) + 1
-    return out
-
-
 def _list_items(mem: Any, rows: list[dict[str, Any]], contested: set[str]) -> list[dict[str, Any]]:
     """Tree entries: readable pages from their rows, protected ones as the full projection."""
     return [page_list_item(mem.page(row["id"]), row["id"] in contested) if is_protected(row["sensitivity"])
@@ -71,7 +47,7 @@ async def wiki(ctx: Ctx) -> Any:
                      if any(i["type"] == kind for i in items)},
             "resident": {"version": snap.version, "source_page_count": len(snap.source_page_ids),
                          "chars": len(snap.text), "max_chars": snap.max_chars},
-            "dream": _dream_status(ctx, mem),
+            "dream": mem.dream_status(),
         }
 
     return await ctx.run(snapshot)
@@ -219,8 +195,6 @@ async def sync(ctx: Ctx) -> Any:
 @api
 async def graph(ctx: Ctx) -> Any:
     """The link graph, or the ``hop``-neighbourhood of ``root``; protected titles are withheld."""
-    import networkx as nx
-
     root = ctx.request.query_params.get("root") or None
     if root is not None:
         check_id(root, "root")
@@ -228,13 +202,7 @@ async def graph(ctx: Ctx) -> Any:
     evidence = query_bool(ctx.request, "evidence", "includeEvidence")
 
     def build(mem: Any) -> dict[str, Any]:
-        g = mem.graph()
-        if root is not None:
-            if root not in g:
-                mem.page(root)  # NotFoundError → 404 for an unknown page
-                return {"nodes": [], "edges": [], "truncated": False}
-            keep = set(nx.ego_graph(g.to_undirected(as_view=True), root, radius=hop))
-            g = g.subgraph(keep)
+        g = mem.graph(root, hop)  # an unknown root page is a NotFoundError → 404
         ids = sorted(g.nodes)[:_MAX_GRAPH_NODES]
         kept = set(ids)
         frame = mem.pages()
@@ -260,8 +228,6 @@ async def graph(ctx: Ctx) -> Any:
 async def search(ctx: Ctx) -> Any:
     """Lexical inspection of readable pages (``mem.retrieve`` on the lexical channel), not live
     recall; protected pages never appear. ``hop`` adds pages linked to the hits."""
-    import networkx as nx
-
     query = (ctx.request.query_params.get("q") or "").strip()
     if not query:
         raise ApiError(400, "missing-query", "q is required")
@@ -276,13 +242,9 @@ async def search(ctx: Ctx) -> Any:
                 if pid in readable][:limit]
         results = [{**page_row_item(rows[pid]), "score": round(score, 6), "via": "lexical"} for pid, score in hits]
         if hop and hits:
-            g = mem.graph().to_undirected(as_view=True)
-            seen = {pid for pid, _ in hits}
-            for pid, _ in hits:
-                for near in sorted(nx.ego_graph(g, pid, radius=hop)):
-                    if near not in seen and near in readable:
-                        seen.add(near)
-                        results.append({**page_row_item(rows[near]), "score": None, "via": "graph"})
+            for near in mem.linked_pages([pid for pid, _ in hits], hop):
+                if near in readable:
+                    results.append({**page_row_item(rows[near]), "score": None, "via": "graph"})
         return {"query": query, "results": results}
 
     return await ctx.run(run)

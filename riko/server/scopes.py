@@ -1,15 +1,15 @@
 """The server's open memories: one :class:`riko.Memory` per profile, opened lazily, kept open.
 
-The server is the scope's single writer. Calls into one Memory run in a worker thread (the
-event loop never waits on DuckDB) under the scope's warehouse lock: the same lock the Dream
-runner takes around each of its own reads and writes, so a running Dream interleaves with
-requests instead of holding the profile for its whole run.
+Calls into one Memory run in a worker thread (the event loop never waits on DuckDB) under the
+memory's lock, a unit of work on the scope's file: the same lock the Dream runner takes around
+each of its own reads and writes, so a running Dream interleaves with requests instead of
+holding the profile for its whole run. Between calls the file is let go like in any other
+process (docs/concurrency.md), so the CLI and notebooks share the scope with the server.
 """
 
 from __future__ import annotations
 
 import threading
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -17,27 +17,10 @@ import anyio.to_thread
 
 from ..clock import Clock
 from ..config import RikoConfig
-from ..dream.jobs import scope_lock
 
-__all__ = ["Scopes", "DreamState"]
+__all__ = ["Scopes"]
 
 T = TypeVar("T")
-
-
-class DreamState:
-    """What the server knows about the Dream runs it queued for one profile."""
-
-    def __init__(self) -> None:
-        self.state = "idle"  # idle | queued | running
-        self.queued_at: datetime | None = None
-        self.started_at: datetime | None = None
-        self.finished_at: datetime | None = None
-        self.last_error: str | None = None
-        self.last_report: Any = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"state": self.state, "queued_at": self.queued_at, "started_at": self.started_at,
-                "last_run_at": self.finished_at, "last_error": self.last_error, "last_report": self.last_report}
 
 
 class Scopes:
@@ -49,18 +32,7 @@ class Scopes:
         self.clock = clock
         self._memories: dict[str, Any] = {}
         self._locks: dict[str, threading.RLock] = {}
-        self._overrides: dict[str, dict[str, Any]] = {}
-        self._dream: dict[str, DreamState] = {}
         self._guard = threading.Lock()
-
-    def config_for(self, profile: str) -> RikoConfig:
-        """The server configuration with this profile's Dream settings applied."""
-        changes = self._overrides.get(profile)
-        return self.config.replace(**changes) if changes else self.config
-
-    def dream_state(self, profile: str) -> DreamState:
-        with self._guard:
-            return self._dream.setdefault(profile, DreamState())
 
     def _lock(self, profile: str) -> threading.RLock:
         """Guards opening and closing one profile's Memory."""
@@ -73,7 +45,7 @@ class Scopes:
         with self._lock(profile):
             memory = self._memories.get(profile)
             if memory is None:
-                cfg = self.config_for(profile)
+                cfg = self.config
                 memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
                                    config=cfg.to_dict(), clock=self.clock)
                 self._memories[profile] = memory
@@ -88,26 +60,17 @@ class Scopes:
         memory = self._open(profile)
         if not exclusive:
             return fn(memory)
-        with scope_lock(memory):
+        with memory.lock:
             return fn(memory)
 
     async def run(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True) -> T:
         """:meth:`call` in a worker thread."""
         return await anyio.to_thread.run_sync(lambda: self.call(profile, fn, exclusive=exclusive))
 
-    def reconfigure(self, profile: str, changes: dict[str, Any]) -> RikoConfig:
-        """Apply Dream settings to one profile (validated first); its Memory reopens with them."""
-        merged = {**self._overrides.get(profile, {}), **changes}
-        candidate = self.config.replace(**merged)
-        with self._lock(profile):
-            self._overrides[profile] = merged
-            self._close(profile)
-        return candidate
-
     def _close(self, profile: str) -> None:
         memory = self._memories.pop(profile, None)
         if memory is not None:
-            with scope_lock(memory):
+            with memory.lock:
                 memory.close()
 
     def open_profiles(self) -> list[str]:
