@@ -69,7 +69,7 @@ def cmd_observations(args: argparse.Namespace) -> int:
 @command("observation")
 def cmd_observation(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        store = ObservationStore.of(mem)
+        store = ObservationStore.of(mem.context)
         if args.action == "activate":
             row = store.activate(args.id)
         elif args.action == "invalidate":

@@ -25,7 +25,7 @@ from .resident import ResidentSnapshot
 from .resident_store import ResidentStore
 from .review import Review
 from .warehouse import Turn, Warehouse
-from .dream.state import DreamState
+from .context import ScopeContext
 from .wiki import Page
 
 __all__ = ["Memory"]
@@ -72,13 +72,18 @@ class Memory:
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
         self.last_sync: SyncReport | None = None
-        self._dream_state = DreamState()
+        self._ctx = ScopeContext(
+            scope=self.scope, root=self.root, config=self.config, clock=self.clock, wh=self._wh, canon=self._canon,
+            review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
+            warehouse_dir=self.warehouse_dir, read_only=read_only,
+        )
+        self._dream_state = self._ctx.dream_state
         if not read_only:
             from .purge import recover_interrupted
 
             with self._wh.unit("open"):
                 # a purge that died mid-way is finished before sync could copy old page text anywhere
-                recover_interrupted(self)
+                recover_interrupted(self._ctx)
                 self.last_sync = self._canon.sync()
                 if self.last_sync.changed:
                     self._resident.refresh()
@@ -90,7 +95,7 @@ class Memory:
             if not self.read_only:
                 from .recall.index_cache import flush_activation
 
-                flush_activation(self)  # pending recall counts are written before the file goes
+                flush_activation(self._ctx)  # pending recall counts are written before the file goes
             self._closed = True
             self._wh.close()
 
@@ -114,6 +119,11 @@ class Memory:
     def __repr__(self) -> str:
         mode = "read-only" if self.read_only else "read-write"
         return f"<riko.Memory scope={self.scope.key!r} root={str(self.root)!r} {mode}>"
+
+    @property
+    def context(self) -> ScopeContext:
+        """The typed scope context stages work with (stores, clock, config, caches, locks)."""
+        return self._ctx
 
     @property
     def warehouse(self) -> Warehouse:
@@ -354,7 +364,7 @@ class Memory:
         state = self._dream_state
         state.start(self.clock.now())
         try:
-            report = run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+            report = run_dream(self._ctx, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
             raise
@@ -390,13 +400,13 @@ class Memory:
         """Dream job records: id, session, cursor, status, attempts, last error."""
         from .dream.runner import jobs_frame
 
-        return jobs_frame(self)
+        return jobs_frame(self._ctx)
 
     def observations(self, status: str | None = None) -> pl.DataFrame:
         """Inferred observations (never canon), with anchors, confidence and status."""
         from .observations import observations_frame
 
-        return observations_frame(self, status)
+        return observations_frame(self._ctx, status)
 
     # -- Recall (query time) ------------------------------------------------------------------------
     def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> Any:
@@ -404,26 +414,26 @@ class Memory:
         (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon."""
         from .recall.engine import recall
 
-        return recall(self, query, at_time=at_time, history=history, **options)
+        return recall(self._ctx, query, at_time=at_time, history=history, **options)
 
     def retrieve(self, query: str, k: int = 10, channels: Iterable[str] | None = None) -> pl.DataFrame:
         """Ungated research ranking over every channel (raw evidence included), for measuring retrieval."""
         from .recall.engine import retrieve
 
-        return retrieve(self, query, k=k, channels=channels)
+        return retrieve(self._ctx, query, k=k, channels=channels)
 
     def index(self, progress: bool = True, force: bool = False) -> dict[str, Any]:
         """Build or refresh the dense vector generation (incremental; only new texts are embedded)."""
         from .recall.engine import build_index
 
-        return build_index(self, progress=progress, force=force)
+        return build_index(self._ctx, progress=progress, force=force)
 
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         from .purge import purge_session
 
-        result = purge_session(self, session_id, dry_run=dry_run, confirmation=confirmation)
+        result = purge_session(self._ctx, session_id, dry_run=dry_run, confirmation=confirmation)
         if not dry_run:
             self._drop_recall_cache()
         return result
@@ -432,41 +442,41 @@ class Memory:
         """In-process recall indexes may hold purged text: drop them so they rebuild from disk."""
         from .recall.index_cache import drop_cache
 
-        drop_cache(self)
+        drop_cache(self._ctx)
 
     # -- observations ---------------------------------------------------------------------------------
     def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, Any]:
         """Management: an anchored observation candidate (never canon; anchors must resolve)."""
         from .observations import ObservationStore
 
-        out = ObservationStore.of(self).propose(text, list(anchors), confidence, authority="management")
+        out = ObservationStore.of(self._ctx).propose(text, list(anchors), confidence, authority="management")
         return out.__dict__ if hasattr(out, "__dict__") else dict(out)
 
     def activate_observation(self, observation_id: str) -> dict[str, Any]:
         from .observations import ObservationStore
 
-        return ObservationStore.of(self).activate(observation_id)
+        return ObservationStore.of(self._ctx).activate(observation_id)
 
     def invalidate_observation(self, observation_id: str, reason: str = "management-invalidation") -> dict[str, Any]:
         from .observations import ObservationStore
 
-        return ObservationStore.of(self).invalidate(observation_id, reason=reason)
+        return ObservationStore.of(self._ctx).invalidate(observation_id, reason=reason)
 
     def suppress_observation(self, observation_id: str, reason: str = "management-suppression") -> dict[str, Any]:
         from .observations import ObservationStore
 
-        return ObservationStore.of(self).suppress(observation_id, reason=reason)
+        return ObservationStore.of(self._ctx).suppress(observation_id, reason=reason)
 
     def restore_observation(self, observation_id: str, reason: str = "management-restore") -> dict[str, Any]:
         from .observations import ObservationStore
 
-        return ObservationStore.of(self).restore(observation_id, reason=reason)
+        return ObservationStore.of(self._ctx).restore(observation_id, reason=reason)
 
     def contradict_observation(self, observation_id: str, anchors: Iterable[str]) -> dict[str, Any]:
         """Record contradicting evidence: an active observation weakens, or is invalidated."""
         from .observations import ObservationStore
 
-        return ObservationStore.of(self).contradict(observation_id, list(anchors))
+        return ObservationStore.of(self._ctx).contradict(observation_id, list(anchors))
 
     # -- settings, audits, journals -----------------------------------------------------------------
     def dream_settings(self) -> dict[str, Any]:

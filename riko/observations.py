@@ -22,7 +22,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -34,6 +34,9 @@ from .errors import NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import classify_text, observation_is_sensitive, rank, stricter
 from .warehouse import Warehouse, dumps, naive_utc
+
+if TYPE_CHECKING:
+    from .context import ScopeContext
 
 __all__ = [
     "EPISTEMIC_STATUS",
@@ -121,9 +124,9 @@ class ObservationStore:
         self.wh, self.scope, self.config, self.clock = wh, scope, config, clock
 
     @classmethod
-    def of(cls, mem: Any) -> "ObservationStore":
+    def of(cls, mem: "ScopeContext") -> "ObservationStore":
         """The store of a :class:`riko.Memory`."""
-        return cls(mem._wh, mem.scope, mem.config, mem.clock)
+        return cls(mem.wh, mem.scope, mem.config, mem.clock)
 
     # -- anchors ----------------------------------------------------------------------------------
     def resolve_anchors(self, refs: Sequence[str]) -> list[_Anchor]:
@@ -419,6 +422,6 @@ class ObservationStore:
         return self.get(oid)
 
 
-def observations_frame(mem: Any, status: str | None = None) -> pl.DataFrame:
+def observations_frame(mem: "ScopeContext", status: str | None = None) -> pl.DataFrame:
     """``mem.observations(status)``: the scope's observations as a polars DataFrame."""
     return ObservationStore.of(mem).frame(status)

@@ -345,7 +345,7 @@ class ToolBox:
     # -- shared ---------------------------------------------------------------------------------
     def _snapshot(self) -> tuple[str, str]:
         """The current Resident text and version, read without writing anything."""
-        store = self.mem._resident
+        store = self.mem.context.resident
         try:
             snap = store.compile()
         except Exception:  # a failing compile leaves the last valid Resident readable
@@ -373,7 +373,7 @@ class ToolBox:
         return utc(row[0]) if row and row[0] is not None else self.mem.clock.now()
 
     def _live_pages(self) -> list[Page]:
-        return [p for p in self.mem._canon.pages() if p.status == "confirmed"]
+        return [p for p in self.mem.context.canon.pages() if p.status == "confirmed"]
 
     # -- memory_get_resident --------------------------------------------------------------------
     def _get_resident(self) -> ToolResult:
@@ -390,7 +390,7 @@ class ToolBox:
             raise _Refused(REMEMBER_REFUSAL)
         baseline = "sensitive" if sensitivity == "sensitive" else "normal"
         level = classify_text(claim, baseline)
-        review = self.mem._review
+        review = self.mem.context.review
         same = next((p for p in self._current_pages() if normalize_claim(p.description) == normalize_claim(claim)), None)
         if same is not None:
             if baseline == "sensitive" and same.sensitivity != "sensitive":
@@ -463,7 +463,7 @@ class ToolBox:
         latest = self._latest()
         if latest is None or not claim_in_latest(replacement, latest):
             raise _Refused(CORRECT_REFUSAL)
-        page = self.mem._review.correct(id.strip(), replacement, authority="user", evidence=latest.ref)
+        page = self.mem.context.review.correct(id.strip(), replacement, authority="user", evidence=latest.ref)
         return self._result("memory_correct", id=page.id,
                             message=f"Memory {page.id} corrected (version {page.version}, {page.sensitivity}).")
 
@@ -477,14 +477,14 @@ class ToolBox:
         if target is not None and not claim_in_latest(target, latest):
             raise _Refused(f"{tool} requires the target text in the latest raw user message")
         if id is not None:
-            return self.mem._canon.get(id.strip())
+            return self.mem.context.canon.get(id.strip())
         if target is None:
             raise _Refused(f"{tool} needs an id or a target copied from the latest user message")
         return self._resolve(tool, target)
 
     def _resolve(self, tool: str, target: str) -> Page | ToolResult:
         """One page for ``target``: an active alias, else an exact title, else a clear lexical winner."""
-        canon = self.mem._canon
+        canon = self.mem.context.canon
         entity = resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, target)
         if entity is not None and canon.exists(entity) and canon.get(entity).status == "confirmed":
             return canon.get(entity)
@@ -517,7 +517,7 @@ class ToolBox:
         if isinstance(page, ToolResult):
             return page
         wh, scope, clock = self.mem.warehouse, self.mem.scope, self.mem.clock
-        out = self.mem._review.forget(page.id, authority="user",
+        out = self.mem.context.review.forget(page.id, authority="user",
                                       invalidate_aliases=lambda pid: invalidate_entity_aliases(wh, scope, clock, pid))
         return self._result("memory_forget", id=page.id, raw_session_retained=bool(out.get("raw_session_retained", True)),
                             message=f"Memory {page.id} ({page.title}) forgotten; it leaves future Residents.")
@@ -526,7 +526,7 @@ class ToolBox:
         page = self._authorised_target("memory_suppress", id, target)
         if isinstance(page, ToolResult):
             return page
-        self.mem._review.suppress(page.id, reason="user-requested-suppression", authority="user")
+        self.mem.context.review.suppress(page.id, reason="user-requested-suppression", authority="user")
         return self._result("memory_suppress", id=page.id,
                             message=f"Memory {page.id} ({page.title}) suppressed; memory_restore undoes it.")
 
@@ -534,7 +534,7 @@ class ToolBox:
         page = self._authorised_target("memory_restore", id, target)
         if isinstance(page, ToolResult):
             return page
-        self.mem._review.restore(page.id, reason="user-requested-restore", authority="user")
+        self.mem.context.review.restore(page.id, reason="user-requested-restore", authority="user")
         return self._result("memory_restore", id=page.id,
                             message=f"Memory {page.id} ({page.title}) restored; it may be mentioned again.")
 

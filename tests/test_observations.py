@@ -43,7 +43,7 @@ def said(mem: riko.Memory, sid: str, *texts: str) -> list[str]:
 
 
 def store_of(mem: riko.Memory) -> ObservationStore:
-    return ObservationStore.of(mem)
+    return ObservationStore.of(mem.context)
 
 
 # -- anchors -------------------------------------------------------------------------------------------

@@ -221,7 +221,7 @@ def test_purge_removes_every_trace_and_verifies_after_restart(world: World) -> N
         assert not (mem.warehouse_dir / "purge" / op).exists()
     # a fresh process view: reopen, then check the tables through SQL and every byte on disk
     with world.open() as mem:
-        assert verify_tables(mem, needles) == [] and verify_files(mem, needles) == []
+        assert verify_tables(mem.context, needles) == [] and verify_files(mem.context, needles) == []
         exported = pl.read_parquet(mem.root / "exports" / mem.scope.storage_key / "**" / "*.parquet", hive_partitioning=True)
         assert world.a not in exported["session_id"].to_list() and world.b in exported["session_id"].to_list()
         assert mem.last_sync is not None and not mem.last_sync.changed
@@ -320,7 +320,7 @@ def test_a_page_corrected_away_from_the_session_survives(world: World) -> None:
 def test_a_held_lease_refuses_a_second_purge(world: World) -> None:
     with world.open() as mem:
         token = mem.purge(world.a)["confirmation"]
-        acquire_lease(mem, "another-store")
+        acquire_lease(mem.context, "another-store")
         before = _tables(mem)
         with pytest.raises(PurgeError, match="holds the lease"):
             mem.purge(world.a, dry_run=False, confirmation=token)
@@ -358,7 +358,7 @@ def test_fault_between_apply_and_verify_rolls_back(world: World, monkeypatch: py
         assert status == "failed" and "fault injected" in error and "QUOKKA" not in error
         # the journal stays open: the next open (here: an explicit call) completes it
         monkeypatch.delenv(FAULT_ENV)
-        assert recover_interrupted(mem) == [op]
+        assert recover_interrupted(mem.context) == [op]
         assert _journal(mem)[0][1] == "completed" and mem.evidence(world.a).height == 0
     assert _bytes_hits(world.root, MARK) == []
 
@@ -404,7 +404,7 @@ def test_killed_purge_is_completed_on_the_next_open(world: World) -> None:
         (op, status, _, _), = _journal(mem)
         assert op == journal_dirs[0] and status == "completed"
         assert mem.evidence(world.a).height == 0
-        assert recover_interrupted(mem) == []
+        assert recover_interrupted(mem.context) == []
     assert not (warehouse / "purge").exists() or not any((warehouse / "purge").iterdir())
     assert _bytes_hits(world.root, MARK) == []
 

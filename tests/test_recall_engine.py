@@ -87,7 +87,7 @@ def test_exact_channel_matches_identifiers_paths_dates_and_quotes_literally(mem)
 def test_raw_evidence_chunks_long_messages_at_sentences_and_shows_the_matching_chunk(mem) -> None:
     filler = " ".join(f"Sentence {i} talks about the weather and nothing else." for i in range(20))
     say(mem, "s1", filler + " My sister Maya moved to Rotterdam last spring. " + filler)
-    cache = cache_for(mem)
+    cache = cache_for(mem.context)
     cache.refresh()
     chunks = [cache.evidence.chunk_texts[i] for i in cache.evidence.line_chunks[0]]
     assert len(chunks) > 2 and all(len(c) <= 480 for c in chunks)
@@ -182,7 +182,7 @@ def test_channel_weights_follow_measured_quality() -> None:
 # -- the cache ------------------------------------------------------------------------------------------
 def test_cache_appends_new_evidence_and_rebuilds_after_rows_are_removed(mem) -> None:
     say(mem, "s1", "I adopted a cat named Miso.")
-    cache = cache_for(mem)
+    cache = cache_for(mem.context)
     cache.refresh()
     index = cache.evidence.index
     say(mem, "s1", "Miso likes the balcony.")
@@ -206,7 +206,7 @@ def test_a_page_change_is_seen_by_the_next_recall(mem) -> None:
 def test_writes_without_an_audit_are_seen_and_an_idle_cache_is_not_rebuilt(mem) -> None:
     say(mem, "s1", "My tortoise is called Bramble.")
     assert mem.recall("do you remember my tortoise?", record_activation=False).trace["candidatesByChannel"]["rawEvidence"] == 1
-    cache = cache_for(mem)
+    cache = cache_for(mem.context)
     pages, evidence = cache.pages, cache.evidence.index
     mem.recall("do you remember my tortoise?", record_activation=False)
     assert cache.pages is pages and cache.evidence.index is evidence
@@ -239,10 +239,10 @@ def test_activation_counts_are_batched_but_never_lost_on_flush(mem) -> None:
     stored = lambda: mem.warehouse.fetchall(  # noqa: E731
         "SELECT recall_count, score FROM activation WHERE scope_key = ? AND record_id = ?", [mem.scope.key, page.id])
     assert stored() == [(1, pytest.approx(0.6931, abs=1e-3))]  # the first recall wrote; the rest wait
-    assert cache_for(mem).activation[page.id] == pytest.approx(1.3863, abs=1e-3)  # ln(1 + 3), already in use
-    flush_activation(mem)
+    assert cache_for(mem.context).activation[page.id] == pytest.approx(1.3863, abs=1e-3)  # ln(1 + 3), already in use
+    flush_activation(mem.context)
     assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
-    flush_activation(mem)  # nothing pending: nothing written twice
+    flush_activation(mem.context)  # nothing pending: nothing written twice
     assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
     # the cache's own writes do not blind it to the next write of anyone else
     say(mem, "s1", "Sencha is my morning tea.")
@@ -288,7 +288,7 @@ def test_activation_counts_injected_results_only_and_never_truth(mem) -> None:
     mem.recall("do you remember my tea?")
     mem.recall("do you remember my tea?", record_activation=False)
     mem.retrieve("tea")
-    flush_activation(mem)  # counts reach the store in batches, at most a second late
+    flush_activation(mem.context)  # counts reach the store in batches, at most a second late
     rows = mem.warehouse.fetchall("SELECT record_id, recall_count, score FROM activation WHERE scope_key = ?",
                                   [mem.scope.key])
     assert [(r[0], r[1]) for r in rows] == [(page.id, 2)]

@@ -10,13 +10,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
 from ..errors import ConfigError
 from ..migrations import RECORD_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
+    from ..warehouse import Turn
 
 __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "scope_lock", "in_flight",
            "write_jobs", "jobs_frame"]
@@ -29,13 +33,13 @@ _IN_FLIGHT: set[tuple[str, str]] = set()
 _GUARD = threading.Lock()
 
 
-def scope_lock(mem: Any) -> Any:
-    """The lock every Dream read and write of ``mem``'s warehouse happens under: holding it is
-    a unit of work on the scope's file (threads take turns; other processes wait their turn)."""
-    return mem.warehouse.turn("dream")
+def scope_lock(mem: "ScopeContext") -> "Turn":
+    """The lock every Dream read and write of the scope happens under: holding it is a unit of
+    work on the scope's file (threads take turns; other processes wait their turn)."""
+    return mem.dream_lock
 
 
-def in_flight(mem: Any, session_id: str, *, claim: bool) -> bool:
+def in_flight(mem: "ScopeContext", session_id: str, *, claim: bool) -> bool:
     """Claim a session for a run (False when another run already holds it), or release it."""
     key = (str(mem.warehouse.path), session_id)
     with _GUARD:
@@ -100,7 +104,7 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
     wh.insert_arrow("jobs", table)
 
 
-def jobs_frame(mem: Any) -> pl.DataFrame:
+def jobs_frame(mem: "ScopeContext") -> pl.DataFrame:
     """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
     with scope_lock(mem):
         return mem.warehouse.frame(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
 
@@ -35,6 +35,9 @@ from .reflection import Anchor, ReflectionRequest, parse_reflection
 from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
 from .transcript import Transcript, TranscriptLine
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["DreamReport", "run_dream", "jobs_frame", "job_id", "parse_shard", "shard_of", "resolve_provider",
            "JOB_KIND", "JOB_STATUSES"]
@@ -149,9 +152,9 @@ def _reflect(provider: Any, request: ReflectionRequest) -> tuple[str | None, Pro
 class _Run:
     """State of one ``run_dream`` call."""
 
-    def __init__(self, mem: Any, provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
+    def __init__(self, mem: "ScopeContext", provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
                  use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str]) -> None:
-        self.mem, self.wh, self.scope, self.cfg = mem, mem._wh, mem.scope, mem.config
+        self.mem, self.wh, self.scope, self.cfg = mem, mem.wh, mem.scope, mem.config
         self.provider = provider
         self.workers = workers
         self.progress = progress
@@ -349,7 +352,7 @@ class _Run:
             for page in (w.parsed.pages if w.error is None and w.parsed else ()):
                 proposals.append(Proposal(page, w.session_id, tuple(self._evidence_for(page, w))))
                 owners.append(w)
-        outcomes = propose_batch(self.mem._review, proposals) if proposals else []
+        outcomes = propose_batch(self.mem.review, proposals) if proposals else []
         settled: dict[int, list[tuple[ProposedPage, Any]]] = {id(w): [] for w in done}
         for w, proposal, outcome in zip(owners, proposals, outcomes):
             settled[id(w)].append((proposal.page, outcome))
@@ -453,15 +456,15 @@ class _Run:
             return
         try:
             # one transaction for the batch: a failure undoes its page files and rows together
-            with self.mem._canon.transaction():
-                confirmed = self.mem._review.auto_confirm(ids, policy)
+            with self.mem.canon.transaction():
+                confirmed = self.mem.review.auto_confirm(ids, policy)
             self.report.auto_confirmed.extend(confirmed)
             return
         except (RikoError, OSError) as exc:
             log.warning("auto-confirm of a batch failed, retrying one by one: %s", self._sanitize(str(exc)))
         for cid in ids:
             try:
-                self.report.auto_confirmed.extend(self.mem._review.auto_confirm([cid], policy))
+                self.report.auto_confirmed.extend(self.mem.review.auto_confirm([cid], policy))
             except (RikoError, OSError) as exc:
                 log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
 
@@ -622,7 +625,7 @@ class _Run:
 
 
 def run_dream(
-    mem: Any,
+    mem: "ScopeContext",
     sessions: Iterable[str] | str | None = None,
     provider: Any = None,
     workers: int | None = None,
@@ -649,12 +652,12 @@ def run_dream(
     ``config.reflection_enabled``. Never writes canon itself; ``candidate_auto_confirm`` applies.
     """
     started = time.perf_counter()
-    mem._wh.require_writable()
+    mem.wh.require_writable()
     cfg = mem.config
     count = cfg.dream_workers if workers is None else workers
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 64:
         raise ConfigError("workers", f"must be an integer from 1 to 64, got {workers!r}")
-    saved = mem.dream_settings() if hasattr(mem, "dream_settings") else {}
+    saved = mem.dream_settings()
     if saved:  # settings saved for this scope (review page, POST /config) override the file config
         cfg = cfg.replace(**saved)
     chosen = resolve_provider(cfg, provider, url=url, model=model, credential_ref=credential_ref, environ=environ)
@@ -670,8 +673,8 @@ def run_dream(
         run.release()
     report = run.report
     report.seconds = time.perf_counter() - started
-    with run.lock, mem._wh.transaction():
-        mem._wh.audit("dream-run", "deterministic_rule", run.run_id, {
+    with run.lock, mem.wh.transaction():
+        mem.wh.audit("dream-run", "deterministic_rule", run.run_id, {
             "provider": report.provider, "model": report.model, "sessions": report.sessions,
             "succeeded": report.succeeded, "failed": report.failed, "skipped": report.skipped,
             "candidates": report.candidates, "shard": report.to_dict()["shard"],

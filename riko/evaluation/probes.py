@@ -245,7 +245,7 @@ def _observation(h: Harness, s: Scenario, turn: TurnRecord, arg: str) -> ProbeRe
     from ..observations import ObservationStore
 
     ref, status = arg.split(":", 1)
-    row = ObservationStore.of(h.memory()).get(h.refs[ref])
+    row = ObservationStore.of(h.memory().context).get(h.refs[ref])
     return ProbeResult({f"observation {ref} is {status}": row["status"] == status})
 
 

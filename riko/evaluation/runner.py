@@ -62,7 +62,7 @@ def _doc_text(mem: Any, doc_id: str, kind: str | None) -> str:
     if kind == "observation" or doc_id.startswith("o-"):
         from ..observations import ObservationStore
 
-        return ObservationStore.of(mem).get(doc_id)["text"]
+        return ObservationStore.of(mem.context).get(doc_id)["text"]
     page = mem.page(doc_id)
     return "\n".join(filter(None, (page.title, page.description or "", page.body or "")))
 

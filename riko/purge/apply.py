@@ -14,7 +14,7 @@ from ..warehouse import dumps, naive_utc
 from .plan import Plan
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..context import ScopeContext
 
 __all__ = ["apply_plan", "PURGED_TITLE"]
 
@@ -22,15 +22,15 @@ __all__ = ["apply_plan", "PURGED_TITLE"]
 PURGED_TITLE = "[purged]"
 
 
-def _delete(mem: "Memory", table: str, column: str, ids: list[Any]) -> None:
+def _delete(mem: "ScopeContext", table: str, column: str, ids: list[Any]) -> None:
     if ids:
-        mem._wh.con.execute(f"DELETE FROM {table} WHERE scope_key = ? AND list_contains(?, {column})",
+        mem.wh.con.execute(f"DELETE FROM {table} WHERE scope_key = ? AND list_contains(?, {column})",
                             [mem.scope.key, list(ids)])
 
 
-def apply_plan(mem: "Memory", plan: Plan, operation_id: str) -> None:
+def apply_plan(mem: "ScopeContext", plan: Plan, operation_id: str) -> None:
     """Apply ``plan`` (the caller holds the lease and a snapshot to restore on failure)."""
-    wh, key, sid = mem._wh, mem.scope.key, plan.session_id
+    wh, key, sid = mem.wh, mem.scope.key, plan.session_id
     now = naive_utc(mem.clock.now())
     with wh.transaction():
         con = wh.con
@@ -53,7 +53,7 @@ def apply_plan(mem: "Memory", plan: Plan, operation_id: str) -> None:
         con.execute("UPDATE index_meta SET degraded_reason = 'purge-rebuild-required', updated_at = ? WHERE scope_key = ?",
                     [now, key])
         _files(mem, plan)
-        mem._resident.refresh()
+        mem.resident.refresh()
         # last: the steps above append audits of their own, none of which name the session
         if plan.audits:
             con.execute("UPDATE audits SET detail = ? WHERE scope_key = ? AND list_contains(?, id)",
@@ -63,8 +63,8 @@ def apply_plan(mem: "Memory", plan: Plan, operation_id: str) -> None:
                         [f"purge:{operation_id}", key, plan.audit_targets])
 
 
-def _pages(mem: "Memory", plan: Plan, operation_id: str, now: Any) -> None:
-    con, key = mem._wh.con, mem.scope.key
+def _pages(mem: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None:
+    con, key = mem.wh.con, mem.scope.key
     for pid in plan.pages_removed:
         con.execute(
             "UPDATE pages SET status = 'forgotten', title = ?, description = '', body = '', tags = '[]', sources = '[]', "
@@ -72,12 +72,12 @@ def _pages(mem: "Memory", plan: Plan, operation_id: str, now: Any) -> None:
             "file_hash = NULL, source_candidates = '[]', extra = '{}', version = version + 1, updated_at = ? "
             "WHERE scope_key = ? AND id = ?", [PURGED_TITLE, now, key, pid])
     for pid, kept in plan.pages_scrubbed.items():
-        page = mem._canon.get(pid)
+        page = mem.canon.get(pid)
         if page.status == "forgotten":
             con.execute("UPDATE pages SET sources = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                         [dumps(kept), now, key, pid])
         else:
-            mem._canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
+            mem.canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
                             audit_kind="page-purge-scrubbed", detail={"operation": operation_id})
     for pid, version in plan.versions_removed:
         con.execute("DELETE FROM page_versions WHERE scope_key = ? AND page_id = ? AND version = ?", [key, pid, version])
@@ -86,8 +86,8 @@ def _pages(mem: "Memory", plan: Plan, operation_id: str, now: Any) -> None:
                     [text, key, pid, version])
 
 
-def _candidates(mem: "Memory", plan: Plan, now: Any) -> None:
-    con, key = mem._wh.con, mem.scope.key
+def _candidates(mem: "ScopeContext", plan: Plan, now: Any) -> None:
+    con, key = mem.wh.con, mem.scope.key
     _delete(mem, "candidates", "id", plan.candidates_removed)
     for cid, (evidence, sessions) in plan.candidates_scrubbed.items():
         con.execute("UPDATE candidates SET evidence = ?, source_sessions = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
@@ -98,8 +98,8 @@ def _candidates(mem: "Memory", plan: Plan, now: Any) -> None:
                     "THEN 'pending' ELSE status END, updated_at = ? WHERE scope_key = ? AND id = ?", [now, key, cid])
 
 
-def _observations(mem: "Memory", plan: Plan, now: Any) -> None:
-    con, key = mem._wh.con, mem.scope.key
+def _observations(mem: "ScopeContext", plan: Plan, now: Any) -> None:
+    con, key = mem.wh.con, mem.scope.key
     _delete(mem, "observations", "id", plan.observations_removed)
     for oid, (anchors, sessions, contradictions) in plan.observations_scrubbed.items():
         con.execute("UPDATE observations SET anchors = ?, session_ids = ?, contradictions = ?, updated_at = ? "
@@ -107,18 +107,18 @@ def _observations(mem: "Memory", plan: Plan, now: Any) -> None:
                     [dumps(anchors), dumps(sessions), dumps(contradictions), now, key, oid])
 
 
-def _aliases(mem: "Memory", plan: Plan, now: Any) -> None:
+def _aliases(mem: "ScopeContext", plan: Plan, now: Any) -> None:
     from ..aliases import rebuild_aliases
 
-    con, key = mem._wh.con, mem.scope.key
+    con, key = mem.wh.con, mem.scope.key
     _delete(mem, "aliases", "id", plan.aliases_removed)
     for aid, refs in plan.aliases_scrubbed.items():
         con.execute("UPDATE aliases SET source_refs = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                     [dumps(refs), now, key, aid])
-    rebuild_aliases(mem._wh, mem.scope, mem.clock, mem._canon.pages())
+    rebuild_aliases(mem.wh, mem.scope, mem.clock, mem.canon.pages())
 
 
-def _files(mem: "Memory", plan: Plan) -> None:
+def _files(mem: "ScopeContext", plan: Plan) -> None:
     """Delete removed page files and the session's exports; strip its vectors from the index."""
     for pid in plan.pages_removed:
         rel = plan.page_files.get(pid)

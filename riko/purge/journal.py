@@ -24,7 +24,7 @@ from .storage import compact_database, other_handles, restore_snapshot, take_sna
 from .verify import verify_files, verify_tables
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..context import ScopeContext
 
 __all__ = ["purge_session", "recover_interrupted", "acquire_lease", "release_lease", "LEASE_ID", "LEASE_SECONDS",
            "FAULT_ENV", "KILL_ENV", "CHECKPOINTS"]
@@ -46,19 +46,19 @@ def _checkpoint(name: str) -> None:
         raise PurgeError(f"fault injected at {name} ({FAULT_ENV})")
 
 
-def _owner(mem: "Memory") -> str:
+def _owner(mem: "ScopeContext") -> str:
     """The lease owner of one open store: this process and this Memory object."""
     return f"{_PROCESS_OWNER}:{id(mem):x}"
 
 
 # -- lease ------------------------------------------------------------------------------------
-def acquire_lease(mem: "Memory", owner: str, *, takeover: bool = False) -> None:
+def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) -> None:
     """Take the scope's purge lease for :data:`LEASE_SECONDS`, or raise PurgeError if it is held.
 
     ``takeover`` ignores a held lease: recovery runs under the writer lock, so whoever
     held it is gone.
     """
-    wh, key = mem._wh, mem.scope.key
+    wh, key = mem.wh, mem.scope.key
     now = mem.clock.now()
     with wh.transaction():
         row = wh.fetchone("SELECT lease_owner, lease_expires_at FROM jobs WHERE scope_key = ? AND id = ?", [key, LEASE_ID])
@@ -74,16 +74,16 @@ def acquire_lease(mem: "Memory", owner: str, *, takeover: bool = False) -> None:
         }, key=("id",))
 
 
-def release_lease(mem: "Memory", owner: str) -> None:
-    with mem._wh.transaction():
-        mem._wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ? AND lease_owner = ?",
+def release_lease(mem: "ScopeContext", owner: str) -> None:
+    with mem.wh.transaction():
+        mem.wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ? AND lease_owner = ?",
                             [mem.scope.key, LEASE_ID, owner])
 
 
 # -- journal ------------------------------------------------------------------------------------
-def _journal(mem: "Memory", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
+def _journal(mem: "ScopeContext", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
              error: str | None = None) -> None:
-    wh, key, now = mem._wh, mem.scope.key, naive_utc(mem.clock.now())
+    wh, key, now = mem.wh, mem.scope.key, naive_utc(mem.clock.now())
     with wh.transaction():
         row = wh.fetchone("SELECT created_at, impact FROM purges WHERE scope_key = ? AND id = ?", [key, operation_id])
         wh.upsert("purges", {
@@ -101,14 +101,14 @@ def _sanitized(exc: BaseException) -> str:
 
 
 # -- the transaction -----------------------------------------------------------------------------
-def _run(mem: "Memory", operation_id: str, plan: Plan) -> None:
+def _run(mem: "ScopeContext", operation_id: str, plan: Plan) -> None:
     """Snapshot, apply, verify, complete; on any failure restore and re-raise."""
     snap = None
     try:
         snap = take_snapshot(mem, plan)
         apply_plan(mem, plan, operation_id)
         _checkpoint("after-apply")
-        compact_database(mem._wh)
+        compact_database(mem.wh)
         problems = verify_tables(mem, plan.needles) + verify_files(mem, plan.needles)
         if problems:
             raise PurgeError("verification found retained traces of the session: " + "; ".join(problems[:20]))
@@ -119,18 +119,18 @@ def _run(mem: "Memory", operation_id: str, plan: Plan) -> None:
                 restore_snapshot(mem, snap)
         finally:
             _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
-            with mem._wh.transaction():
-                mem._wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
+            with mem.wh.transaction():
+                mem.wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
                               {"operation": operation_id, "error": type(exc).__name__})
         raise
     _journal(mem, operation_id, plan.session_id, "completed")
-    with mem._wh.transaction():
-        mem._wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
+    with mem.wh.transaction():
+        mem.wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
                       {"operation": operation_id, **summary(plan.impact())})
     shutil.rmtree(work_dir(mem, operation_id), ignore_errors=True)
 
 
-def _report(mem: "Memory", plan: Plan, token: str) -> dict[str, Any]:
+def _report(mem: "ScopeContext", plan: Plan, token: str) -> dict[str, Any]:
     return {
         "sessionId": plan.session_id, "dryRun": True, "changed": False, "impact": plan.impact(),
         "confirmation": token, "residentRebuild": plan.resident_rebuild, "gitTrackedPaths": plan.git_tracked,
@@ -138,7 +138,7 @@ def _report(mem: "Memory", plan: Plan, token: str) -> dict[str, Any]:
     }
 
 
-def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
+def purge_session(mem: "ScopeContext", session_id: str, *, dry_run: bool = True,
                   confirmation: str | None = None) -> dict[str, Any]:
     """Plan (dry run) or carry out the purge of one raw session.
 
@@ -151,8 +151,8 @@ def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
         raise PurgeError("purge needs a non-empty session id")
     if dry_run:
         return _plan_report(mem, session_id)[2]
-    mem._wh.require_writable()
-    if other_handles(mem._wh):
+    mem.wh.require_writable()
+    if other_handles(mem.wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
     owner = _owner(mem)
     acquire_lease(mem, owner)  # before planning, so no other purge moves the state under this plan
@@ -175,15 +175,15 @@ def purge_session(mem: "Memory", session_id: str, *, dry_run: bool = True,
     return report
 
 
-def _plan_report(mem: "Memory", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
-    needles = Needles.from_warehouse(mem._wh, mem.scope.key, session_id)
+def _plan_report(mem: "ScopeContext", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
+    needles = Needles.from_warehouse(mem.wh, mem.scope.key, session_id)
     plan = build_plan(mem, needles)
     if plan.empty:
         raise NotFoundError("session", session_id, "list sessions with mem.sessions()")
     return needles, plan, _report(mem, plan, plan.token(mem.scope.key))
 
 
-def recover_interrupted(mem: "Memory") -> list[str]:
+def recover_interrupted(mem: "ScopeContext") -> list[str]:
     """Retry every started or failed purge journal; returns the operation ids now completed.
 
     A retry that fails again stays ``failed`` (its error recorded) and is retried on the next
@@ -192,13 +192,13 @@ def recover_interrupted(mem: "Memory") -> list[str]:
     if mem.read_only:
         return []
     key = mem.scope.key
-    pending = mem._wh.fetchall(
+    pending = mem.wh.fetchall(
         "SELECT id, session_id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed') ORDER BY created_at, id",
         [key])
     done: list[str] = []
     for operation_id, session_id in pending:
         path = work_dir(mem, operation_id) / "needles.json"
-        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(mem._wh, key, session_id)
+        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(mem.wh, key, session_id)
         owner = _owner(mem)
         acquire_lease(mem, owner, takeover=True)
         try:
@@ -217,7 +217,7 @@ def recover_interrupted(mem: "Memory") -> list[str]:
             release_lease(mem, owner)
     base = work_dir(mem)
     if base.is_dir():
-        still_open = {r[0] for r in mem._wh.fetchall(
+        still_open = {r[0] for r in mem.wh.fetchall(
             "SELECT id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed')", [key])}
         for entry in base.iterdir():
             if entry.name not in still_open:

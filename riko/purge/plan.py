@@ -22,7 +22,7 @@ from ..wiki import parse_page, render_page
 from .needles import Needles
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..context import ScopeContext
 
 __all__ = ["Plan", "build_plan", "text_columns", "column_hits", "EXPORTS_DIR"]
 
@@ -176,8 +176,8 @@ def _total(counts: Any) -> int:
 
 
 class _Planner:
-    def __init__(self, mem: "Memory", needles: Needles) -> None:
-        self.mem, self.wh, self.key, self.needles = mem, mem._wh, mem.scope.key, needles
+    def __init__(self, mem: "ScopeContext", needles: Needles) -> None:
+        self.mem, self.wh, self.key, self.needles = mem, mem.wh, mem.scope.key, needles
         self.plan = Plan(needles)
 
     def rows(self, table: str, extra: str = "false", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
@@ -351,12 +351,12 @@ class _Planner:
                     p.export_paths.append(entry)
                 elif entry.is_file() and name == f"{p.session_id}.jsonl":
                     p.export_paths.append(entry)
-        stored = mem._resident.stored()
+        stored = mem.resident.stored()
         touched = set(p.pages_removed) | set(p.pages_scrubbed)
         if stored is not None:
             listed = set(stored.source_page_ids) | set(stored.omitted_page_ids)
             p.resident_rebuild = bool(listed & touched) or self.needles.mentions(stored.text)
-        resident = mem._canon.resident_path()
+        resident = mem.canon.resident_path()
         changed = [mem.wiki_dir / rel for rel in p.page_files.values()]
         if p.resident_rebuild:
             changed.append(resident)
@@ -378,6 +378,6 @@ def git_tracked(directory: Path, paths: list[Path]) -> list[str]:
     return sorted(str((directory / name).resolve()) for name in out.stdout.decode("utf-8", "replace").split("\0") if name)
 
 
-def build_plan(mem: "Memory", needles: Needles) -> Plan:
+def build_plan(mem: "ScopeContext", needles: Needles) -> Plan:
     """Compute the plan of purging ``needles.session_id`` from ``mem`` as it is now."""
     return _Planner(mem, needles).run()

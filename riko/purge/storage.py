@@ -20,7 +20,7 @@ from ..wiki import write_atomic
 from .plan import EXPORTS_DIR, Plan
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..context import ScopeContext
     from ..warehouse import Warehouse
 
 __all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", "owned_files", "work_dir",
@@ -29,7 +29,7 @@ __all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", 
 WORK_DIR = "purge"
 
 
-def work_dir(mem: "Memory", operation_id: str | None = None) -> Path:
+def work_dir(mem: "ScopeContext", operation_id: str | None = None) -> Path:
     """Where an unfinished purge keeps its needles (removed when the journal completes)."""
     base = mem.warehouse_dir / WORK_DIR
     return base if operation_id is None else base / operation_id
@@ -57,9 +57,9 @@ def _read_tree(path: Path) -> dict[str, bytes] | None:
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def take_snapshot(mem: "Memory", plan: Plan) -> Snapshot:
+def take_snapshot(mem: "ScopeContext", plan: Plan) -> Snapshot:
     """Copy every row and file ``plan`` may change."""
-    wh, key = mem._wh, mem.scope.key
+    wh, key = mem.wh, mem.scope.key
     selections: list[tuple[str, str, list[Any]]] = [
         ("evidence", "session_id = ?", [plan.session_id]),
         ("sessions", "list_contains(?::VARCHAR[], session_id)", [[plan.session_id, *plan.child_sessions]]),
@@ -92,16 +92,16 @@ def take_snapshot(mem: "Memory", plan: Plan) -> Snapshot:
     for rel in plan.page_files.values():
         path = mem.wiki_dir / rel
         snap.files[path] = path.read_bytes() if path.is_file() else None
-    resident = mem._canon.resident_path()
+    resident = mem.canon.resident_path()
     snap.files[resident] = resident.read_bytes() if resident.is_file() else None
     for path in [*plan.export_paths, *([plan.dense_dir] if plan.dense_dir is not None else [])]:
         snap.trees[path] = _read_tree(path)
     return snap
 
 
-def restore_snapshot(mem: "Memory", snap: Snapshot) -> None:
+def restore_snapshot(mem: "ScopeContext", snap: Snapshot) -> None:
     """Put back every snapshotted row and file (rows the apply appended are removed)."""
-    wh, key = mem._wh, mem.scope.key
+    wh, key = mem.wh, mem.scope.key
     with wh.transaction():
         for table, where, params, rows in snap.rows:
             wh.con.execute(f"DELETE FROM {table} WHERE scope_key = ? AND ({where})", [key, *params])
@@ -180,7 +180,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 # -- the files a scope owns -------------------------------------------------------------------
-def owned_files(mem: "Memory") -> Iterator[Path]:
+def owned_files(mem: "ScopeContext") -> Iterator[Path]:
     """Every file of this scope's storage domain: warehouse (database, dense index), Wiki pages
     and RESIDENT.md, evidence exports under ``<root>/exports/<storage-key>/``.
 

@@ -19,20 +19,20 @@ from .plan import column_hits, text_columns
 from .storage import owned_files
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..context import ScopeContext
 
 __all__ = ["verify_tables", "verify_files", "scan_file"]
 
 _DATABASE_SUFFIXES = (".duckdb", ".duckdb.wal")
 
 
-def verify_tables(mem: "Memory", needles: Needles) -> list[str]:
+def verify_tables(mem: "ScopeContext", needles: Needles) -> list[str]:
     """``table.column: N row(s)`` for every text column still mentioning the session.
 
     Other sessions' raw lines are their own record: there only a reference to this session
     counts (a shared line of text is theirs too and was never a needle).
     """
-    wh, key, problems = mem._wh, mem.scope.key, []
+    wh, key, problems = mem.wh, mem.scope.key, []
     for table in SCOPED_TABLES:
         if table == "purges":
             continue
@@ -103,7 +103,7 @@ def _decoded(path: Path, data: bytes) -> list[bytes]:
     return []
 
 
-def verify_files(mem: "Memory", needles: Needles) -> list[str]:
+def verify_files(mem: "ScopeContext", needles: Needles) -> list[str]:
     """``relative path: kinds`` for every owned file still holding the session."""
     problems = []
     token = re.compile(needles.token_pattern())

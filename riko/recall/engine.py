@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import polars as pl
 
@@ -40,6 +40,9 @@ from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
 from .vectors import build_generation, dense_index, index_status, provider_for
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
@@ -88,7 +91,7 @@ def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None,
 
 
 # -- recall -----------------------------------------------------------------------------------
-def recall(mem: Any, query: str, *, at_time: Any = None, history: bool = False, **options: Any) -> RecallResult:
+def recall(mem: "ScopeContext", query: str, *, at_time: Any = None, history: bool = False, **options: Any) -> RecallResult:
     """Planner-gated recall for one user turn; see :meth:`riko.Memory.recall`.
 
     Options: ``max_candidates``, ``max_context_chars`` (override the config), ``build_index``
@@ -129,7 +132,7 @@ def recall(mem: Any, query: str, *, at_time: Any = None, history: bool = False, 
 class _Run:
     """One execution of a recall plan (state shared by its stages)."""
 
-    def __init__(self, mem: Any, query: str, plan: RecallPlan, trace: RecallTrace, now: datetime,
+    def __init__(self, mem: "ScopeContext", query: str, plan: RecallPlan, trace: RecallTrace, now: datetime,
                  options: Mapping[str, Any]) -> None:
         self.mem, self.query, self.plan, self.trace, self.now = mem, query, plan, trace, now
         self.options = options
@@ -395,7 +398,7 @@ _RETRIEVE_SCHEMA = {
 }
 
 
-def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
              provider: Any = None, weights: Mapping[str, float] | None = None) -> pl.DataFrame:
     """Ungated research ranking over every channel, raw evidence included; see :meth:`riko.Memory.retrieve`.
 
@@ -454,7 +457,7 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
 
 
 # -- index --------------------------------------------------------------------------------------
-def _provider_or_raise(mem: Any, cache: RecallCache, provider: Any) -> Any:
+def _provider_or_raise(mem: "ScopeContext", cache: RecallCache, provider: Any) -> Any:
     chosen = provider or provider_for(cache)
     if chosen is None:
         detail = f" ({cache.provider_error})" if cache.provider_error else ""
@@ -464,7 +467,7 @@ def _provider_or_raise(mem: Any, cache: RecallCache, provider: Any) -> Any:
     return chosen
 
 
-def build_index(mem: Any, *, progress: bool = True, force: bool = False, provider: Any = None) -> dict[str, Any]:
+def build_index(mem: "ScopeContext", *, progress: bool = True, force: bool = False, provider: Any = None) -> dict[str, Any]:
     """Build or refresh the scope's dense generation; see :meth:`riko.Memory.index`.
 
     Incremental: vectors of unchanged texts are reused by text hash; only new texts are

@@ -37,6 +37,8 @@ from .text import normalize, tokenize
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
+    from ..context import ScopeContext
+
 __all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE_INTERVAL_S", "page_text",
            "evidence_sensitivity"]
 
@@ -48,29 +50,30 @@ _DOCS_KEPT = 50_000
 #: (a safety net: every committed write already moves the files).
 PROBE_INTERVAL_S = 10.0
 
-_CACHES: "weakref.WeakKeyDictionary[Any, RecallCache]" = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
+# Contexts whose cache was built, so counts pending at interpreter exit are still written.
+_OPEN: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
-def cache_for(mem: Any) -> "RecallCache":
-    """The recall cache of ``mem`` (created on first use, dropped with the Memory)."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(mem)
+def cache_for(mem: "ScopeContext") -> "RecallCache":
+    """The recall cache of the scope context ``mem`` (created on first use, dropped with it)."""
+    with mem.recall_cache_guard:
+        cache = mem.recall_cache
         if cache is None:
-            cache = _CACHES[mem] = RecallCache(mem)
+            cache = mem.recall_cache = RecallCache(mem)
+            _OPEN.add(mem)
         return cache
 
 
-def drop_cache(mem: Any) -> None:
+def drop_cache(mem: "ScopeContext") -> None:
     """Forget ``mem``'s in-process indexes (after a purge they may hold purged text)."""
-    with _CACHES_LOCK:
-        _CACHES.pop(mem, None)
+    with mem.recall_cache_guard:
+        mem.recall_cache = None
 
 
-def flush_activation(mem: Any) -> None:
+def flush_activation(mem: "ScopeContext") -> None:
     """Write the recall counts ``mem`` holds in memory to its store now (a no-op when none)."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(mem)
+    with mem.recall_cache_guard:
+        cache = mem.recall_cache
     if cache is not None:
         cache.flush_activation()
 
@@ -78,9 +81,10 @@ def flush_activation(mem: Any) -> None:
 @atexit.register
 def _flush_all() -> None:
     """Counts still pending when the interpreter exits are written by memories left open."""
-    with _CACHES_LOCK:
-        caches = list(_CACHES.values())
-    for cache in caches:
+    for ctx in list(_OPEN):
+        cache = ctx.recall_cache
+        if cache is None:
+            continue
         try:
             cache.flush_activation()
         except Exception:
@@ -163,9 +167,9 @@ class ObservationSide:
 class RecallCache:
     """Documents, indexes and activation scores of one Memory, kept in step with its stores."""
 
-    def __init__(self, mem: Any) -> None:
+    def __init__(self, mem: "ScopeContext") -> None:
         self._mem = weakref.proxy(mem)
-        self.wh = mem._wh
+        self.wh = mem.wh
         self.scope_key = mem.scope.key
         self.config = mem.config
         self.lock = threading.RLock()
@@ -261,7 +265,7 @@ class RecallCache:
         if signature == self.pages.signature:
             return
         mem = self._mem
-        pages = mem._canon.pages()
+        pages = mem.canon.pages()
         reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
