@@ -24,6 +24,8 @@ from .canon import Canon, SyncReport
 from .resident import ResidentSnapshot
 from .resident_store import ResidentStore
 from .review import Review
+from .stores.audits import audits_frame, purges_frame
+from .stores.evidence import evidence_frame, sessions_frame
 from .warehouse import Turn, Warehouse
 from .context import ScopeContext
 from .wiki import Page
@@ -169,35 +171,15 @@ class Memory:
 
     def sessions(self) -> pl.DataFrame:
         """Sessions with persisted evidence, newest first."""
-        return self._wh.frame(
-            "SELECT session_id, preset, format, created_at, event_count, user_event_count, "
-            "first_seq, last_seq, project_key, source_path, updated_at FROM sessions "
-            "WHERE scope_key = ? ORDER BY created_at DESC NULLS LAST, session_id",
-            [self.scope.key],
-        )
+        return sessions_frame(self._wh)
 
     def evidence(self, session_id: str | None = None, *, user_only: bool = False) -> pl.DataFrame:
         """L0 lines (one row per stored event) of one session or of the whole scope."""
-        sql = (
-            "SELECT session_id, seq, time, type, role, source_kind, is_user, text, truncated, "
-            "sensitivity, content_hash FROM evidence WHERE scope_key = ?"
-        )
-        params: list[Any] = [self.scope.key]
-        if session_id is not None:
-            sql += " AND session_id = ?"
-            params.append(session_id)
-        if user_only:
-            sql += " AND is_user"
-        return self._wh.frame(sql + " ORDER BY session_id, seq", params)
+        return evidence_frame(self._wh, session_id, user_only=user_only)
 
     def audits(self, kind: str | None = None) -> pl.DataFrame:
         """The append-only audit log of this scope, oldest first."""
-        sql = "SELECT id, recorded_at, kind, authority, target, detail FROM audits WHERE scope_key = ?"
-        params: list[Any] = [self.scope.key]
-        if kind is not None:
-            sql += " AND kind = ?"
-            params.append(kind)
-        return self._wh.frame(sql + " ORDER BY id", params)
+        return audits_frame(self._wh, kind)
 
     def export_evidence(self, directory: str | os.PathLike[str], *, format: str = "parquet") -> Path:
         """Export L0 evidence: Parquet partitioned by session, or riko L0 JSONL (re-ingestable)."""
@@ -512,8 +494,7 @@ class Memory:
 
     def purges(self) -> pl.DataFrame:
         """The purge journal of this scope (sanitized: ids, statuses and times only)."""
-        return self._wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
-                              "WHERE scope_key = ? ORDER BY created_at, id", [self.scope.key])
+        return purges_frame(self._wh)
 
     @property
     def lock(self) -> Turn:

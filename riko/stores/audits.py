@@ -1,0 +1,27 @@
+"""The append-only ``audits`` log and the ``purges`` journal view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from ..warehouse import Warehouse
+
+__all__ = ["audits_frame", "purges_frame"]
+
+
+def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
+    """The audit log of the scope, oldest first (optionally one kind)."""
+    sql = "SELECT id, recorded_at, kind, authority, target, detail FROM audits WHERE scope_key = ?"
+    params: list[Any] = [wh.scope.key]
+    if kind is not None:
+        sql += " AND kind = ?"
+        params.append(kind)
+    return wh.frame(sql + " ORDER BY id", params)
+
+
+def purges_frame(wh: Warehouse) -> pl.DataFrame:
+    """The purge journal (sanitized: ids, statuses and times only)."""
+    return wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
+                    "WHERE scope_key = ? ORDER BY created_at, id", [wh.scope.key])
