@@ -14,7 +14,10 @@ import polars as pl
 if TYPE_CHECKING:
     import networkx as nx
 
-from .clock import Clock, as_clock, to_ms, utc
+    from .dream.report import DreamReport
+    from .recall.result import RecallResult
+
+from .clock import Clock, as_clock
 from .config import RikoConfig, load_config
 from .contracts import EvidenceRef
 from .errors import ScopeError
@@ -147,8 +150,9 @@ class Memory:
         """
         from .ingest.pipeline import ingest_paths
 
+        items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         return ingest_paths(
-            self._wh, self.scope, paths, clock=self.clock, preset=preset, progress=progress,
+            self._wh, self.scope, [Path(p) for p in items], clock=self.clock, preset=preset, progress=progress,
             max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
             workers=workers,
         )
@@ -335,7 +339,7 @@ class Memory:
 
     # -- Dream (L0 → L1) ----------------------------------------------------------------------------
     def dream(self, sessions: Iterable[str] | None = None, provider: Any = None, workers: int | None = None,
-              progress: bool = True, **options: Any) -> Any:
+              progress: bool = True, **options: Any) -> "DreamReport":
         """Propose candidates from every session whose evidence moved past its Dream cursor.
 
         Never writes canon by itself; ``candidate_auto_confirm`` applies afterwards (audited).
@@ -373,7 +377,8 @@ class Memory:
         status["jobs"] = {"total": len(rows), "by_status": by_status}
         if rows and not status["last_error"] and rows[0].get("status") == "failed":
             status["last_error"] = rows[0].get("last_error")
-        finished = [r.get("updated_at") for r in rows if r.get("status") in ("succeeded", "failed")]
+        finished = [r["updated_at"] for r in rows
+                    if r.get("status") in ("succeeded", "failed") and r.get("updated_at") is not None]
         if finished and status["last_run_at"] is None:
             status["last_run_at"] = max(finished)
         return status
@@ -391,7 +396,7 @@ class Memory:
         return observations_frame(self._ctx, status)
 
     # -- Recall (query time) ------------------------------------------------------------------------
-    def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> Any:
+    def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> "RecallResult":
         """Planner-gated, multi-channel recall for one user turn; returns a RecallResult
         (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon."""
         from .recall.engine import recall
@@ -432,7 +437,7 @@ class Memory:
         from .observations import ObservationStore
 
         out = ObservationStore.of(self._ctx).propose(text, list(anchors), confidence, authority="management")
-        return out.__dict__ if hasattr(out, "__dict__") else dict(out)
+        return dict(out.__dict__)
 
     def activate_observation(self, observation_id: str) -> dict[str, Any]:
         from .observations import ObservationStore

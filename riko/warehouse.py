@@ -385,7 +385,7 @@ class Warehouse:
 
         with self.unit("read") as con:
             rel = con.sql(sql, params=list(params))
-            fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")
+            fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
             return pl.from_arrow(fetch())
 
     def count(self, table: str) -> int:

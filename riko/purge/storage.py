@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-import duckdb
 
 from ..errors import PurgeError
 from ..wiki import write_atomic
