@@ -22,6 +22,7 @@ __all__ = ["FileLock", "Holder"]
 
 _POLL_S = 0.005
 _POLL_MAX_S = 0.05
+_RECORD_BYTES = 160
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,9 @@ class FileLock:
             return
         self._activity = activity
         since = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        line = f"{os.getpid()}\t{activity}\t{since}\n".encode()
+        # one fixed-width write (no truncate): a reader never sees a half-cleared line
+        line = f"{os.getpid()}\t{activity[:80]}\t{since}".encode().ljust(_RECORD_BYTES)[:_RECORD_BYTES - 1] + b"\n"
         try:
-            os.ftruncate(self._fd, 0)
             os.pwrite(self._fd, line, 0)
         except OSError:
             pass  # the record only improves an error message; the lock itself is what counts
@@ -123,7 +124,7 @@ class FileLock:
             if own:
                 fd = os.open(self.path, os.O_RDONLY)
             assert fd is not None
-            text = os.pread(fd, 256, 0).decode("utf-8", "replace")
+            text = os.pread(fd, _RECORD_BYTES, 0).decode("utf-8", "replace")
         except OSError:
             return Holder(None, None, None)
         finally:

@@ -59,6 +59,7 @@ class _SharedFile:
         self.tx_depth = 0
         self.next_audit_id: int | None = None
         self.migrated = False
+        self.fold_on_close = False  # the next close folds the log into the file (after a compaction)
         self.refs = 0
         self.idle_since = 0.0
         self.linger_s = 0.0
@@ -100,12 +101,22 @@ class _SharedFile:
                 time.sleep(0.01)
 
     def close(self) -> None:
-        con, self.con, self.mode = self.con, None, None
+        con, mode, self.con, self.mode = self.con, self.mode, None, None
         try:
             if con is not None:
+                if mode == "write" and not self.fold_on_close and self._wal_bytes() < _CHECKPOINT_WAL_BYTES:
+                    # a small log is cheaper to replay on the next open than to fold in now
+                    con.execute("PRAGMA disable_checkpoint_on_shutdown")
                 con.close()
+                self.fold_on_close = False
         finally:
             self.lock.release()
+
+    def _wal_bytes(self) -> int:
+        try:
+            return os.stat(self.path.with_name(self.path.name + ".wal")).st_size
+        except OSError:
+            return 0
 
     def settle(self, linger_s: float) -> None:
         """The last unit ended: let go now if asked or configured, else after ``linger_s`` idle."""
@@ -132,6 +143,8 @@ class _SharedFile:
 
 
 _WANT_CHECK_S = 0.025
+#: Closing folds the write-ahead log into the file only once it has grown past this.
+_CHECKPOINT_WAL_BYTES = 64 << 10
 _FILES: dict[str, _SharedFile] = {}
 _FILES_GUARD = threading.Lock()
 
@@ -256,6 +269,7 @@ class Warehouse:
         finally:
             f.con = duckdb.connect(str(self.path))
             f.next_audit_id = None
+            f.fold_on_close = True  # no write after the swap may linger in a separate log file
 
     def reserve_audit_ids(self, n: int) -> int:
         """The first of ``n`` consecutive audit ids taken for rows written by the caller (in a unit)."""
