@@ -209,6 +209,10 @@ class _HTTPProvider(ABC):
         """Ask the model for FILE blocks about ``transcript``; returns its text unparsed."""
         return self._complete(self.prompt_for(transcript, existing_titles), self.timeout_ms)
 
+    def complete(self, prompt: str) -> str:
+        """The assistant text for one user message ``prompt`` (used by answer-side evaluation)."""
+        return self._complete(prompt, self.timeout_ms)
+
     def reflect(self, request: ReflectionRequest) -> str:
         """Ask the model for one JSON object of observations; failures are ``reflection-*``."""
         try:
