@@ -284,6 +284,10 @@ class _HTTPProvider(ABC):
                     self.__dict__["_http_client"] = client
         return client
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable for a worker process (riko.executor): the pooled client stays behind."""
+        return {k: v for k, v in self.__dict__.items() if k != "_http_client"}
+
     def close(self) -> None:
         """Release pooled connections (also done when the provider is garbage-collected)."""
         client = self.__dict__.pop("_http_client", None)
