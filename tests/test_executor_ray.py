@@ -24,7 +24,7 @@ from riko.samples import generate_samples
 
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
 CONFIG = {"candidate_auto_confirm": "user_grounded", "embedding_provider": "deterministic",
-          "recall_enabled": True, "recall_vector_enabled": True}
+          "recall_enabled": True, "recall_vector_enabled": True, "reflection_enabled": True}
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +59,7 @@ def _state(mem) -> dict:
     jobs = mem.dream_jobs().drop("lease_owner", "result").to_dicts()
     pages = {p.relative_to(mem.wiki_dir).as_posix(): p.read_text() for p in sorted(mem.wiki_dir.rglob("*.md"))}
     return {"candidates": mem.candidates(None).to_dicts(), "pages": mem.pages().drop("path").to_dicts(),
+            "observations": mem.observations().to_dicts(),
             "files": pages, "audits": audits, "jobs": jobs, "resident": mem.resident().text}
 
 
@@ -110,13 +111,14 @@ def test_a_killed_worker_is_retried_and_its_result_applied_once(tmp_path, cluste
     local = _open(tmp_path / "local", samples)
     remote = _open(tmp_path / "ray", samples)
     try:
-        local.dream(provider="heuristic", progress=False)
+        expected = local.dream(provider="heuristic", progress=False)
         with open_executor(RayExecutor()) as ex:
             report = remote.dream(provider=DyingOnce(marks), progress=False, executor=ex)
         sessions = remote.sessions()["session_id"].to_list()
         assert sorted(p.name for p in marks.iterdir()) == sorted(sessions)   # every task died once
         assert all(int(p.read_text()) != os.getpid() for p in marks.iterdir())
-        assert (report.succeeded, report.failed, report.provider_calls) == (3, 0, 3)
+        # three extractions and three reflections, each counted once although every extraction ran twice
+        assert (report.succeeded, report.failed, report.provider_calls) == (3, 0, expected.provider_calls) == (3, 0, 6)
         assert set(remote.dream_jobs()["attempts"].to_list()) == {1}
         assert _state(remote)["candidates"] == _state(local)["candidates"]
         assert _state(remote)["files"] == _state(local)["files"]

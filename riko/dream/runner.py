@@ -566,15 +566,20 @@ class _Run:
         so both runs write the same candidates, pages, job rows and audits."""
         self.bar = self._bar(len(works))
         source = self.work_iter(works)
+
+        def send() -> tuple[list[_Work], list[tuple[_Work, Future[Any]]]]:
+            batch = list(islice(source, _APPLY_BATCH))
+            calls = [(w, self.prepare(w)) for w in batch]
+            submitted = [(w, self.executor.submit(call)) for w, call in calls if call is not None]
+            if submitted:
+                self.mark([w for w, _ in submitted], "running")
+            return batch, submitted
+
         try:
-            while True:
-                batch = list(islice(source, _APPLY_BATCH))
-                if not batch:
-                    break
-                calls = [(w, self.prepare(w)) for w in batch]
-                submitted = [(w, self.executor.submit(call)) for w, call in calls if call is not None]
-                if submitted:
-                    self.mark([w for w, _ in submitted], "running")
+            batch, submitted = send()
+            while batch:
+                # the next batch's calls run while this one is applied (prompts never depend on it)
+                following = send()
                 for w, future in submitted:
                     self.finish_call(w, future.result())
                 self.apply(batch)
@@ -591,6 +596,7 @@ class _Run:
                     else:
                         answer, error = future.result()
                         self.apply_reflection(w, request, key, answer, error, True)
+                batch, submitted = following
         finally:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.bar.close()
