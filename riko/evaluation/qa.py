@@ -170,10 +170,11 @@ class ChatModel:
         if not isinstance(credential_ref, str) or not is_credential_ref_name(credential_ref):
             raise ConfigError(f"{role}_credential_ref",
                               "must name an environment variable (letters, digits, underscore), not hold a secret")
-        self.provider: Any = make_provider("auto", url=url, model=model, credential_ref=credential_ref,
-                                           max_tokens=max_tokens, timeout_ms=timeout_ms, environ=environ)
-        self.model = self.provider.model
-        self.endpoint = str(self.provider.endpoint)
+        provider: Any = make_provider("auto", url=url, model=model, credential_ref=credential_ref,
+                                      max_tokens=max_tokens, timeout_ms=timeout_ms, environ=environ)
+        self.provider = provider
+        self.model = str(provider.model)
+        self.endpoint = str(provider.endpoint)
 
     def key(self, prompt: str) -> str:
         return prompt_key(self.provider.name, self.model, prompt)

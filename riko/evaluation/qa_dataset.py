@@ -106,11 +106,14 @@ def load_qa_dataset(path: str | os.PathLike[str], *, conversations: Iterable[str
             data = json.loads(raw)
         except ValueError as exc:
             raise IngestError(f"not JSON ({exc})", source, number) from None
-        fields = {name: data.get(name) if isinstance(data, dict) else None
-                  for name in ("id", "conversation", "question", "answer")}
-        for name, value in fields.items():
+        if not isinstance(data, dict):
+            raise IngestError("a question line must be a JSON object", source, number)
+        fields: dict[str, str] = {}
+        for name in ("id", "conversation", "question", "answer"):
+            value = data.get(name)
             if not isinstance(value, str) or not value.strip():
                 raise IngestError(f"field {name!r} must be a non-empty string", source, number)
+            fields[name] = value
         if fields["id"] in seen:
             raise IngestError(f"duplicate question id {fields['id']!r}", source, number)
         seen.add(fields["id"])
