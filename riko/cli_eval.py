@@ -72,6 +72,8 @@ def _register_qa(suites: Any) -> None:
     q.add_argument("--judge-credential-ref", default=None, metavar="ENV_VAR",
                    help="environment variable of the judge's key (default: --credential-ref)")
     q.add_argument("--k", type=int, default=10, help="evidence turns quoted in the retrieve mode (default 10)")
+    q.add_argument("--dream", default="heuristic", metavar="PROVIDER",
+                   help="Dream provider run on each memory before the riko mode (default heuristic; off: none)")
     q.add_argument("--modes", default=",".join(MODES), metavar="LIST",
                    help=f"context modes to run (default {','.join(MODES)})")
     q.add_argument("--max-context-tokens", type=int, default=32_000, metavar="N",
@@ -206,6 +208,7 @@ def _qa(args: argparse.Namespace) -> int:
     report = run_qa(args.dataset, answer_url=args.answer_endpoint, answer_model=args.answer_model,
                     credential_ref=args.credential_ref, judge_model=args.judge_model, judge_url=args.judge_endpoint,
                     judge_credential_ref=args.judge_credential_ref, k=args.k,
+                    dream=None if args.dream == "off" else args.dream,
                     modes=[m.strip() for m in args.modes.split(",") if m.strip()],
                     max_context_tokens=args.max_context_tokens, cache=args.cache, workers=args.workers,
                     conversations=args.conversation, limit=args.limit, progress=progress)

@@ -48,7 +48,7 @@ def make_dataset(root: Path) -> Path:
     (c1 / "session_2.jsonl").write_text(_turn("session_2", 0, "Ana", "The weather was grey all week.") + "\n")
     filler = [_turn("session_1", i, "Dan", f"Filler remark number {i} about the garden and the weather.")
               for i in range(40)]
-    (c2 / "session_1.jsonl").write_text("\n".join(filler + [_turn("session_1", 40, "Cleo", "I play the cello.")])
+    (c2 / "session_1.jsonl").write_text("\n".join(filler + [_turn("session_1", 40, "Cleo", "I love playing the cello.")])
                                         + "\n")
     questions = [
         {"id": "q1", "conversation": "c1", "question": "What is Ana's cat called?", "answer": "Miso",
@@ -98,19 +98,29 @@ def test_accuracy_per_mode_and_category_is_exact(tmp_path, stub, env):
     assert "does not fit 200 tokens" in skipped[0]["reason"]
     # top-10 retrieved turns hold Miso, Lisbon and the cello
     retrieve = {r["id"]: r for r in report.records if r["mode"] == "retrieve"}
-    assert "Cleo: I play the cello." in retrieve["q4"]["context"]
+    assert "Cleo: I love playing the cello." in retrieve["q4"]["context"]
     assert (summary["retrieve"]["correct"], summary["retrieve"]["accuracy"]) == (3, 0.75)
     assert summary["retrieve"]["by_category"]["single"] == {"questions": 3, "correct": 3, "accuracy": 1.0}
     # riko mode: scored on exactly what recall injects, the judge's arithmetic follows the context
-    riko_rows = [r for r in report.records if r["mode"] == "riko"]
-    expected = sum(r["gold"].lower() in r["context"].lower() for r in riko_rows)
+    riko_rows = {r["id"]: r for r in report.records if r["mode"] == "riko"}
+    expected = sum(r["gold"].lower() in r["context"].lower() for r in riko_rows.values())
     assert summary["riko"]["correct"] == expected and summary["riko"]["questions"] == 4
+    # the heuristic Dream confirmed Cleo's statement, so the Resident carries it into every c2 question
+    assert "I love playing the cello" in riko_rows["q4"]["context"] and riko_rows["q4"]["label"] == "correct"
     for r in report.records:
         if r["status"] == "scored":
             assert r["context_tokens"] == count_tokens(r["context"])
             assert r["label"] in ("correct", "wrong") and r["rationale"].startswith("gold ")
             assert r["answer_cached"] is False and r["answer_latency_ms"] > 0
     assert report.setup["answer_model"] == "stub-answer" and report.setup["judge_model"] == "stub-judge"
+
+
+def test_without_dream_riko_mode_sees_only_raw_evidence_recall(tmp_path, stub, env):
+    dataset = make_dataset(tmp_path / "ds")
+    report = _run(stub, dataset, tmp_path / "cache.sqlite3", env, modes=["riko"], dream=None)
+    rows = {r["id"]: r for r in report.records}
+    assert "I love playing the cello" not in rows["q4"]["context"]
+    assert report.setup["dream"] is None
 
 
 def test_rerun_replays_from_cache_without_calls(tmp_path, stub, env):

@@ -3,7 +3,9 @@
 For every question of a dataset folder (see :mod:`riko.evaluation.qa_dataset`) the context is
 built in several modes and handed to the same answer prompt:
 
-- ``riko``: what riko injects before the model's turn (the Resident, then the recall block);
+- ``riko``: what riko injects before the model's turn (the Resident, then the recall block),
+  after a Dream pass over the conversation (``dream``: heuristic by default; candidates that
+  equal one user statement are confirmed, ``candidate_auto_confirm = "user_grounded"``);
 - ``retrieve``: the top ``k`` evidence turns of ``mem.retrieve``, quoted as plain lines;
 - ``none``: no memory at all (the floor);
 - ``full``: the whole conversation, when it fits ``max_context_tokens`` (the ceiling).
@@ -232,7 +234,7 @@ class _Item:
     record: dict[str, Any] = field(default_factory=dict)
 
 
-def _contexts(dataset: QADataset, modes: Sequence[str], k: int, max_tokens: int,
+def _contexts(dataset: QADataset, modes: Sequence[str], k: int, max_tokens: int, dream: str | None,
               config: Mapping[str, Any] | None, progress: Callable[[str], None] | None) -> list[_Item]:
     """Every (question, mode) with its context; one memory per conversation (and query-session cutoff)."""
     import riko
@@ -241,7 +243,8 @@ def _contexts(dataset: QADataset, modes: Sequence[str], k: int, max_tokens: int,
     for q in dataset.questions:
         groups.setdefault((q.conversation, q.before_session), []).append(q)
     items: list[_Item] = []
-    settings = {"recall_enabled": True, "embedding_provider": "off", **(config or {})}
+    settings = {"recall_enabled": True, "embedding_provider": "off", "candidate_auto_confirm": "user_grounded",
+                **(config or {})}
     for (conversation, before), questions in groups.items():
         if progress is not None:
             progress(f"{conversation}: {len(questions)} questions")
@@ -254,6 +257,8 @@ def _contexts(dataset: QADataset, modes: Sequence[str], k: int, max_tokens: int,
                 logs = dataset.write_logs(conversation, Path(tmp) / "logs", before)
                 with riko.open(Path(tmp) / "root", preset=_PRESET, config=settings) as mem:
                     mem.ingest([logs], preset=_PRESET, progress=False)
+                    if dream and "riko" in memory_modes:
+                        mem.dream(provider=dream, progress=False)
                     texts = {(sid, int(seq)): text or "" for sid, seq, text in
                              mem.evidence().select("session_id", "seq", "text").rows()}
                     resident = mem.resident().text if "riko" in memory_modes else ""
@@ -363,6 +368,7 @@ def run_qa(
     judge_credential_ref: str | None = None,
     k: int = 10,
     modes: Iterable[str] = MODES,
+    dream: str | None = "heuristic",
     max_context_tokens: int = 32_000,
     cache: str | os.PathLike[str] | None = None,
     workers: int = 4,
@@ -374,7 +380,9 @@ def run_qa(
 ) -> QAReport:
     """Answer every question of ``dataset`` in each of ``modes`` and judge the answers.
 
-    The judge defaults to the answer endpoint, model and credential. ``cache`` is the SQLite
+    The judge defaults to the answer endpoint, model and credential. ``dream`` names the Dream
+    provider run on each memory before the ``riko`` mode's questions (None: no Dream, so only
+    raw-evidence recall). ``cache`` is the SQLite
     reply cache (default :func:`default_cache_path`). ``limit``/``conversations`` choose a subset.
     """
     chosen = list(dict.fromkeys(modes))
@@ -393,7 +401,7 @@ def run_qa(
     replies = ReplyCache(cache if cache is not None else default_cache_path())
     started = time.perf_counter()
     try:
-        items = _contexts(data, chosen, k, max_context_tokens, config, progress)
+        items = _contexts(data, chosen, k, max_context_tokens, dream, config, progress)
         built = time.perf_counter() - started
         live = [it for it in items if it.context is not None]
         answers = answerer.ask_many([answer_prompt(it.question.question, it.context or "") for it in live],
@@ -404,7 +412,7 @@ def run_qa(
         verdict_of = {id(it): v for (it, _), v in zip(judged, verdicts)}
         answer_of = {id(it): a for it, a in zip(live, answers)}
         records = [_record(it, answer_of.get(id(it)), verdict_of.get(id(it))) for it in items]
-        setup = {"dataset": data.name, "questions": len(data.questions), "modes": chosen, "k": k,
+        setup = {"dataset": data.name, "questions": len(data.questions), "modes": chosen, "k": k, "dream": dream,
                  "max_context_tokens": max_context_tokens, "answer_endpoint": answerer.endpoint,
                  "answer_model": answerer.model, "judge_endpoint": judge.endpoint, "judge_model": judge.model,
                  "cache": str(replies.path), "context_seconds": round(built, 3),
