@@ -239,3 +239,18 @@ def test_companion_measures_answer_side_metrics_from_replies(tmp_path, env):
     assert m["semanticDriftRate"].status == "unsupported"
     assert all("answer" in o.artifacts for o in run.outcomes)
     assert len(server.requests) == len(chosen)
+
+
+def test_cli_companion_with_an_answer_model(tmp_path, stub):
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "riko", "eval", "companion", "--only", "F.11,F.12", "--answer-endpoint",
+         stub.url("openai"), "--answer-model", "stub-answer", "--credential-ref", CREDENTIAL_REF,
+         "--cache", str(tmp_path / "c.sqlite3"), "--json"],
+        check=False, capture_output=True, text=True, env={**os.environ, CREDENTIAL_REF: SECRET,
+                                                          "PYTHONPATH": str(repo)}, timeout=180)
+    metrics = json.loads(proc.stdout)["metrics"]
+    # the stub repeats riko's injection, which withholds the sensitive texts: nothing unwanted is said
+    assert (metrics["unwantedMentionRate"]["status"], metrics["unwantedMentionRate"]["value"],
+            metrics["unwantedMentionRate"]["denominator"]) == ("measured", 0.0, 2)
+    assert metrics["falsePersonalizationRate"]["status"] == "unsupported"  # F.03/F.09/F.10 not run
