@@ -39,6 +39,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {
         "shard": args.shard, "use_cache": not args.no_cache, "replay_only": args.replay_only,
         "rescan": args.rescan, "url": args.url, "model": args.model, "credential_ref": args.credential_ref,
+        "executor": args.executor, "address": args.address,
     }
     if args.reflect is not None:
         options["reflection"] = args.reflect
@@ -98,6 +99,9 @@ def register(sub: Any) -> None:
                    help="concurrent provider calls, 1-64 (default: dream_workers setting)")
     p.add_argument("--shard", type=_shard, default=None, metavar="I/N",
                    help="only the sessions of shard I of N (0-based), so several machines can share a batch")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where provider calls run: here, or as Ray tasks while this process applies (riko[ray])")
+    p.add_argument("--address", default=None, metavar="ADDR", help="Ray cluster address (default: a local cluster)")
     p.add_argument("--no-cache", action="store_true", help="ignore cached provider answers (still store new ones)")
     p.add_argument("--replay-only", action="store_true",
                    help="answer only from the cache; a session without a cached answer fails (cache-miss)")

@@ -65,7 +65,8 @@ def _index_text(stats: dict[str, Any]) -> str:
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        stats = mem.index(progress=not args.json and not args.quiet, force=args.force)
+        stats = mem.index(progress=not args.json and not args.quiet, force=args.force, executor=args.executor,
+                          address=args.address)
         emit(args, stats, text=_index_text(stats))
     return 0
 
@@ -89,4 +90,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("index", help="build or refresh the dense vector generation (incremental)")
     _common(p)
     p.add_argument("--force", action="store_true", help="build a new generation even when it is up to date")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where passage batches are embedded: here, or as Ray tasks (extra riko[ray])")
+    p.add_argument("--address", default=None, metavar="ADDR", help="Ray cluster address (default: a local cluster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -350,11 +350,14 @@ class Memory:
 
         return retrieve(self, query, k=k, channels=channels)
 
-    def index(self, progress: bool = True, force: bool = False) -> dict[str, Any]:
-        """Build or refresh the dense vector generation (incremental; only new texts are embedded)."""
-        from .recall.engine import build_index
+    def index(self, progress: bool = True, force: bool = False, executor: Any = None,
+              address: str | None = None) -> dict[str, Any]:
+        """Build or refresh the dense vector generation (incremental; only new texts are embedded).
 
-        return build_index(self, progress=progress, force=force)
+        ``executor="ray"`` (``address``: a Ray cluster) embeds the passage batches as Ray tasks."""
+        from .executor import parallel_index
+
+        return parallel_index(self, executor, address=address, progress=progress, force=force)
 
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:
