@@ -29,7 +29,7 @@ from .contracts import parse_ref
 from .errors import AuthorityError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
-from .sensitivity import can_transition, classify_text, rank
+from .sensitivity import can_transition, classify_text, protected_title, rank
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
@@ -292,9 +292,11 @@ class Review:
             # The user's exact words become the page; what the proposer added or typed is dropped.
             text = grounded.text.strip()
             sources = sorted(set(sources) | {grounded.ref})
-            return Page(id=pid, type="concept", title=_one_line(text)[:200], description=_one_line(text),
+            level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
+            title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
+            return Page(id=pid, type="concept", title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
-                        sensitivity="normal", version=1, sources=sources, confidence=cand["confidence"],
+                        sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
                         observed_at=self._observed_at(sources), recorded_at=now)
         return Page(
             id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",

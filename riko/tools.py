@@ -25,7 +25,7 @@ from .clock import utc
 from .errors import AuthorityError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
-from .sensitivity import classify_text
+from .sensitivity import classify_text, protected_title
 from .wiki import Page, make_page_id
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "MISSING_SESSION",
     "REMEMBER_REFUSAL",
     "CORRECT_REFUSAL",
+    "TARGET_REFUSAL",
     "ToolBox",
     "ToolResult",
     "tool_schemas",
@@ -51,6 +52,9 @@ TOOL_NAMES = (
 MISSING_SESSION = "memory tool requires an agent session"
 REMEMBER_REFUSAL = "memory_remember requires an exact claim from the latest raw user message"
 CORRECT_REFUSAL = "memory_correct requires the replacement text in the latest raw user message"
+# forget / suppress / restore: the target must be named by the latest raw user message itself.
+TARGET_REFUSAL = "{tool} requires a target named in the latest raw user message"
+PROTECTED_LABEL = "protected memory; content withheld"
 
 # Lexical targets whose score is within this fraction of the best one are equally plausible.
 AMBIGUITY_MARGIN = 0.8
@@ -410,7 +414,7 @@ class ToolBox:
                                 message=f"Memory updated over time: {page.id} replaces {old.id} from "
                                         f"{when.isoformat()}{aliases}.")
         page = review.create_page(
-            _title(claim), "", type="concept", authority="user", audit_kind="memory-remembered",
+            protected_title(claim, latest.ref) if level != "normal" else _title(claim), "", type="concept", authority="user", audit_kind="memory-remembered",
             id=make_page_id(f"{self.scope_key}:remember:{latest.ref}:{normalize_claim(claim)}"),
             description=claim, sources=[latest.ref], sensitivity=level, observed_at=when)
         if level != baseline:
@@ -469,18 +473,41 @@ class ToolBox:
 
     # -- memory_forget / memory_suppress / memory_restore ---------------------------------------
     def _authorised_target(self, tool: str, id: str | None, target: str | None) -> Page | ToolResult:
-        """Check the cue and the target against the latest user message, then resolve one page."""
+        """Check the cue and the target against the latest user message, then resolve one page.
+
+        The page must be one the latest raw user message names: its id written there, a target
+        text copied from there, or (for an id the model chose after a confirmation request) a
+        page sharing content words with what the user wrote beside the cue.
+        """
         action = _ACTION_OF[tool]
         latest = self._latest()
         if latest is None or not has_cue(action, latest.text):
             raise _Refused(f"{tool} requires an explicit {_CUE_NAME[action]} cue in the latest raw user message")
         if target is not None and not claim_in_latest(target, latest):
-            raise _Refused(f"{tool} requires the target text in the latest raw user message")
+            raise _Refused(TARGET_REFUSAL.format(tool=tool))
         if id is not None:
-            return self.mem._canon.get(id.strip())
+            page = self.mem._canon.get(id.strip())
+            if not self._named_by(page, action, latest, target):
+                raise _Refused(TARGET_REFUSAL.format(tool=tool))
+            return page
         if target is None:
             raise _Refused(f"{tool} needs an id or a target copied from the latest user message")
         return self._resolve(tool, target)
+
+    def _named_by(self, page: Page, action: str, latest: UserEvent, target: str | None) -> bool:
+        """True when the latest user message names ``page``: by id, by an active alias, or by its words."""
+        folded = _fold(latest.text)
+        if page.id.casefold() in folded:
+            return True
+        aliases = self.mem.warehouse.fetchall(
+            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
+            [self.scope_key, page.id])
+        if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
+               for (a,) in aliases):
+            return True
+        said = _CUES[action][0].sub(" ", _fold(target) if target is not None else folded)
+        wanted = set(tokenize(said))
+        return bool(wanted & set(tokenize(f"{page.title}\n{page.description}\n{page.body}")))
 
     def _resolve(self, tool: str, target: str) -> Page | ToolResult:
         """One page for ``target``: an active alias, else an exact title, else a clear lexical winner."""
@@ -520,7 +547,7 @@ class ToolBox:
         out = self.mem._review.forget(page.id, authority="user",
                                       invalidate_aliases=lambda pid: invalidate_entity_aliases(wh, scope, clock, pid))
         return self._result("memory_forget", id=page.id, raw_session_retained=bool(out.get("raw_session_retained", True)),
-                            message=f"Memory {page.id} ({page.title}) forgotten; it leaves future Residents.")
+                            message=f"Memory {page.id} ({_label(page)}) forgotten; it leaves future Residents.")
 
     def _suppress(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_suppress", id, target)
@@ -528,7 +555,7 @@ class ToolBox:
             return page
         self.mem._review.suppress(page.id, reason="user-requested-suppression", authority="user")
         return self._result("memory_suppress", id=page.id,
-                            message=f"Memory {page.id} ({page.title}) suppressed; memory_restore undoes it.")
+                            message=f"Memory {page.id} ({_label(page)}) suppressed; memory_restore undoes it.")
 
     def _restore(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_restore", id, target)
@@ -536,10 +563,15 @@ class ToolBox:
             return page
         self.mem._review.restore(page.id, reason="user-requested-restore", authority="user")
         return self._result("memory_restore", id=page.id,
-                            message=f"Memory {page.id} ({page.title}) restored; it may be mentioned again.")
+                            message=f"Memory {page.id} ({_label(page)}) restored; it may be mentioned again.")
+
+
+def _label(page: Page) -> str:
+    """How a page is named to the model: its title, or a fixed label when it is protected."""
+    return page.title if page.sensitivity == "normal" else PROTECTED_LABEL
 
 
 def _candidate(page: Page) -> dict[str, str]:
-    """A candidate target as shown to the model; protected content is not repeated."""
-    summary = page.summary() if page.sensitivity == "normal" else "(protected memory; content withheld)"
-    return {"id": page.id, "title": page.title, "summary": summary}
+    """A candidate target as shown to the model; protected content is not repeated, title included."""
+    summary = page.summary() if page.sensitivity == "normal" else f"({PROTECTED_LABEL})"
+    return {"id": page.id, "title": _label(page), "summary": summary}
