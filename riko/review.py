@@ -26,6 +26,7 @@ from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
 from .contracts import parse_ref
+from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import AuthorityError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
@@ -44,12 +45,6 @@ _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthes
 # Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
 _REVIEW_ONLY_FIELDS = frozenset({"status", "consent", "locked", "version", "id", "page_id", "superseded_by",
                                  "supersedes", "usage_policy", "authority_claim"})
-
-
-def _title_quotes_claim(title: str, description: str) -> bool:
-    """True when a title is the page's claim (or a prefix of it) rather than a name for a subject."""
-    t, d = normalize_claim(title), normalize_claim(description)
-    return bool(t) and bool(d) and (t == d or d.startswith(t) or t.startswith(d))
 
 
 def candidate_fingerprint(type_: str, title: str) -> str:
@@ -439,15 +434,15 @@ class Review:
             raise ValueError("a correction needs non-empty content")
         description, body = _claim_parts(content)
         new_refs = self._known_refs(evidence)
-        stale = [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
+        same_claim = not claim_changed(f"{old.description}\n{old.body}".strip(), content.strip())
+        # an edit that keeps the claim (a typo fix) keeps the evidence behind it
+        stale = [] if same_claim else [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
         sources = sorted({*(ref for ref in old.sources if ref not in stale), *new_refs})
-        title = old.title
-        if _title_quotes_claim(old.title, old.description):
-            # the title was the corrected claim itself: it must not keep the wrong value
-            title = " ".join(description.split())[:120].rstrip(" .。") or old.title
+        level = classify_text(content, old.sensitivity)
+        # a title that restated the corrected claim must not keep the wrong value
+        title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, old.id)
         new = old.replace(title=title, description=description, body=body, version=old.version + 1,
-                          sensitivity=classify_text(content, old.sensitivity), sources=sources,
-                          recorded_at=self.clock.now())
+                          sensitivity=level, sources=sources, recorded_at=self.clock.now())
         with self.canon.transaction():
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
@@ -483,14 +478,18 @@ class Review:
             raise StateError(f"valid_from {start.isoformat()} is after page {page_id} already ended ({old.valid_to.isoformat()})")
         description, body = _claim_parts(content)
         sources = self._known_refs(evidence)
-        new = Page(id=make_page_id(f"{old.id}:{start.isoformat()}"), type=old.type, title=old.title,
+        level = classify_text(content, old.sensitivity)
+        pid = make_page_id(f"{old.id}:{start.isoformat()}")
+        title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, pid)
+        new = Page(id=pid, type=old.type, title=title,
                    description=description, body=body, status="confirmed", consent=True, locked=old.locked,
-                   sensitivity=classify_text(content, old.sensitivity), version=1,
+                   sensitivity=level, version=1,
                    tags=list(old.tags if tags is None else tags), sources=sources, confidence=old.confidence,
                    kind=old.kind, category=old.category, observed_at=self._observed_at(sources),
                    recorded_at=self.clock.now(), valid_from=start, supersedes=old.id)
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
         with self.canon.transaction():
+            retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
                             supersede_reason="temporal", detail={"superseded_by": new.id, "valid_to": start.isoformat()})
             self.canon.save(new, authority=authority, audit_kind="page-replaced",
@@ -506,8 +505,10 @@ class Review:
                 raise ValueError("a page cannot supersede itself")
             self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
-        self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old, supersede_reason="other",
-                        detail={"superseded_by": by})
+        with self.canon.transaction():
+            retire_evidence(self.wh, self.scope.key, old.sources)
+            self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
+                            supersede_reason="other", detail={"superseded_by": by})
         self._on_change()
         return new
 
