@@ -51,7 +51,7 @@ _PREDICATES: dict[str, tuple[bool, tuple[str, ...], tuple[str, ...]]] = {
     "own": (False, (r"has", r"have", r"owns?", r"got a"), ("有", "养了", "养")),
     "partner": (True, (r"married(?: to)?", r"wife", r"husband", r"partner", r"girlfriend", r"boyfriend", r"spouse"),
                 ("结婚", "老婆", "老公", "妻子", "丈夫", "女朋友", "男朋友", "对象")),
-    "drive": (True, (r"drives?", r"driving", r"car is"), ("开的车", "开车", "座驾")),
+    "drive": (True, (r"drives?", r"driving"), ("开的车", "开车", "座驾")),
     "speak": (False, (r"speaks?", r"speaking"), ("会说", "说")),
     "allergy": (False, (r"allergic to", r"allergy", r"allergies"), ("过敏",)),
     "wake": (True, (r"wakes? up", r"gets? up", r"get up"), ("起床",)),
@@ -66,8 +66,19 @@ _TRANSITION = re.compile(
     r"started|stopped|quit|gave up|since (?:last|this)|recently (?:moved|switched|started|changed))(?![a-z])"
     r"|现在|如今|目前|不再|已经不|搬到|搬去|改成|换成|开始|戒了|戒掉|最近换"
 )
+# The new claim says the old one was wrong.
+_CORRECTING = re.compile(r"(?<![a-z])(?:actually|in fact|not true|that's wrong|i was wrong|correction)(?![a-z])"
+                         r"|其实|实际上|不对|说错了|搞错了|更正")
 _NEGATION = re.compile(r"(?<![a-z])(?:not|never|no|don't|doesn't|didn't|isn't|aren't|won't|can't|cannot)(?![a-z])"
                        r"|不|没有|没|别|从不|从来不")
+# Predicates whose own words are the value: "vegetarian" against "vegan".
+_VALUE_PREDICATES = frozenset({"diet"})
+_EN_NUMBERS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_EN_NUMBER_RE = re.compile(r"(?<![a-z])(" + "|".join(_EN_NUMBERS) + r")(?![a-z])")
+_ZH_NUMBERS = {c: str(i) for i, c in enumerate("零一二三四五六七八九十")} | {"两": "2"}
+# a Chinese numeral counts only before a measure word, so 一起 and 三体 stay words
+_ZH_NUMBER_RE = re.compile(r"([零一二两三四五六七八九十])(?=[个只岁次杯本位辆套年天条件口])")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)?")
 _SYNONYMS = {"favorite": "favourite", "cellphone": "phone", "mobile": "phone", "automobile": "car",
              "soda": "pop", "colour": "color", "grey": "gray"}
@@ -76,6 +87,11 @@ _SYNONYMS = {"favorite": "favourite", "cellphone": "phone", "mobile": "phone", "
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     return " ".join(text.casefold().split())
+
+
+def _numbers_as_digits(text: str) -> str:
+    text = _EN_NUMBER_RE.sub(lambda m: _EN_NUMBERS[m.group(1)], text)
+    return _ZH_NUMBER_RE.sub(lambda m: _ZH_NUMBERS[m.group(1)], text)
 
 
 def _compile(fragments: tuple[str, ...], chinese: tuple[str, ...]) -> re.Pattern[str]:
@@ -94,19 +110,28 @@ class _Claim:
         text = _fold(claim)
         self.transition = bool(_TRANSITION.search(text))
         self.negated = bool(_NEGATION.search(_TRANSITION.sub(" ", text)))
+        text = _numbers_as_digits(text)
+        self.correcting = bool(_CORRECTING.search(text))
         self.numbers = set(_NUMBER.findall(text))
-        self.predicates: set[str] = set()
-        rest = text
+        self.stated: set[str] = set()  # predicates the claim itself states
+        self.titled: set[str] = set()  # predicates only the title states ("Favourite colour": "Green")
+        rest, heading = text, _fold(title)
         for name, (_, pattern) in _PATTERNS.items():
             if pattern.search(rest):
-                self.predicates.add(name)
-                rest = pattern.sub(" ", rest)
+                self.stated.add(name)
+                if name not in _VALUE_PREDICATES:
+                    rest = pattern.sub(" ", rest)
+            elif pattern.search(heading):
+                self.titled.add(name)
+        self.predicates = self.stated | self.titled
         # "likes … best" is a preference, not one more liking
         if "favourite" in self.predicates:
             self.predicates.discard("like")
-        rest = _NEGATION.sub(" ", _TRANSITION.sub(" ", rest))
-        subject = set(tokenize(_fold(title)))
-        self.value = {_SYNONYMS.get(t, t) for t in tokenize(rest)} - subject
+            self.stated.discard("like")
+        rest = _NEGATION.sub(" ", _TRANSITION.sub(" ", _CORRECTING.sub(" ", rest)))
+        subject = set(tokenize(heading))
+        self.object = {_SYNONYMS.get(t, t) for t in tokenize(rest)}
+        self.value = self.object - subject
         self.words = {_SYNONYMS.get(t, t) for t in tokenize(text)}
 
 
@@ -118,21 +143,24 @@ def relation(old_title: str, old_claim: str, new_title: str, new_claim: str) -> 
     if new.transition and not old.transition:
         return "temporal"
     numbers_differ = bool(old.numbers and new.numbers and old.numbers != new.numbers)
-    shared = old.predicates & new.predicates
+    # one predicate on both sides, stated by both claims or by the title alone on both
+    shared = (old.stated & new.stated) | (old.titled & new.titled)
     if not shared:
         if old.predicates and new.predicates:
             # "likes X" against "dislikes X": opposite predicates over one value
-            if {"like", "dislike"} <= old.predicates | new.predicates and old.value & new.value:
+            if {"like", "dislike"} <= old.predicates | new.predicates and old.object & new.object:
                 return "contradiction"
             return "addition"
         overlap = len(old.words & new.words) / max(1, len(old.words | new.words))
-        if numbers_differ and overlap >= 0.3:
+        if (numbers_differ or old.negated != new.negated) and overlap >= 0.3:
             return "contradiction"
         return "paraphrase" if overlap >= 0.6 else "addition"
     gone, came = old.value - new.value, new.value - old.value
     if old.negated != new.negated:
         return "contradiction" if not (gone and came) or old.value & new.value else "addition"
     if numbers_differ:
+        return "contradiction"
+    if new.correcting and came:
         return "contradiction"
     if not gone and not came:
         return "paraphrase"

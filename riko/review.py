@@ -26,6 +26,7 @@ from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
 from .contracts import parse_ref
+from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import AuthorityError, NotFoundError, StateError
 from .scope import MemoryScope
@@ -45,6 +46,11 @@ _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthes
 # Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
 _REVIEW_ONLY_FIELDS = frozenset({"status", "consent", "locked", "version", "id", "page_id", "superseded_by",
                                  "supersedes", "usage_policy", "authority_claim"})
+
+
+def _proposal_authority(authority: str) -> str:
+    """The sensitivity authority of a proposer: a model proposal unless a person proposed it."""
+    return authority if authority in ("user", "management") else "model_proposal"
 
 
 def candidate_fingerprint(type_: str, title: str) -> str:
@@ -159,15 +165,25 @@ class Review:
         # a proposer may only tighten: the conservative classifier runs over what it proposed
         sensitivity = classify_text(f"{title}\n{description}\n{body}", baseline)
         conflict_id = None
+        tighten: Page | None = None
         with self.canon.transaction():
             canon_match = self._canonical_match(type, title)
             if canon_match is not None:
                 claim = description or body
-                same = not claim.strip() or normalize_claim(canon_match.summary()) == normalize_claim(claim)
-                if same or not self._is_current_state(canon_match):
+                related = relation(canon_match.title, canon_match.summary(), title, claim) if claim.strip() else "paraphrase"
+                if related == "paraphrase" or not self._is_current_state(canon_match):
                     self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
                                   {"source": source, "title": title})
-                    return ProposalOutcome(None, "dropped-duplicate")
+                    if rank(sensitivity) > rank(canon_match.sensitivity):
+                        tighten = canon_match  # the repeat is dropped, its tighter reading is not
+                    else:
+                        return ProposalOutcome(None, "dropped-duplicate")
+                elif related == "addition":
+                    canon_match = None  # another fact about the subject: nothing is contested
+        if tighten is not None:
+            self.set_sensitivity(tighten.id, sensitivity, authority=_proposal_authority(authority))
+            return ProposalOutcome(None, "dropped-duplicate")
+        with self.canon.transaction():
             existing = self.wh.fetchone(
                 "SELECT id, tags, source_sessions, evidence, confidence, sensitivity FROM candidates "
                 "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
