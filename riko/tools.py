@@ -183,33 +183,46 @@ def _fold(text: str) -> str:
 
 
 _FEW = r"(?:\S+\s+){0,4}?"
+_NOT = r"(?:don't|dont|do not|never|won't|will not|not|didn't|did not|can't|cannot|no need to)"
+_ZH_NOT = r"(?:千万别|别|不要|不能|不会|不许|不用|不想|没说要|没让你|没叫你|没说|没要你)"
+_TALK = r"(?:mention(?:ing)?|bring(?:ing)?\s+" + _FEW + r"up|rais(?:e|ing)|talk(?:ing)?\s+about|remind(?:ing)?\s+me)"
+_ZH_TALK = r"(?:跟我)?(?:提起|提到|提|说|讲|聊|谈|提醒)"
 _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     # action: (accepting pattern, negated forms removed before matching)
     "forget": (
-        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
-                   r"|忘记|忘掉|删除|删掉|别记|不要记|抹掉|抹去"),
-        re.compile(r"\b(?:don't|dont|do not|never|won't|will not|not)\s+(?:ever\s+)?(?:forget|delete|remove|erase)\b"
-                   r"|(?:千万别|别|不要|不能|不会|不许)(?:忘记|忘掉|删除|删掉|忘|删)"),
+        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge|get rid of|scratch)\b"
+                   r"|\bdrop\s+(?:the|that|this|my|it)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
+                   r"|忘记|忘掉|忘了" + r"[^，。！？]{0,16}?吧|删除|删掉|删了|别记|不要记|不用记|抹掉|抹去|清除|当我没说"),
+        re.compile(_NOT + r"\s+(?:ever\s+)?(?:say\s+(?:to\s+|you\s+should\s+)?|ask\s+you\s+to\s+|tell\s+you\s+to\s+)?"
+                   r"(?:forget|delete|remove|erase)\b"
+                   r"|" + _ZH_NOT + r"(?:忘记|忘掉|删除|删掉|删|忘)"),
     ),
     "suppress": (
-        re.compile(r"\b(?:don't|dont|do not|never|stop|quit)\s+(?:ever\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+"
-                   + _FEW + r"up|rais(?:e|ing))\b|\bhide\b|别再?提|不要再?提|不用再?提|别再说|不要再说|隐藏"),
+        re.compile(r"\b(?:don't|dont|do not|never|stop|quit|can you not|please not)\s+(?:ever\s+)?(?:again\s+)?" + _TALK
+                   + r"|\b(?:rather|prefer)\s+you\s+(?:didn't|did not|don't|not)\s+" + _TALK
+                   + r"|\bno more\s+(?:talk|mention|mentions|reminders)\b|\bleave\s+" + _FEW + r"out of it\b"
+                   + r"|(?<!un)\bhide\b"
+                   r"|(?:别|不要|不用|不许)(?:再|老|总|总是|一直)?" + _ZH_TALK + r"|(?<!取消)隐藏"),
         None,
     ),
     "restore": (
-        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bbring\s+" + _FEW + r"back\b"
-                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up)\b"
-                   r"|\b(?:feel free|it's ok|it's okay|it is ok|it is okay)\s+to\s+mention\b"
-                   r"|恢复|取消隐藏|(?<![不别])可以再?提|可以再说"),
-        None,
+        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bundo\s+the\s+(?:suppression|hiding)\b"
+                   r"|(?<!don't )(?<!do not )(?<!never )\bbring\s+" + _FEW + r"back\b"
+                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up|talk\s+about)\b"
+                   r"|\b(?:feel free|it's ok|it's okay|it's fine|it is ok|it is okay|it is fine|go ahead and)\s+"
+                   r"(?:to\s+)?(?:mention|talk about|bring)"
+                   r"|\b(?:i'm|i am)\s+(?:ok|okay|fine)\s+with\s+you\s+" + _TALK
+                   + r"|(?<![不别])(?:恢复|取消隐藏)|(?<![不别])可以(?:再|重新)?" + _ZH_TALK + r"|可以再说"),
+        re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
     ),
 }
 _ACTION_OF = {"memory_forget": "forget", "memory_suppress": "suppress", "memory_restore": "restore"}
 _CUE_NAME = {"forget": "deletion", "suppress": "suppression", "restore": "restore"}
 
 _TRANSITION = re.compile(
-    r"\b(?:now|nowadays|these days|no longer|not anymore|any ?more|moved to|switched to|changed to)\b"
-    r"|现在|如今|目前|不再|已经不|搬到|搬去|改成|换成"
+    r"\b(?:now|nowadays|these days|no longer|not anymore|any ?more|moved to|switched to|changed to|"
+    r"quit|stopped|started|gave up|took up)\b"
+    r"|现在|如今|目前|不再|已经不|搬到|搬去|改成|换成|改喝|改用|改吃|戒了|戒掉|开始"
 )
 
 

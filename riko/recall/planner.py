@@ -49,6 +49,7 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
     "correction": _en(
         r"correct(?:ion|ed|ing)?", r"actually", r"update[ds]?", r"wrong", r"mistaken?",
         r"no longer", r"not (?:true|right) any ?more", r"fix (?:that|this|it)", r"incorrect",
+        r"misspoke", r"misremembered", r"(?:that's|that is) not (?:true|right)", r"got (?:that|it) wrong",
     ) + _zh(r"纠正", r"更正", r"其实", r"实际上", r"更新", r"不对", r"错了", r"搞错", r"改成", r"改为", r"不再", r"修正"),
     "temporal": _en(
         r"when", r"yesterday", r"today", r"tonight", r"recently", r"earlier", r"ago",
