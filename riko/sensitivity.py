@@ -73,14 +73,14 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"medications?", r"prescriptions?", r"prescribed", r"chemo(?:therapy)?",
             r"radiotherapy", r"hospitali[sz]ed", r"pregnan(?:t|cy)", r"miscarriage",
             r"abortion", r"infertil(?:e|ity)", r"ivf", r"disabilit(?:y|ies)", r"chronic pain",
-            r"insulin", r"medical (?:condition|history|record)s?",
+            r"insulin", r"medical (?:condition|history|record)s?", r"sleeping pills?",
             r"blood pressure", r"biopsy", r"heart attack", r"sexually transmitted",
         ),
         (
             "诊断", "确诊", "疾病", "生病", "癌症", "肿瘤", "糖尿病", "艾滋", "肝炎", "癫痫",
             "哮喘", "痴呆", "手术", "药物", "处方", "吃药", "服药", "怀孕", "流产", "堕胎",
             "不孕", "试管婴儿", "做试管", "试管都", "化疗", "放疗", "住院", "病情", "病史", "残疾", "慢性病", "胰岛素", "中风",
-            "心脏病", "高血压", "体检报告",
+            "心脏病", "高血压", "体检报告", "安眠药",
         ),
     ),
     "psychological": (
@@ -147,7 +147,7 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (
             "银行卡", "银行账户", "银行账号", "信用卡", "卡号", "账号", "工资", "薪水", "薪资",
             "月薪", "年薪", "收入", "负债", "欠债", "欠款", "贷款", "房贷", "破产", "存款",
-            "税号", "资产", "信用分",
+            "税号", "资产", "信用分", "网贷", "借贷", "借钱", "高利贷",
         ),
     ),
 }
@@ -185,7 +185,7 @@ _LABELLED_NUMBER_ZH_RE = re.compile(
 # A labelled code: a keyword naming a personal reference, then a value with at least two digits.
 _CODE_KEYWORD_RE = re.compile(
     r"(?<![0-9a-z])(?:(?:locker|ticket|booking|reservation|confirmation|tracking|serial|parcel|voucher|"
-    r"door|gate|alarm|safe|lock|access)\s*(?:code|number|no\.?|num|#|ref(?:erence)?|id)?|"
+    r"door|gate|alarm|safe|lock|access|combination)\s*(?:code|number|no\.?|num|#|ref(?:erence)?|id)?|"
     r"(?:order|customer|client|employee|staff|student|member(?:ship)?|patient|case|invoice|vin|plate|"
     r"registration|library card|badge)\s*(?:code|number|no\.?|num|#|id)|"
     r"licen[cs]e plate|room|seat|flight|vin|codes?(?:\s+[a-z]+){0,4}?\s+(?=is\b|:))"
@@ -199,7 +199,7 @@ _CODE_RE = re.compile(
 )
 # Chinese: a noun ending in 号 / 码 / 编号 / 单号, then a value with at least two digits.
 _CODE_ZH_RE = re.compile(
-    r"(?:(?<=[\u4e00-\u9fff])(?:号码|编号|单号|号|码)|车位|座位|微信|门牌)\s*(?:是|为|:|：)?\s*"
+    r"(?:(?<=[\u4e00-\u9fff])(?:号码|编号|单号|号|码)|车位|座位|微信|门牌|车牌)\s*(?:是|为|:|：)?\s*"
     r"(?P<value>[\u4e00-\u9fff]?[A-Za-z0-9_ -]*[0-9][A-Za-z0-9_ -]*)"
 )
 _STREET_RE = re.compile(
