@@ -8,7 +8,7 @@ from typing import Any
 from .cli import _common, command, emit, open_memory
 from .sensitivity import LEVELS
 
-__all__ = ["register", "cmd_mark_evidence"]
+__all__ = ["cmd_mark_evidence", "register"]
 
 
 def register(sub: Any) -> None:

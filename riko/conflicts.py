@@ -26,7 +26,7 @@ import unicodedata
 
 from .recall.text import tokenize
 
-__all__ = ["RELATIONS", "relation", "contradicts", "contests"]
+__all__ = ["RELATIONS", "contests", "contradicts", "relation"]
 
 RELATIONS = ("paraphrase", "addition", "temporal", "contradiction")
 
@@ -74,7 +74,7 @@ _NEGATION = re.compile(r"(?<![a-z])(?:not|never|no|don't|doesn't|didn't|isn't|ar
 # Predicates whose own words are the value: "vegetarian" against "vegan".
 _VALUE_PREDICATES = frozenset({"diet"})
 _EN_NUMBERS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _EN_NUMBER_RE = re.compile(r"(?<![a-z])(" + "|".join(_EN_NUMBERS) + r")(?![a-z])")
 _ZH_NUMBERS = {c: str(i) for i, c in enumerate("零一二三四五六七八九十")} | {"两": "2"}
 # a Chinese numeral counts only before a measure word, so 一起 and 三体 stay words

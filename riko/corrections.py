@@ -9,11 +9,10 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from .contracts import parse_ref
-
 from .recall.text import tokenize
 from .sensitivity import protected_title
 
-__all__ = ["stale_title_tokens", "corrected_title", "claim_changed", "retire_evidence"]
+__all__ = ["claim_changed", "corrected_title", "retire_evidence", "stale_title_tokens"]
 
 _TITLE_CHARS = 120
 

@@ -8,7 +8,12 @@ import pytest
 
 from riko.cli import main
 from riko.conflicts import relation
-from riko.evaluation.labelled import LabelledSetError, labelled_file, run_labelled, score_conflicts
+from riko.evaluation.labelled import (
+    LabelledSetError,
+    labelled_file,
+    run_labelled,
+    score_conflicts,
+)
 
 
 def test_the_conflict_pair_set_meets_its_targets():

@@ -26,8 +26,15 @@ from typing import Any
 
 from ..errors import RikoError
 
-__all__ = ["LABELLED_SETS", "ClassScore", "LabelledReport", "labelled_file", "score_sensitivity",
-           "score_conflicts", "run_labelled"]
+__all__ = [
+    "LABELLED_SETS",
+    "ClassScore",
+    "LabelledReport",
+    "labelled_file",
+    "run_labelled",
+    "score_conflicts",
+    "score_sensitivity",
+]
 
 LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout")
 SENSITIVITY_LABELS = ("normal", "identifier", "sensitive")
@@ -106,7 +113,7 @@ def _read(path: Path, required: dict[str, tuple[str, ...] | None]) -> list[dict[
         where = f"{path.name}:{number}"
         try:
             row = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise LabelledSetError(f"{where}: not valid JSON ({exc.msg})") from None
         if not isinstance(row, dict):
             raise LabelledSetError(f"{where}: expected a JSON object")
