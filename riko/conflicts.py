@@ -139,6 +139,9 @@ def relation(old_title: str, old_claim: str, new_title: str, new_claim: str) -> 
     """How ``new_claim`` relates to ``old_claim``: one of :data:`RELATIONS`."""
     if _fold(old_claim).rstrip(" .。!！") == _fold(new_claim).rstrip(" .。!！"):
         return "paraphrase"
+    heading = set(tokenize(_fold(old_title)))
+    if len(heading) >= 2 and heading <= set(tokenize(_fold(old_claim))):
+        old_title = new_title = ""  # the title restates the old claim: it names no subject
     old, new = _Claim(old_title, old_claim), _Claim(new_title, new_claim)
     if new.transition and not old.transition:
         return "temporal"
