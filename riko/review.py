@@ -450,7 +450,9 @@ class Review:
             raise ValueError("a correction needs non-empty content")
         description, body = _claim_parts(content)
         new_refs = self._known_refs(evidence)
-        same_claim = not claim_changed(f"{old.description}\n{old.body}".strip(), content.strip())
+        # the review page edits the body (or the description when there is none): any of them may be the claim
+        same_claim = any(not claim_changed(text.strip(), content.strip())
+                         for text in (old.body, old.description, f"{old.description}\n{old.body}") if text.strip())
         # an edit that keeps the claim (a typo fix) keeps the evidence behind it
         stale = [] if same_claim else [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
         sources = sorted({*(ref for ref in old.sources if ref not in stale), *new_refs})

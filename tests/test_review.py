@@ -569,3 +569,26 @@ def test_a_dream_repeat_tightens_an_existing_page_and_never_loosens(tmp_path, cl
         again = dream(mem, "Thursdays", "I see Dr. Silva on Thursdays", "normal")
         assert again.action == "dropped-duplicate" and mem.page(page.id).sensitivity == "sensitive"
         assert "Dr. Silva" not in mem.resident().text
+
+
+def test_a_typo_fix_through_the_review_page_keeps_the_evidence(tmp_path, clock):
+    from riko.server import create_app
+    from starlette.testclient import TestClient
+
+    root = tmp_path / "root"
+    with open_mem(root, clock) as mem:
+        ref = say(mem, "s1", "I prefer oolong tea without sugar, brewed for three minuets")
+        cid = mem.propose("Tea", description="I prefer oolong tea",
+                          body="I prefer oolong tea without sugar, brewed for three minuets", evidence=[ref])
+        pid = mem.confirm(cid).id
+    app = create_app(root, {"api_tokens": {"companion": "tok-companion-123456"}})
+    headers = {"x-dsh-memory-profile": "companion", "authorization": "Bearer tok-companion-123456"}
+    with TestClient(app, client=("127.0.0.1", 50000)) as c:
+        fixed = "I prefer oolong tea without sugar, brewed for three minutes"
+        assert c.put(f"/memory/v1/wiki/pages/{pid}", headers=headers, json={"content": fixed}).status_code == 200
+        changed = "I prefer green tea with honey"
+        assert c.put(f"/memory/v1/wiki/pages/{pid}", headers=headers, json={"content": changed}).status_code == 200
+    with open_mem(root, clock) as mem:
+        versions = mem.page_versions(pid)["text"].to_list()
+        assert ref in versions[-1]  # the typo fix kept the evidence ...
+        assert mem.page(pid).sources == []  # ... the real change did not
