@@ -216,6 +216,10 @@ _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
     ),
 }
+# Words around a cue that name no memory ("ok forget it, never mind", "那条记忆").
+_FILLER = frozenset(tokenize(
+    "ok okay never mind please thing things stuff one memory memories note notes again anymore any more "
+    "just actually really right now then also whatever 那个 这个 那条 这条 一下 记忆 东西 事情"))
 _ACTION_OF = {"memory_forget": "forget", "memory_suppress": "suppress", "memory_restore": "restore"}
 _CUE_NAME = {"forget": "deletion", "suppress": "suppression", "restore": "restore"}
 
@@ -519,7 +523,7 @@ class ToolBox:
                for (a,) in aliases):
             return True
         said = _CUES[action][0].sub(" ", _fold(target) if target is not None else folded)
-        wanted = set(tokenize(said))
+        wanted = set(tokenize(said)) - _FILLER
         return bool(wanted & set(tokenize(f"{page.title}\n{page.description}\n{page.body}")))
 
     def _resolve(self, tool: str, target: str) -> Page | ToolResult:

@@ -491,3 +491,12 @@ def test_protected_pages_never_reach_the_model_through_tool_text(mem):
         texts += [done.text(), json.dumps(done.to_dict())]
     for text in texts:
         assert not any(word in text for word in ("HIV", "9999", "hunter2", "2020")), text
+
+
+def test_filler_words_beside_a_cue_name_no_memory(mem):
+    box = ToolBox(mem, "s1")
+    pid = remember(mem, box, "I never mind the rain, it is just one of those things")
+    say(mem, "s1", "ok forget it, never mind, just one thing")
+    assert "named in the latest" in box.call("memory_forget", {"id": pid}).error
+    say(mem, "s1", "forget the rain one")
+    assert box.call("memory_forget", {"id": pid}).ok
