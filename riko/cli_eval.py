@@ -108,7 +108,7 @@ def _cases(args: argparse.Namespace) -> int:
     if args.file in LABELLED_SETS:
         labelled = run_labelled(args.file)
         emit(args, labelled.to_dict(), text=labelled.text())
-        return 0
+        return 1 if args.gate and labelled.shortfalls() else 0
 
     config = {"recall_vector_enabled": True, "embedding_provider": args.vector} if args.vector else None
     report = run_cases(args.file, config=config)

@@ -101,6 +101,8 @@ def _compile(fragments: tuple[str, ...], chinese: tuple[str, ...]) -> re.Pattern
 
 
 _PATTERNS = {name: (single, _compile(en, zh)) for name, (single, en, zh) in _PREDICATES.items()}
+_PATTERNS["be"] = (True, re.compile(r"(?<![a-z])(?:is|are)(?![a-z])|是"))
+_COPULA = _PATTERNS["be"][1]
 
 
 class _Claim:
@@ -117,12 +119,18 @@ class _Claim:
         self.titled: set[str] = set()  # predicates only the title states ("Favourite colour": "Green")
         rest, heading = text, _fold(title)
         for name, (_, pattern) in _PATTERNS.items():
+            if name == "be":
+                continue  # the copula counts only when nothing else does, below
             if pattern.search(rest):
                 self.stated.add(name)
                 if name not in _VALUE_PREDICATES:
                     rest = pattern.sub(" ", rest)
             elif pattern.search(heading):
                 self.titled.add(name)
+        if not self.stated and _COPULA.search(rest):
+            # "Tango teacher is Marco": with no other predicate, "is" names the subject's one value
+            self.stated.add("be")
+            rest = _COPULA.sub(" ", rest)
         self.predicates = self.stated | self.titled
         # "likes … best" is a preference, not one more liking
         if "favourite" in self.predicates:
@@ -139,8 +147,7 @@ def relation(old_title: str, old_claim: str, new_title: str, new_claim: str) -> 
     """How ``new_claim`` relates to ``old_claim``: one of :data:`RELATIONS`."""
     if _fold(old_claim).rstrip(" .。!！") == _fold(new_claim).rstrip(" .。!！"):
         return "paraphrase"
-    heading = set(tokenize(_fold(old_title)))
-    if len(heading) >= 2 and heading <= set(tokenize(_fold(old_claim))):
+    if tokenize(_fold(old_title)) == tokenize(_fold(old_claim)):
         old_title = new_title = ""  # the title restates the old claim: it names no subject
     old, new = _Claim(old_title, old_claim), _Claim(new_title, new_claim)
     if new.transition and not old.transition:

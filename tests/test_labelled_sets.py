@@ -30,6 +30,8 @@ def test_the_conflict_pair_set_meets_its_targets():
     (("Home", "I live in Lisbon"), ("Home", "I moved to Porto"), "temporal"),
     (("Home", "I live in Lisbon"), ("Home", "My home is in Lisbon"), "paraphrase"),
     (("居住", "我住在里斯本"), ("居住", "我住在波尔图"), "contradiction"),
+    (("Tango teacher", "Tango teacher is Marco"), ("Tango teacher", "Tango teacher is Lucia"), "contradiction"),
+    (("Car", "I drive a Toyota"), ("Car", "My car is red"), "addition"),
     (("咖啡", "我每天早上喝咖啡"), ("咖啡", "我最喜欢加燕麦奶"), "addition"),
 ])
 def test_relation_examples(old, new, expected):
@@ -56,3 +58,14 @@ def test_a_malformed_line_names_file_line_and_field(tmp_path):
                    '{"id": "b", "lang": "en", "kind": "opposite", "old": {}, "new": {}}\n', encoding="utf-8")
     with pytest.raises(LabelledSetError, match=r"pairs.jsonl:2: field 'kind' must be one of"):
         score_conflicts(bad)
+
+
+def test_gate_fails_a_set_below_its_targets(tmp_path):
+    from riko.evaluation.labelled import score_sensitivity
+
+    weak = tmp_path / "weak.jsonl"
+    weak.write_text('{"id": "a", "lang": "en", "label": "identifier", "text": "I like tea"}\n'
+                    '{"id": "b", "lang": "en", "label": "sensitive", "text": "my therapist called"}\n', encoding="utf-8")
+    report = score_sensitivity(weak)
+    assert "identifier recall 0.000 < 0.95" in report.shortfalls() and "BELOW TARGET" in report.text()
+    assert main(["eval", "cases", "conflicts", "--gate"]) == 0 and main(["eval", "cases", "sensitivity", "--gate"]) == 0

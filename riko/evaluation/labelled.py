@@ -28,6 +28,7 @@ from ..errors import RikoError
 
 __all__ = [
     "LABELLED_SETS",
+    "TARGETS",
     "ClassScore",
     "LabelledReport",
     "labelled_file",
@@ -40,6 +41,13 @@ LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.h
 SENSITIVITY_LABELS = ("normal", "identifier", "sensitive")
 CONFLICT_KINDS = ("contradiction", "addition", "paraphrase", "temporal")
 _LEVEL_CLASS = {"normal": "normal", "provisional_sensitive": "identifier", "sensitive": "sensitive"}
+#: (class, measure, floor) every packaged set of a kind must reach: ``riko eval cases NAME --gate``.
+TARGETS = {
+    "sensitivity": (("sensitive", "recall", 0.95), ("identifier", "recall", 0.95), ("protected", "recall", 0.95),
+                    ("sensitive", "precision", 0.85), ("identifier", "precision", 0.85),
+                    ("protected", "precision", 0.85)),
+    "conflicts": (("contradiction", "precision", 0.9), ("contradiction", "recall", 0.8)),
+}
 
 
 class LabelledSetError(RikoError):
@@ -78,8 +86,18 @@ class LabelledReport:
     errors: list[dict[str, str]] = field(default_factory=list)
     by_lang: dict[str, dict[str, ClassScore]] = field(default_factory=dict)
 
+    def shortfalls(self) -> list[str]:
+        """The targets this report misses, e.g. ``identifier recall 0.930 < 0.95``."""
+        kind = "sensitivity" if "sensitive" in self.classes else "conflicts"
+        out = []
+        for label, measure, floor in TARGETS[kind]:
+            value = getattr(self.classes[label], measure)
+            if value is None or value < floor:
+                out.append(f"{label} {measure} {'-' if value is None else f'{value:.3f}'} < {floor}")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "total": self.total,
+        return {"name": self.name, "total": self.total, "shortfalls": self.shortfalls(),
                 "classes": {k: v.to_dict() for k, v in self.classes.items()},
                 "by_lang": {lang: {k: v.to_dict() for k, v in scores.items()} for lang, scores in self.by_lang.items()},
                 "errors": list(self.errors)}
@@ -95,6 +113,7 @@ class LabelledReport:
             lines.append(f"  [{lang}] " + ", ".join(f"{s.label} P {fmt(s.precision)} R {fmt(s.recall)}"
                                                    for s in scores.values()))
         lines += [f"  MISS {e['id']}: labelled {e['label']}, got {e['got']}" for e in self.errors]
+        lines += [f"  BELOW TARGET: {s}" for s in self.shortfalls()]
         return "\n".join(lines)
 
 
