@@ -131,3 +131,30 @@ def test_a_subject_title_is_kept_and_a_claim_title_follows_the_claim():
 ])
 def test_claim_changed(old, new, changed):
     assert claim_changed(old, new) is changed
+
+
+def test_over_http_the_replaced_value_is_gone_and_history_marks_it_ended(tmp_path):
+    import warnings
+
+    from riko.server import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    root = tmp_path / "root"
+    clock = FixedClock("2026-01-15T09:00:00Z")
+    with riko.open(root, preset="companion", config=CASE_CONFIG, clock=clock) as mem:
+        page = mem.create_page("I live in Lisbon", "I live in Lisbon")
+        clock.advance(days=1)
+        new = mem.replace(page.id, "I live in Porto", clock.now())
+    app = create_app(root, {**CASE_CONFIG, "api_tokens": {"companion": "tok-companion-123456"}}, clock=clock)
+    headers = {"x-dsh-memory-profile": "companion", "authorization": "Bearer tok-companion-123456"}
+    with TestClient(app, client=("127.0.0.1", 50000)) as c:
+        current = c.post("/memory/v1/recall", headers=headers, json={"query": QUERY}).json()
+        resident = c.get("/memory/v1/resident", headers=headers).text
+        shown = c.get(f"/memory/v1/wiki/pages/{new.id}", headers=headers).text
+        history = c.post("/memory/v1/recall", headers=headers, json={"query": HISTORY_QUERY, "history": True}).json()
+    assert "Porto" in current["context"] and "Lisbon" not in json.dumps(current)
+    assert "Lisbon" not in resident and "Lisbon" not in shown
+    assert "[until 2026-01-16] I live in Lisbon" in history["context"]
