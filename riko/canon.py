@@ -20,6 +20,7 @@ import orjson
 import polars as pl
 
 from .clock import Clock
+from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import NotFoundError, StateError, WikiFormatError
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
@@ -450,14 +451,23 @@ class Canon:
                 report.unchanged += 1
                 continue
             new = page.replace(version=old.version + 1)
+            retitled = corrected_title(new.title, f"{old.description}\n{old.body}", f"{new.description}\n{new.body}",
+                                       new.sensitivity, pid) if new.title == old.title else new.title
+            detail: dict[str, Any] = {"path": rel, "previous_version": old.version}
+            changed = claim_changed(f"{old.description}\n{old.body}".strip(), f"{new.description}\n{new.body}".strip())
+            if retitled != new.title:
+                # the person fixed the claim but not the title that restated it
+                new, detail["retitled"] = new.replace(title=retitled), True
             history = None
             if new.sensitivity != old.sensitivity:
                 history = json.loads(old_row["sensitivity_history"] or "[]")
                 history.append({"from": old.sensitivity, "to": new.sensitivity, "authority": "management",
                                 "at": self.clock.now().isoformat(), "via": "file"})
             with self.transaction():
+                if changed:  # the raw lines behind the old claim stop surfacing as current
+                    detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
-                          detail={"path": rel, "previous_version": old.version}, on_disk=(rel, text),
+                          detail=detail, on_disk=(rel, text),
                           sensitivity_history=history)
                 if history is not None:
                     self.wh.audit("memory-sensitivity-changed", "management", pid,

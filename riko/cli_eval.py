@@ -33,8 +33,10 @@ def register(sub: Any) -> None:
     c.add_argument("--cache", default=None, metavar="FILE", help="reply cache (default as for eval qa)")
     c.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, or a path")
-    k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file")
+    k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, sensitivity, "
+                                        "conflicts, or a path")
+    k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file; sensitivity and "
+                                "conflicts score the classifier sets (precision and recall per class)")
     k.add_argument("--vector", default=None, metavar="PROVIDER",
                    help="also search the dense channel with this embedding provider (e.g. local, deterministic)")
     k.add_argument("--gate", action="store_true", help="exit 1 unless every case passes")
@@ -155,6 +157,12 @@ def _companion_text(run: Any) -> str:
 
 def _cases(args: argparse.Namespace) -> int:
     from .evaluation.cases import run_cases
+    from .evaluation.labelled import LABELLED_SETS, run_labelled
+
+    if args.file in LABELLED_SETS:
+        labelled = run_labelled(args.file)
+        emit(args, labelled.to_dict(), text=labelled.text())
+        return 1 if args.gate and labelled.shortfalls() else 0
 
     config = {"recall_vector_enabled": True, "embedding_provider": args.vector} if args.vector else None
     report = run_cases(args.file, config=config)

@@ -272,6 +272,20 @@ class Memory:
     def set_sensitivity(self, page_id: str, level: str, authority: str = "management") -> Page:
         return self._review.set_sensitivity(page_id, level, authority=authority)
 
+    def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, Any]:
+        """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
+        from .evidence_sensitivity import mark_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
+
+    def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, Any]:
+        """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
+        from .evidence_sensitivity import propose_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
+
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
         return self._review.conflicts(state)
 

@@ -20,6 +20,7 @@ import duckdb
 from .clock import Clock, utc
 from .errors import ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
+from .private_files import FILE_MODE, private_dir, private_file
 from .scope import MemoryScope
 
 __all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps"]
@@ -45,8 +46,8 @@ class WriterLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -123,7 +124,7 @@ class Warehouse:
                 _OPEN[key] = (con, refs + 1)
                 self._key = key
                 return con.cursor()
-            self.directory.mkdir(parents=True, exist_ok=True)
+            private_dir(self.directory)
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.IOException as exc:
@@ -132,6 +133,8 @@ class Warehouse:
                     pid = _pid_from_duckdb_message(text)
                     raise RikoLockedError(self.path, pid) from None
                 raise RikoError(f"cannot open warehouse {self.path}: {text}") from exc
+            if not read_only:
+                private_file(self.path)  # raw conversation: the owner's alone
             _OPEN[key] = (con, 1)
             self._key = key
             return con.cursor()

@@ -92,6 +92,7 @@ ROUTES: list[tuple[str, str, Any, set[int]]] = [
     ("GET", "/audits", None, {200}),
     ("GET", "/sessions", None, {200}),
     ("GET", "/sessions/{sid}", None, {200}),
+    ("PUT", "/sessions/{sid}/events/2/sensitivity", {"sensitivity": "sensitive"}, {200}),
     ("GET", "/purges", None, {200}),
     ("POST", "/purge", {"sessionId": "{sid}", "dryRun": True}, {404}),  # purge_enabled is off
     ("POST", "/recall", {"query": "what do I drink?"}, {404}),  # recall_enabled is off
