@@ -238,7 +238,7 @@ class Canon:
     def get(self, page_id: str) -> Page:
         rows = self._rows("AND id = ?", [page_id])
         if not rows:
-            raise NotFoundError("page", page_id, "list pages with mem.pages()")
+            raise NotFoundError("page", page_id, listing="pages")
         return self._page(rows[0])
 
     def exists(self, page_id: str) -> bool:

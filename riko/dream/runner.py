@@ -193,7 +193,7 @@ class _Run:
             names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
             missing = [s for s in names if s not in known]
             if missing:
-                raise NotFoundError("session", missing[0], "list sessions with mem.sessions()")
+                raise NotFoundError("session", missing[0], listing="sessions")
             rows = [known[s] for s in names]
         works: list[_Work] = []
         for sid, last_seq, cursor, attempts, created in rows:

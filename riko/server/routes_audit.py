@@ -65,7 +65,7 @@ async def session(ctx: Ctx) -> Any:
         rows = mem.sessions().to_dicts()
         match = [row for row in rows if row["session_id"] == sid]
         if not match:
-            raise NotFoundError("session", sid, "list sessions with GET /sessions")
+            raise NotFoundError("session", sid, listing="sessions")
         return match[0], mem.evidence(sid).to_dicts()
 
     meta, lines = await ctx.run(read)

@@ -25,6 +25,7 @@ from ..errors import (
     ProviderError,
     PurgeError,
     ReadOnlyError,
+    ClosedError,
     RikoError,
     RikoLockedError,
     ScopeError,
@@ -125,6 +126,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (ReadOnlyError, 409, "read-only"),
     (PurgeError, 409, "purge"),
     (RikoLockedError, 503, "locked"),
+    (ClosedError, 503, "closed"),
     (ProviderError, 502, "provider"),
     (RikoError, 400, "riko"),
 )
