@@ -97,6 +97,17 @@ def _frame_text(frame: Any, table: str | None, *, wide: bool) -> str:
     return out + "\n" + footer
 
 
+def iso_time(text: str) -> str:
+    """An argparse type: ``text`` when it is an ISO date-time."""
+    from .clock import utc
+
+    try:
+        utc(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date-time such as 2026-03-01T00:00:00Z") from None
+    return text
+
+
 def progress_wanted(args: argparse.Namespace) -> bool:
     """Progress bars only for a person watching: not with --json or --quiet, and stderr a terminal."""
     return not getattr(args, "json", False) and not getattr(args, "quiet", False) and sys.stderr.isatty()
@@ -316,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a path the user named cannot be read or written
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"riko: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("riko: interrupted", file=sys.stderr)
         return 130

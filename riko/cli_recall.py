@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from .cli import _common, _wide, command, emit, open_memory, progress_wanted
+from .cli import _common, _wide, command, emit, iso_time, open_memory, progress_wanted
 from .vocabulary import CHANNEL_ORDER
 
 __all__ = ["register"]
@@ -76,7 +76,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)")
     _common(p)
     p.add_argument("query", help="the user's turn")
-    p.add_argument("--at", default=None, metavar="TIME", help="recall as of this ISO date-time (at mode)")
+    p.add_argument("--at", default=None, metavar="TIME", type=iso_time, help="recall as of this ISO date-time (at mode)")
     p.add_argument("--history", action="store_true", help="include retained lineage (history mode)")
     p.add_argument("--debug", action="store_true", help="show the plan, the trace and every candidate's gate")
     p = sub.add_parser("retrieve", help="ungated research ranking over every channel (raw evidence included)")

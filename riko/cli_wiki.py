@@ -13,7 +13,7 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
-from .cli import _common, _wide, command, emit, open_memory, resolve_preset
+from .cli import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
 from .vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
 
 if TYPE_CHECKING:
@@ -39,14 +39,6 @@ def _emit_page(args: argparse.Namespace, page: "Page", verb: str) -> None:
     emit(args, _page_dict(page), text=f"{verb} {page.id} (version {page.version})\n\n{render_page(page)}")
 
 
-def _iso_time(text: str) -> str:
-    from .clock import utc
-
-    try:
-        utc(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date-time such as 2026-03-01T00:00:00Z") from None
-    return text
 
 
 # -- candidates ---------------------------------------------------------------------------------
@@ -266,7 +258,7 @@ def register(sub: Any) -> None:
     _common(p)
     p.add_argument("id", help="page id")
     p.add_argument("content", help="the new claim")
-    p.add_argument("--valid-from", required=True, type=_iso_time, help="ISO date-time the new claim starts")
+    p.add_argument("--valid-from", required=True, type=iso_time, help="ISO date-time the new claim starts")
     p = sub.add_parser("supersede", help="retire a page from future Residents (kept with its evidence)")
     _common(p)
     p.add_argument("id", help="page id")
@@ -292,7 +284,7 @@ def register(sub: Any) -> None:
     _common(p)
     p.add_argument("id", help="conflict id")
     p.add_argument("resolution", choices=RESOLUTIONS, help="how the conflict is settled")
-    p.add_argument("--valid-from", type=_iso_time, default=None,
+    p.add_argument("--valid-from", type=iso_time, default=None,
                    help="start of the new claim for temporal_transition (default now)")
     p = sub.add_parser("aliases", help="list alias edges")
     _common(p)

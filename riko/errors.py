@@ -8,7 +8,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
     ├── ConfigError             a config field breaks a validation rule (``.field``)
     ├── RikoLockedError         another process holds the scope's writer lock
     ├── ClosedError             a memory was used after close()
-    ├── UsageError              a command-line argument is wrong
+    ├── UsageError              an argument value is wrong (also a ValueError)
     ├── ReadOnlyError           a write was attempted on a read-only memory
     ├── IngestError             a log cannot be read at all (``.path``, ``.line``)
     │   └── PresetMismatchError the log belongs to another preset; nothing was written
@@ -160,8 +160,8 @@ class ClosedError(RikoError):
         self.with_remedy("closed")
 
 
-class UsageError(RikoError):
-    """A command-line argument or option value is wrong."""
+class UsageError(RikoError, ValueError):
+    """An argument value is wrong (a method argument or a command-line option)."""
 
 
 class ReadOnlyError(RikoError):
