@@ -10,7 +10,7 @@ import json
 import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["JSON_COLUMNS", "decode_row", "decode_rows", "text_table", "display_width"]
+__all__ = ["JSON_COLUMNS", "decode_row", "decode_rows", "text_table", "display_width", "clip"]
 
 #: Columns stored as JSON text (arrays or objects) in the warehouse.
 JSON_COLUMNS = frozenset({
@@ -44,7 +44,8 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
-def _clip(text: str, width: int) -> str:
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal columns, ending in an ellipsis when cut."""
     if display_width(text) <= width:
         return text
     out, used = [], 0
@@ -90,7 +91,7 @@ def text_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *, wid
     def line(values: Sequence[str]) -> str:
         parts = []
         for i, value in enumerate(values):
-            shown = _clip(value, sizes[i])
+            shown = clip(value, sizes[i])
             parts.append(shown if i == len(values) - 1 else shown + " " * (sizes[i] - display_width(shown)))
         return "  ".join(parts).rstrip()
 
