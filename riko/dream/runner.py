@@ -564,6 +564,9 @@ class _Run:
         ready: list[_Work] = []
         source = self.work_iter(works)
         exhausted = False
+        from ..progress import progress_enabled
+
+        self.progress = progress_enabled(self.progress)
         if self.progress:
             from tqdm.auto import tqdm
         else:  # tqdm.auto warns in a notebook without widgets even when the bar is off

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ..clock import Clock, from_ms
 from ..errors import IngestError, PresetMismatchError, ScopeError
+from ..progress import progress_enabled
 from ..scope import MemoryScope
 from ..warehouse import Warehouse, naive_utc
 from .parse import (
@@ -145,7 +146,7 @@ def ingest_paths(
     plans = [_plan(wh, scope, path, report) for path in files]
     todo = [plan for plan in plans if plan is not None]
     bar = None
-    if progress and len(files) > 1:
+    if progress_enabled(progress) and len(files) > 1:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(files), unit="file", desc="ingest", leave=False)
