@@ -82,7 +82,7 @@ def _frame_text(frame: Any, table: str | None, *, wide: bool) -> str:
     if wide or table not in TABLES:
         import polars as pl
 
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=2000, tbl_width_chars=100_000,
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=2000, tbl_width_chars=60_000,
                        tbl_hide_dataframe_shape=True):
             return str(frame)
     from .rows import text_table
