@@ -206,7 +206,7 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 
 def _wiki_check(args: argparse.Namespace) -> int:
     """Validate the scope's page files without opening the warehouse (safe as a pre-commit hook)."""
-    from .canon import check_files
+    from .wiki.check import check_files
     from .scope import MemoryScope
 
     scope = MemoryScope(args.owner, resolve_preset(args))
