@@ -130,12 +130,9 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, create: bo
     preset = resolve_preset(args)
     if not create and not read_only:
         from .scope import MemoryScope
-        from .warehouse import missing_memory
+        from .warehouse import require_memory
 
-        scope = MemoryScope(args.owner, preset)
-        directory = Path(args.root).absolute() / "warehouse" / scope.storage_key
-        if not (directory / "riko.duckdb").exists():
-            raise missing_memory(scope, directory)
+        require_memory(args.root, MemoryScope(args.owner, preset))
     return riko.open(args.root, owner=args.owner, preset=preset, read_only=read_only)
 
 

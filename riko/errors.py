@@ -5,6 +5,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
 
     RikoError
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
+    │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
     ├── RikoLockedError         another process holds the scope's writer lock
     ├── ClosedError             a memory was used after close()
@@ -31,6 +32,7 @@ __all__ = [
     "RikoError",
     "ClosedError",
     "ScopeError",
+    "MissingScopeError",
     "ConfigError",
     "RikoLockedError",
     "ReadOnlyError",
@@ -59,7 +61,8 @@ REMEDIES: dict[str, dict[str, str]] = {
     "create": {
         "python": "open it once without read_only=True to create it",
         "cli": "create it with `riko init --preset {preset}`",
-        "http": "create it with `riko init --preset {preset}` before serving it",
+        "http": "reads never create a scope: a write request for this profile, or "
+                "`riko init --preset {preset}`, creates it",
     },
     "unlock": {
         "python": "close that memory first, or open this one with read_only=True",
@@ -131,6 +134,10 @@ class RikoError(Exception):
 
 class ScopeError(RikoError):
     """A scope (owner + preset) is missing, malformed, or does not match."""
+
+
+class MissingScopeError(ScopeError):
+    """The scope has no warehouse yet; reads never create one."""
 
 
 class ConfigError(RikoError, ValueError):

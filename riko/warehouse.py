@@ -18,11 +18,11 @@ from typing import Any, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ClosedError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .scope import MemoryScope
 
-__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps", "missing_memory"]
+__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps", "missing_memory", "require_memory"]
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -86,7 +86,15 @@ _OPEN_GUARD = threading.Lock()
 
 def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
     """The error for a scope that has no warehouse yet (reads never create one)."""
-    return RikoError(f"no memory for scope {scope.key} at {directory}").with_remedy("create", preset=scope.preset)
+    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
+        "create", preset=scope.preset)
+
+
+def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
+    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
+    directory = Path(root).absolute() / "warehouse" / scope.storage_key
+    if not (directory / "riko.duckdb").exists():
+        raise missing_memory(scope, directory)
 
 
 class _ClosedConnection:

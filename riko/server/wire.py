@@ -26,6 +26,7 @@ from ..errors import (
     PurgeError,
     ReadOnlyError,
     ClosedError,
+    MissingScopeError,
     RikoError,
     RikoLockedError,
     ScopeError,
@@ -117,6 +118,7 @@ def jsonable(value: Any) -> Any:
 # RikoError subclasses → (status, code); the first matching class wins, so order matters.
 _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (NotFoundError, 404, "not-found"),
+    (MissingScopeError, 404, "no-scope"),
     (ConfirmationMismatchError, 400, "confirmation-mismatch"),
     (AuthorityError, 403, "authority"),
     (ConfigError, 400, "invalid-config"),
