@@ -276,13 +276,16 @@
         defs.append(marker);
       }
       const items = [defs];
+      const pairs = new Set(g.edges.map((e) => e.source + "\u0000" + e.target));
       for (const e of g.edges) {
         const a = at.get(e.source), b = at.get(e.target);
         if (!a || !b) continue;
         const rel = e.broken ? "broken" : REL_COLORS[e.rel || "link"] ? e.rel || "link" : "link";
-        // end the line at the target's rim so the arrowhead stays visible
+        // end the line at the target's rim so the arrowhead stays visible; a link and its reverse
+        // are drawn side by side rather than on top of each other
         const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1, cut = (b.r + 2) / len;
-        items.push(svg("line", { x1: a.x, y1: a.y, x2: b.x - dx * cut, y2: b.y - dy * cut, stroke: REL_COLORS[rel],
+        const side = pairs.has(e.target + "\u0000" + e.source) ? 3 : 0, ox = (-dy / len) * side, oy = (dx / len) * side;
+        items.push(svg("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x - dx * cut + ox, y2: b.y - dy * cut + oy, stroke: REL_COLORS[rel],
           "stroke-width": 2, "stroke-dasharray": e.broken ? "4 3" : "none", "marker-end": `url(#arrow-${rel})`,
           class: "edge", "data-rel": rel }));
       }
