@@ -52,6 +52,10 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 @command("propose")
 def cmd_propose(args: argparse.Namespace) -> int:
+    from .errors import UsageError
+
+    if not args.title.strip():
+        raise UsageError("a candidate needs a non-empty title")
     with open_memory(args) as mem:
         cid = mem.propose(args.title, body=args.body, type=args.type, description=args.description)
     emit(args, {"candidate_id": cid},

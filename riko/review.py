@@ -26,7 +26,7 @@ from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
 from .contracts import parse_ref
-from .errors import AuthorityError, NotFoundError, StateError, UsageError
+from .errors import AuthorityError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, rank
@@ -153,7 +153,7 @@ class Review:
             raise ValueError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
         title = _one_line(title)
         if not title:
-            raise UsageError("a candidate needs a non-empty title")
+            raise ValueError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
         sessions = [session_id] if session_id and self.wh.fetchone(
