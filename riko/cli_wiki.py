@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .cli import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
 from .vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
@@ -210,8 +208,8 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 
 def _wiki_check(args: argparse.Namespace) -> int:
     """Validate the scope's page files without opening the warehouse (safe as a pre-commit hook)."""
-    from .wiki.check import check_files
     from .scope import MemoryScope
+    from .wiki.check import check_files
 
     scope = MemoryScope(args.owner, resolve_preset(args))
     errors = check_files(Path(args.root).absolute() / "wiki" / scope.owner / scope.preset)

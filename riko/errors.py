@@ -108,7 +108,7 @@ class RikoError(Exception):
     """
 
     remedy: str | None = None
-    remedy_fields: dict[str, str] = {}
+    remedy_fields: dict[str, str] = {}  # noqa: RUF012 - replaced per instance, never mutated
 
     def with_remedy(self, key: str, **fields: str) -> "RikoError":
         """Attach the remedy ``key`` (filled with ``fields``) and return the error, for ``raise``."""

@@ -19,14 +19,14 @@ from starlette.responses import Response
 
 from ..errors import (
     AuthorityError,
+    ClosedError,
     ConfigError,
     ConfirmationMismatchError,
+    MissingScopeError,
     NotFoundError,
     ProviderError,
     PurgeError,
     ReadOnlyError,
-    ClosedError,
-    MissingScopeError,
     RikoError,
     RikoLockedError,
     ScopeError,
