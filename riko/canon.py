@@ -250,9 +250,8 @@ class Canon:
         actual = file_hash(path.read_bytes().decode("utf-8", errors="surrogateescape")) if path.exists() else None
         if actual != expected:
             state = "was deleted" if actual is None else "was edited (or broken)"
-            raise StateError(
-                f"page file {path} {state} since riko last read it; run mem.sync() (riko wiki sync) "
-                f"and fix any error it reports before changing page {page_id}")
+            raise StateError(f"page file {path} {state} since riko last read it, so page {page_id} "
+                             "cannot be changed yet").with_remedy("sync")
 
     # -- writing ------------------------------------------------------------------------------
     def save(

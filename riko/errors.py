@@ -85,6 +85,16 @@ REMEDIES: dict[str, dict[str, str]] = {
         "cli": "list {what} with `riko {what}`",
         "http": "list {what} with GET /{what}",
     },
+    "sync": {
+        "python": "run mem.sync() and fix any error it reports first",
+        "cli": "run `riko wiki sync` and fix any error it reports first",
+        "http": "POST /wiki/sync and fix any error it reports first",
+    },
+    "index": {
+        "python": "run mem.index() first",
+        "cli": "run `riko index` first",
+        "http": "build it with `riko index` first",
+    },
     "closed": {
         "python": "reopen it with riko.open(...)",
         "cli": "run the command again",

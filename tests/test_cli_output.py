@@ -184,3 +184,13 @@ def test_a_closed_memory_raises_a_clear_error(tmp_path: Path) -> None:
         mem.capture({"session_id": "s1", "type": "user/message",
                      "data": {"role": "user", "source": {"kind": "user"},
                               "content": [{"type": "text", "text": "hello"}]}})
+
+
+def test_every_remedy_is_phrased_for_every_surface() -> None:
+    from riko.errors import REMEDIES, SURFACES
+
+    fields = {"preset": "companion", "other": "work", "what": "pages"}
+    for key, phrases in REMEDIES.items():
+        assert set(phrases) == set(SURFACES), key
+        cli = phrases["cli"].format(**fields)
+        assert "mem." not in cli and "preset=" not in cli and "read_only" not in cli, (key, cli)
