@@ -183,6 +183,9 @@ def test_protected_pages_read_as_what_they_are_and_when(page: Page, live: tuple[
     item = page.locator(f'#wiki-tree .item[data-page="{data.pages["health"]}"] .title')
     expect(item).to_have_text(re.compile(r"^protected concept · created \d{4}-\d{2}-\d{2}$"))
     assert data.pages["health"][:8] not in item.inner_text()
+    whole = item.evaluate("""(el) => { const r = el.getBoundingClientRect(), box = el.closest('.item').getBoundingClientRect();
+        return el.scrollWidth <= el.clientWidth && r.right <= box.right + 0.5; }""")
+    assert whole, "the label is shown whole inside its row, not cut off"
 
 
 def test_graph_edges_have_arrowheads(page: Page, live: tuple[str, Data]) -> None:

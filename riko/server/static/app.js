@@ -143,9 +143,12 @@
       out.push(h("h4", {}, `${type} · ${groups[type].length}`));
       for (const p of groups[type]) {
         out.push(h("button", {
-          type: "button", class: "item" + (p.id === state.pageId ? " selected" : ""), dataset: { page: p.id },
+          // a protected page's label gets its own line so it is never cut off
+          type: "button", class: "item" + (p.redacted ? " two" : "") + (p.id === state.pageId ? " selected" : ""), dataset: { page: p.id },
           onclick: () => openPage(p.id),
-        }, h("span", { class: "title" }, pageLabel(p)),
+        }, h("span", { class: "title" }, p.redacted  // the date stays on one line when the label wraps
+          ? [`protected ${p.type} · created `, h("span", { class: "nowrap" }, day(p.recorded_at || p.observed_at))]
+          : pageLabel(p)),
         h("span", { class: "sub" }, p.status === "confirmed" ? (p.redacted ? p.sensitivity : "v" + p.version) : p.status)));
       }
     }
