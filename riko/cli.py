@@ -23,7 +23,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 #: The short table of each listing command: its columns, and the id columns that are never cut.
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "sessions": (("session_id", "format", "event_count", "user_event_count", "created_at"), ("session_id",)),
-    "evidence": (("session_id", "seq", "role", "text"), ("session_id", "seq")),
+    "evidence": (("session_id", "seq", "type", "text"), ("session_id", "seq")),
     "audits": (("id", "recorded_at", "kind", "authority", "target"), ("id", "target")),
     "candidates": (("id", "status", "type", "title"), ("id",)),
     "pages": (("id", "type", "version", "title"), ("id",)),
@@ -145,7 +145,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         mem.wiki_dir.mkdir(parents=True, exist_ok=True)
         recorded = None
         if read_root_preset(args.root) != mem.scope.preset:
-            recorded = record_root_preset(args.root, mem.scope.preset)
+            recorded = record_root_preset(mem.root, mem.scope.preset)
         data = {"scope": mem.scope.key, "root": str(mem.root), "warehouse": str(mem.warehouse_dir),
                 "wiki": str(mem.wiki_dir), "default_preset": mem.scope.preset}
         lines = [f"initialised scope {mem.scope.key} under {mem.root}",
