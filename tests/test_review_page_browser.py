@@ -12,12 +12,11 @@ from typing import Any, Iterator
 
 import httpx
 import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from server_data import ADMIN, TOKEN_CONFIG, TOKENS, Data, LiveServer, populate
 
 import riko
-from playwright.sync_api import Page, expect, sync_playwright
-
 from riko.server import create_app
-from server_data import ADMIN, TOKEN_CONFIG, TOKENS, Data, LiveServer, populate
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
