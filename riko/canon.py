@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,10 +28,12 @@ from .wiki import (
     Page,
     parse_page,
     render_page,
-    scan_pages,
     slugify,
     write_atomic,
 )
+from .wiki.check import check_files
+from .wiki.check import duplicate_errors as _duplicate_errors
+from .wiki.check import key_line as _key_line
 from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
@@ -91,15 +92,6 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def _key_line(text: str, key: str) -> int:
-    """The 1-based line of ``key:`` in a file's frontmatter (1 when it cannot be found)."""
-    pattern = re.compile(rf"^{re.escape(key)}\s*:")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if pattern.match(line):
-            return number
-    return 1
-
-
 def _comparable(page: Page) -> Page:
     """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
     return page.replace(extra=json.loads(dumps(page.extra)))
@@ -141,36 +133,6 @@ class _FileState:
 
 
 _UNCHANGED = _FileState(None, None, None)  # the file is what riko last wrote or read
-
-def _duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiFormatError]:
-    errors = []
-    for pid, files in by_id.items():
-        if len(files) < 2:
-            continue
-        for path, text in files:
-            others = ", ".join(str(p) for p, _ in files if p != path)
-            errors.append(WikiFormatError(
-                f"duplicate page id {pid!r}: also used by {others}; give one of them a new id "
-                "(neither file is applied until then)", path, _key_line(text, "id"), "id"))
-    return errors
-
-
-def check_files(wiki_dir: Path) -> list[WikiFormatError]:
-    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse."""
-    errors: list[WikiFormatError] = []
-    by_id: dict[str, list[tuple[Path, str]]] = {}
-    if not Path(wiki_dir).exists():
-        return errors
-    for path, text in scan_pages(Path(wiki_dir)):
-        try:
-            page = parse_page(text, path)
-        except WikiFormatError as exc:
-            errors.append(exc)
-            continue
-        by_id.setdefault(page.id, []).append((path, text))
-    errors.extend(_duplicate_errors(by_id))
-    return sorted(errors, key=lambda e: (str(e.path), e.line or 0))
-
 
 class Canon:
     """Canonical pages of one scope: ``wiki/<owner>/<preset>/<folder>/<slug>.md`` + ``pages`` rows."""
@@ -239,7 +201,7 @@ class Canon:
     def get(self, page_id: str) -> Page:
         rows = self._rows("AND id = ?", [page_id])
         if not rows:
-            raise NotFoundError("page", page_id, "list pages with mem.pages()")
+            raise NotFoundError("page", page_id, listing="pages")
         return self._page(rows[0])
 
     def exists(self, page_id: str) -> bool:
@@ -289,9 +251,8 @@ class Canon:
         actual = file_hash(path.read_bytes().decode("utf-8", errors="surrogateescape")) if path.exists() else None
         if actual != expected:
             state = "was deleted" if actual is None else "was edited (or broken)"
-            raise StateError(
-                f"page file {path} {state} since riko last read it; run mem.sync() (riko wiki sync) "
-                f"and fix any error it reports before changing page {page_id}")
+            raise StateError(f"page file {path} {state} since riko last read it, so page {page_id} "
+                             "cannot be changed yet").with_remedy("sync")
 
     # -- writing ------------------------------------------------------------------------------
     def save(

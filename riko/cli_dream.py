@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli import _common, command, emit, open_memory
-from .observations import OBSERVATION_STATUSES, ObservationStore
+from .cli import _common, _wide, command, emit, open_memory, progress_wanted
+from .vocabulary import OBSERVATION_STATUSES
 
 __all__ = ["register"]
 
@@ -45,7 +45,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
         options["reflection"] = args.reflect
     with open_memory(args) as mem:
         report = mem.dream(sessions=args.session or None, provider=args.provider, workers=args.workers,
-                           progress=not args.json and not args.quiet, **options)
+                           progress=progress_wanted(args), **options)
     emit(args, report, text=_dream_text(report))
     return 1 if args.strict and report.failed else 0
 
@@ -56,19 +56,21 @@ def cmd_dream_jobs(args: argparse.Namespace) -> int:
         frame = mem.dream_jobs()
         if args.status:
             frame = frame.filter(status=args.status)
-        emit(args, frame)
+        emit(args, frame, table="dream-jobs")
     return 0
 
 
 @command("observations")
 def cmd_observations(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.observations(args.status))
+        emit(args, mem.observations(args.status), table="observations")
     return 0
 
 
 @command("observation")
 def cmd_observation(args: argparse.Namespace) -> int:
+    from .observations import ObservationStore
+
     with open_memory(args) as mem:
         store = ObservationStore.of(mem)
         if args.action == "activate":
@@ -115,10 +117,12 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("dream-jobs", help="show the Dream job records (cursor, status, attempts, last error)")
     _common(p)
+    _wide(p)
     p.add_argument("--status", choices=["queued", "running", "succeeded", "failed"], default=None)
 
     p = sub.add_parser("observations", help="list inferred observations (never canon)")
     _common(p)
+    _wide(p)
     p.add_argument("--status", choices=list(OBSERVATION_STATUSES), default=None)
 
     p = sub.add_parser("observation", help="activate, invalidate, suppress or restore one observation")

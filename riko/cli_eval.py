@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli import command, emit
+from .errors import UsageError
 
 __all__ = ["register", "cmd_eval"]
 
@@ -103,7 +104,7 @@ def _companion(args: argparse.Namespace) -> int:
         wanted = [s.strip() for s in args.only.split(",") if s.strip()]
         unknown = sorted(set(wanted) - {s.id for s in SCENARIOS})
         if unknown:
-            raise SystemExit(f"riko: error: unknown scenario id(s): {', '.join(unknown)}")
+            raise UsageError(f"unknown scenario id(s): {', '.join(unknown)}; the ids are {SCENARIOS[0].id} to {SCENARIOS[-1].id}")
         chosen = [s for s in SCENARIOS if s.id in wanted]
 
     def progress(outcome: Any) -> None:
@@ -185,7 +186,7 @@ def _retrieval(args: argparse.Namespace) -> int:
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
     except ValueError:
-        raise SystemExit(f"riko: error: --k must be comma-separated integers, got {args.k!r}") from None
+        raise UsageError(f"--k must be comma-separated integers, got {args.k!r}") from None
     channels = [c.strip() for c in args.channels.split(",") if c.strip()] if args.channels else None
     report = run_retrieval(args.sessions, args.queries, ks=ks, channels=channels, embedding=args.embedding)
     data = report.to_dict()

@@ -10,7 +10,8 @@ import argparse
 import json
 from typing import Any
 
-from .cli import _common, command, emit, open_memory
+from .cli import _common, _wide, command, emit, iso_time, open_memory, progress_wanted
+from .vocabulary import CHANNEL_ORDER
 
 __all__ = ["register"]
 
@@ -49,7 +50,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 @command("retrieve")
 def cmd_retrieve(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.retrieve(args.query, k=args.k, channels=args.channel or None))
+        emit(args, mem.retrieve(args.query, k=args.k, channels=args.channel or None), table="retrieve")
     return 0
 
 
@@ -65,7 +66,7 @@ def _index_text(stats: dict[str, Any]) -> str:
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        stats = mem.index(progress=not args.json and not args.quiet, force=args.force, executor=args.executor,
+        stats = mem.index(progress=progress_wanted(args), force=args.force, executor=args.executor,
                           address=args.address)
         emit(args, stats, text=_index_text(stats))
     return 0
@@ -73,16 +74,17 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``recall``, ``retrieve`` and ``index`` to the ``riko`` subcommands."""
-    from .recall.planner import CHANNEL_ORDER
-
-    p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)")
+    p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)",
+                       description="Planner-gated recall for one user turn. It runs whatever recall_enabled says; "
+                                   "that setting opens recall to agents over HTTP (POST /recall).")
     _common(p)
     p.add_argument("query", help="the user's turn")
-    p.add_argument("--at", default=None, metavar="TIME", help="recall as of this ISO date-time (at mode)")
+    p.add_argument("--at", default=None, metavar="TIME", type=iso_time, help="recall as of this ISO date-time (at mode)")
     p.add_argument("--history", action="store_true", help="include retained lineage (history mode)")
     p.add_argument("--debug", action="store_true", help="show the plan, the trace and every candidate's gate")
     p = sub.add_parser("retrieve", help="ungated research ranking over every channel (raw evidence included)")
     _common(p)
+    _wide(p)
     p.add_argument("query", help="the query text")
     p.add_argument("-k", type=int, default=10, help="results to return (default 10)")
     p.add_argument("--channel", action="append", choices=CHANNEL_ORDER, default=None,

@@ -47,10 +47,7 @@ class Memory:
         read_only: bool = False,
     ) -> None:
         if preset is None or not str(preset).strip():
-            raise ScopeError(
-                "memory scope requires a stable agent preset: pass preset=... "
-                "(there is no global default)"
-            )
+            raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
         self.root = Path(root).absolute()
         self.config = load_config(self.root, overrides=config)
         self.scope = MemoryScope(owner, preset)

@@ -38,8 +38,7 @@ from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 __all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STATUSES", "RESOLUTIONS",
            "AUTO_CONFIRM_POLICIES"]
 
-CANDIDATE_STATUSES = ("pending", "pending_conflict", "accepted", "rejected")
-RESOLUTIONS = ("correction", "temporal_transition", "management")
+from .vocabulary import CANDIDATE_STATUSES, RESOLUTIONS  # noqa: E402
 AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
 CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
@@ -104,7 +103,7 @@ class Review:
         names = [d[0] for d in cur.description]
         rows = cur.fetchall()
         if not rows:
-            raise NotFoundError("candidate", candidate_id, "list candidates with mem.candidates()")
+            raise NotFoundError("candidate", candidate_id, listing="candidates")
         return dict(zip(names, rows[0]))
 
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
@@ -651,7 +650,7 @@ class Review:
             raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
         row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
         if row is None:
-            raise NotFoundError("conflict", conflict_id, "list conflicts with mem.conflicts()")
+            raise NotFoundError("conflict", conflict_id, listing="conflicts")
         page_id, cand_id, state = row
         if state != "contested":
             raise StateError(f"conflict {conflict_id} is already {state}")

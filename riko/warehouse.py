@@ -18,12 +18,12 @@ from typing import Any, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .private_files import FILE_MODE, private_dir, private_file
 from .scope import MemoryScope
 
-__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps"]
+__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps", "missing_memory", "require_memory"]
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -85,6 +85,26 @@ _OPEN: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
 _OPEN_GUARD = threading.Lock()
 
 
+def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
+    """The error for a scope that has no warehouse yet (reads never create one)."""
+    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
+        "create", preset=scope.preset)
+
+
+def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
+    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
+    directory = Path(root).absolute() / "warehouse" / scope.storage_key
+    if not (directory / "riko.duckdb").exists():
+        raise missing_memory(scope, directory)
+
+
+class _ClosedConnection:
+    """Stands in for the connection after ``close()``: any use raises a clear :class:`ClosedError`."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise ClosedError()
+
+
 class Warehouse:
     """One scope's DuckDB database under ``<root>/warehouse/<storage-key>/riko.duckdb``."""
 
@@ -99,10 +119,7 @@ class Warehouse:
         self._write_guard = threading.RLock()
         if read_only:
             if not self.path.exists():
-                raise RikoError(
-                    f"no memory for scope {scope.key} at {self.directory}; "
-                    "open it once without read_only=True to create it"
-                )
+                raise missing_memory(scope, self.directory)
             self.con = self._connect(read_only=True)
         else:
             self.lock.acquire()
@@ -141,12 +158,12 @@ class Warehouse:
 
     def close(self) -> None:
         con = getattr(self, "con", None)
-        if con is None:
+        if con is None or isinstance(con, _ClosedConnection):
             return
         try:
             con.close()
         finally:
-            self.con = None  # type: ignore[assignment]
+            self.con = _ClosedConnection()  # type: ignore[assignment]
             with _OPEN_GUARD:
                 shared = _OPEN.get(self._key)
                 if shared is not None:

@@ -232,6 +232,12 @@ def test_loopback_header_only_mode(tmp_path: Any) -> None:
     app = create_app(tmp_path, {})
     with _client(app) as c:
         r = c.get(API + "/wiki", headers={"x-dsh-memory-profile": "companion"})
+        assert r.status_code == 404 and r.json()["error"] == "no-scope"  # reads never create a scope
+        assert not (tmp_path / "warehouse").exists()
+        import riko
+
+        riko.open(tmp_path, preset="companion").close()
+        r = c.get(API + "/wiki", headers={"x-dsh-memory-profile": "companion"})
         assert r.status_code == 200
         cfg = c.get(API + "/config", headers={"x-dsh-memory-profile": "companion"}).json()
         assert cfg["auth_mode"] == "loopback-header" and cfg["owner_admin"] is False

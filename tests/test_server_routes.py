@@ -225,6 +225,8 @@ def test_observation_routes(client: TestClient, data: Data) -> None:
     r = client.post(API + "/observations", headers=USER, json=body)
     if hasattr(riko.Memory, "add_observation"):
         assert r.status_code == 201
+        [row] = get(client, "/observations").json()["observations"]
+        assert row["anchors"] == body["anchors"] and isinstance(row["session_ids"], list)  # arrays, not JSON text
     else:
         assert r.status_code == 501 and "Memory.add_observation()" in r.json()["message"]
     assert client.post(API + "/observations", headers=USER, json={"text": "x", "anchors": []}).status_code == 400

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from ..clock import Clock, as_clock, iso
 from ..errors import ConfigError, ProviderError
+from ..progress import progress_enabled
 from .providers import EmbeddingProvider, normalize_rows
 from .store import (
     GENERATIONS_DIR,
@@ -330,7 +331,7 @@ class DenseIndex:
         # A provider that spreads batches over workers (riko.executor) gets them all at once.
         many = getattr(provider, "embed_passage_batches", None)
         answers = many(batches) if callable(many) else (provider.embed_passages(b) for b in batches)
-        with tqdm(total=len(texts), unit="text", desc="embedding", disable=not progress) as bar:
+        with tqdm(total=len(texts), unit="text", desc="embedding", disable=not progress_enabled(progress)) as bar:
             for start, batch, answer in zip(starts, batches, answers):
                 vectors = np.asarray(answer, dtype=np.float32)
                 if vectors.shape != (len(batch), dim):

@@ -196,7 +196,7 @@ class _Run:
             names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
             missing = [s for s in names if s not in known]
             if missing:
-                raise NotFoundError("session", missing[0], "list sessions with mem.sessions()")
+                raise NotFoundError("session", missing[0], listing="sessions")
             rows = [known[s] for s in names]
         works: list[_Work] = []
         for sid, last_seq, cursor, attempts, created in rows:
@@ -618,6 +618,9 @@ class _Run:
         ready: list[_Work] = []
         source = self.work_iter(works)
         exhausted = False
+        from ..progress import progress_enabled
+
+        self.progress = progress_enabled(self.progress)
         if self.progress:
             from tqdm.auto import tqdm
         else:  # tqdm.auto warns in a notebook without widgets even when the bar is off

@@ -419,7 +419,7 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
         if index is not None and index.searchable:
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
-            raise StateError("the dense channel needs an embedding provider and a built generation: run mem.index()")
+            raise StateError("the dense channel needs an embedding provider and a built generation").with_remedy("index")
     fused = rrf({c: h.ids for c, h in found.items() if h.ids}, k=mem.config.rrf_k,
                 weights=channel_weights(used_provider, weights))[:k]
     rows = []

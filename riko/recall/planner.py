@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 INTENTS = ("correction_check", "temporal", "multi_hop", "episodic", "stable_profile", "entity", "none")
-CHANNEL_ORDER = ("lexical", "exact", "rawEvidence", "observation", "graph", "dense")
+from ..vocabulary import CHANNEL_ORDER  # noqa: E402
 TEMPORAL_MODES = ("current", "at", "history")
 
 

@@ -67,7 +67,7 @@ async def session(ctx: Ctx) -> Any:
         rows = mem.sessions().to_dicts()
         match = [row for row in rows if row["session_id"] == sid]
         if not match:
-            raise NotFoundError("session", sid, "list sessions with GET /sessions")
+            raise NotFoundError("session", sid, listing="sessions")
         return match[0], mem.evidence(sid).to_dicts()
 
     meta, lines = await ctx.run(read)
@@ -136,7 +136,9 @@ async def purge(ctx: Ctx) -> Any:
 
 async def _recall(ctx: Ctx) -> Any:
     if not ctx.config.recall_enabled:
-        raise ApiError(404, "not-found", "recall is disabled (recall_enabled = false)")
+        raise ApiError(404, "recall-disabled",
+                       "recall over HTTP is off (recall_enabled = false); set recall_enabled = true in riko.toml "
+                       "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
     at_time = body_field(body, "atTime", "at_time")
