@@ -120,20 +120,24 @@ class Memory:
         """
         from .ingest.pipeline import ingest_paths
 
-        return ingest_paths(
+        report = ingest_paths(
             self._wh, self.scope, paths, clock=self.clock, preset=preset, progress=progress,
             max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
             workers=workers,
         )
+        self._after_write()
+        return report
 
     def capture(self, event: Mapping[str, Any]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
         from .ingest.capture import capture_event
 
-        return capture_event(
+        ref = capture_event(
             self._wh, self.scope, event, clock=self.clock,
             max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
         )
+        self._after_write()
+        return ref
 
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
@@ -184,6 +188,13 @@ class Memory:
     def _changed(self) -> None:
         """Every durable mutation recompiles the Resident (the version moves with the text)."""
         self._resident.refresh()
+        self._after_write()
+
+    def _after_write(self) -> None:
+        """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
+        from .recall.vectors import refresh_after_write
+
+        refresh_after_write(self)
 
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
@@ -322,7 +333,9 @@ class Memory:
         """
         from .dream.runner import run_dream
 
-        return run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+        report = run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+        self._after_write()
+        return report
 
     def dream_jobs(self) -> pl.DataFrame:
         """Dream job records: id, session, cursor, status, attempts, last error."""

@@ -39,7 +39,7 @@ from .reranker import rerank
 from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
-from .vectors import build_generation, dense_index, index_status, provider_for
+from .vectors import build_generation, dense_index, index_status, provider_for, serving_reason
 
 __all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
@@ -243,6 +243,9 @@ class _Run:
                     trace.degrade("vector-degraded")
                     return []
                 build_generation(cache, index, self.now)
+            stale = serving_reason(cache, index, self.now)
+            if stale is not None:
+                trace.degrade(stale)  # still served: only documents still in the set can hit
             with trace.timed("embedding"):
                 vector = provider.embed_query(self.query)
             with trace.timed("vector"):
