@@ -317,6 +317,17 @@ class DenseIndex:
         return self._active is not None and self._degraded_reason != "purge-rebuild-required"
 
     @property
+    def count(self) -> int:
+        """Live vectors of the loaded generation (0 when none is loaded)."""
+        active = self._active
+        return 0 if active is None else active.count
+
+    @property
+    def degraded_reason(self) -> str | None:
+        """The invalidation reason recorded in the pointer, if any (cheap; status() walks the disk)."""
+        return self._degraded_reason
+
+    @property
     def active_revision(self) -> str | None:
         """The source revision the loaded generation was built from (None when none is loaded)."""
         active = self._active

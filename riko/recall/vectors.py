@@ -191,7 +191,8 @@ def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], ge
     })
 
 
-def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str, now: datetime) -> None:
+def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], stats: dict[str, Any],
+                   now: datetime) -> None:
     """Bring the provider-neutral ``vectors`` rows to the new generation's documents.
 
     After a delta build only the added and retired documents' rows change (a row's
@@ -199,8 +200,9 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
     index (a crash between the two writes), rewrite the scope's rows.
     """
     wh = cache.wh
+    generation = stats["generation_id"]
     model, dim = index.provider.model, int(index.provider.dimension)
-    count = index.status()["count"]
+    count = index.count
     delta = index.last_delta
     with wh.transaction():
         if delta is not None:
@@ -222,7 +224,9 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
         wh.upsert("jobs", {
             "id": "dense-generation", "kind": "dense-generation", "session_id": None, "cursor": count,
             "status": "succeeded", "attempts": 1, "last_error": None,
-            "result": dumps({"generation": generation, "model": model, "dimension": dim, "count": count}),
+            "result": dumps({"generation": generation, "model": model, "dimension": dim, "count": count,
+                             "mode": stats["mode"], "embedded": stats["embedded"], "appended": stats["appended"],
+                             "retired": stats["retired"], "seconds": stats["seconds"]}),
             "lease_owner": None, "lease_expires_at": None, "created_at": naive_utc(now), "updated_at": naive_utc(now),
         }, key=("id",))
 
@@ -255,7 +259,7 @@ def build_generation(
                 }, key=("id",))
         raise
     if not cache.wh.read_only:
-        _write_vectors(cache, index, docs, stats["generation_id"], now)
+        _write_vectors(cache, index, docs, stats, now)
     write_index_meta(cache, index, now)
     return {"status": "built", "reason": reason, "source_revision": revision, **stats, **_summary(index)}
 
@@ -303,7 +307,7 @@ def serving_reason(cache: RecallCache, index: DenseIndex, now: datetime) -> str 
     if index.active_revision not in (None, revision):
         index.restrict(revision, lambda: {d.doc_id for d in docs})
         return "source-revision-changed"
-    return index.status()["degraded_reason"]
+    return index.degraded_reason
 
 
 def refresh_after_write(mem: Any) -> dict[str, Any] | None:
@@ -329,7 +333,8 @@ def refresh_after_write(mem: Any) -> dict[str, Any] | None:
         return None
     try:
         index = dense_index(cache, provider, directory, mem.clock)
-        if index.status()["active_generation"] is None:
+        # a loaded generation, or one whose vectors a purge dropped (rebuilt by reuse, not re-embedding)
+        if index.active_revision is None and index.degraded_reason != "purge-rebuild-required":
             return None
         cache.refresh()
         return build_generation(cache, index, utc(mem.clock.now()))

@@ -1,0 +1,224 @@
+"""Fresh dense vectors: stale generations say so, refreshes are deltas, gone documents never hit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+import riko
+from riko.clock import FixedClock
+from riko.dense import DenseDoc, DenseIndex, DeterministicProvider
+from riko.dense.store import read_generation
+from riko.recall.engine import build_index, dense_status
+
+NOW = "2026-01-15T09:00:00Z"
+
+
+class CountingProvider(DeterministicProvider):
+    """The deterministic provider, recording every text it is asked to embed."""
+
+    def __init__(self, dimension: int = 64) -> None:
+        super().__init__(dimension)
+        self.embedded: list[str] = []
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        return super().embed_passages(texts)
+
+
+def open_mem(root: Path, **config: Any) -> Any:
+    base = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True}
+    return riko.open(root, preset="companion", clock=FixedClock(NOW), config={**base, **config})
+
+
+def say(mem: Any, session: str, text: str) -> None:
+    mem.capture({"session_id": session, "type": "user/message", "data": {"message": {"role": "user", "content": text}}})
+
+
+def docs(n: int, start: int = 0) -> list[DenseDoc]:
+    return [DenseDoc(f"d{i}", f"memory number {i} about topic {i % 7}", "evidence") for i in range(start, start + n)]
+
+
+def active_dir(directory: Path) -> Path:
+    return directory / "generations" / orjson.loads((directory / "ACTIVE").read_bytes())["active"]
+
+
+def dense_job(mem: Any) -> dict[str, Any]:
+    row = mem.warehouse.fetchone("SELECT status, result FROM jobs WHERE scope_key = ? AND id = 'dense-generation'",
+                                 [mem.scope.key])
+    assert row is not None and row[0] == "succeeded"
+    return json.loads(row[1])
+
+
+# -- the index: deltas on disk and in memory ---------------------------------------------------------
+
+
+def test_a_refresh_embeds_only_new_texts_and_writes_only_a_delta(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    provider = CountingProvider()
+    index = DenseIndex(directory, provider)
+    first = index.build(docs(200), "rev-1")
+    base = active_dir(directory)
+    provider.embedded.clear()
+    changed = docs(200)[2:] + docs(2, start=200)  # two gone, two new
+    changed[10] = DenseDoc("d12", "memory number 12 now about gardening", "evidence")
+    second = index.build(changed, "rev-2")
+    assert provider.embedded == ["memory number 12 now about gardening", "memory number 200 about topic 4",
+                                 "memory number 201 about topic 5"]
+    assert (second["mode"], second["embedded"], second["appended"], second["retired"]) == ("delta", 3, 3, 3)
+    assert second["reused"] == 197 and second["total"] == 200 and first["mode"] == "full"
+    fresh = active_dir(directory)
+    names = sorted(p.name for p in fresh.iterdir())
+    assert names == ["dead.u32", "delta-0001.docs.jsonl.zst", "delta-0001.scales.f32", "delta-0001.vectors.i8",
+                     "docs.jsonl.zst", "meta.json", "scales.f32", "vectors.i8"]
+    # the base segment is the previous generation's file, linked, not rewritten
+    assert (fresh / "vectors.i8").stat().st_ino == (base / "vectors.i8").stat().st_ino
+    meta = orjson.loads((fresh / "meta.json").read_bytes())
+    assert (meta["count"], meta["rows"], meta["segments"][1]) == (200, 203, {"prefix": "delta-0001.", "rows": 3})
+    gen = read_generation(fresh)
+    assert sorted(gen.doc_ids) == sorted(d.doc_id for d in changed) and len(gen.stored_ids) == 203
+    # what the refreshed index serves is what a reopen reads
+    query = provider.embed_query("memory number 12 now about gardening")
+    served = index.search(query, k=5)
+    assert served[0][0] == "d12" and served[0][1] > 0.99
+    assert DenseIndex(directory, CountingProvider()).search(query, k=5) == served
+    assert {d for d, _ in index.search(query, k=300)} == {d.doc_id for d in changed}
+
+
+def test_deltas_are_compacted_once_dead_rows_pile_up(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    provider = CountingProvider()
+    index = DenseIndex(directory, provider)
+    index.build(docs(40), "rev-0")
+    modes = []
+    current = docs(40)
+    for step in range(1, 8):  # each step rewrites 3 texts: 7.5 % dead rows per step
+        current = [DenseDoc(d.doc_id, f"{d.text} v{step}" if int(d.doc_id[1:]) % 13 == step % 13 else d.text, d.kind)
+                   for d in current]
+        modes.append(index.build(current, f"rev-{step}")["mode"])
+    assert modes[0] == "delta" and "compacted" in modes
+    compacted = modes.index("compacted") + 1
+    assert all(m == "delta" for m in modes[: compacted - 1])
+    assert DenseIndex(directory, provider).status()["count"] == 40
+    hit = index.search_text(current[13].text, k=1)[0]
+    assert hit[0] == "d13" and hit[1] > 0.99
+
+
+def test_hnsw_graph_is_extended_not_rebuilt_and_agrees_with_exact_search(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    provider = CountingProvider()
+    index = DenseIndex(directory, provider, exact_threshold=50)
+    index.build(docs(300), "rev-1")
+    graph = index._active.graph
+    index.build(docs(300)[5:] + docs(5, start=300), "rev-2")
+    assert index.status()["search_mode"] == "hnsw" and index._active.graph is graph  # extended in place
+    exact = DenseIndex(directory, CountingProvider(), exact_threshold=10**9)
+    assert exact.status()["search_mode"] == "exact"
+    for text in ("memory number 302 about topic 1", "memory number 3 about topic 3", "topic 6"):
+        q = provider.embed_query(text)
+        got = index.search(q, k=10)
+        assert all(doc_id not in {"d0", "d1", "d2", "d3", "d4"} for doc_id, _ in got)
+        assert [d for d, _ in got] == [d for d, _ in exact.search(q, k=10)]
+
+
+def test_drop_documents_scrubs_dead_rows_of_delta_generations(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    index = DenseIndex(directory, CountingProvider())
+    index.build(docs(10), "rev-1")
+    index.build(docs(10)[1:] + [DenseDoc("d0", "memory zero rewritten", "evidence")], "rev-2")  # d0's old row is dead
+    assert index.drop_documents({"d0"}) == 3  # rev-1's row, rev-2's dead row and its new row
+    for path in index.files():
+        if path.name.endswith("docs.jsonl.zst"):
+            gen_ids = read_generation(path.parent).stored_ids
+            assert "d0" not in gen_ids and len(gen_ids) == 9
+    assert DenseIndex(directory, CountingProvider()).status()["count"] == 9
+
+
+# -- a scope: the stale signal, the refresh after writes, gone documents ------------------------------
+
+
+def test_a_stale_generation_says_so_until_mem_index_refreshes_it(tmp_path: Path) -> None:
+    provider = CountingProvider()
+    with open_mem(tmp_path, recall_vector_enabled=False) as m:  # no refresh after writes
+        m.create_page("Cello", "The user is learning the cello.", type="concept")
+        for i in range(20):
+            say(m, "s1", f"Note {i}: the neighbour's dog barked at the postman.")
+        build_index(m, progress=False, provider=provider)
+        say(m, "s1", "I started taking cello lessons on Tuesdays.")
+    with open_mem(tmp_path) as m:
+        stale = m.recall("do you remember my cello lessons?")
+        status = dense_status(m)
+        provider.embedded.clear()
+        refreshed = build_index(m, progress=False, provider=provider)
+        fresh = m.recall("do you remember my cello lessons?")
+    assert stale.trace["degradedModes"] == ["source-revision-changed"]
+    assert stale.trace["candidatesByChannel"]["dense"] >= 1  # the old generation still serves
+    assert status["needs_rebuild"] and status["current_source_revision"] != status["source_revision"]
+    assert provider.embedded == ["I started taking cello lessons on Tuesdays."]
+    assert (refreshed["mode"], refreshed["reason"], refreshed["total"]) == ("delta", "source-revision-changed", 22)
+    assert fresh.trace["degradedModes"] == []
+    assert "session:s1/event:20" in fresh.results["id"].to_list()
+
+
+def test_a_forgotten_page_never_surfaces_from_a_stale_generation(tmp_path: Path) -> None:
+    with open_mem(tmp_path, recall_vector_enabled=False) as m:
+        kept = m.create_page("Tea", "The user drinks oolong tea every morning.", type="concept")
+        gone = m.create_page("Green tea", "The user drinks green tea every morning.", type="concept")
+        build_index(m, progress=False)
+        m.forget(gone.id)
+    with open_mem(tmp_path) as m:
+        from riko.recall.index_cache import cache_for
+
+        result = m.recall("do you remember what tea I drink every morning?", debug=True)
+        index = next(iter(cache_for(m).dense.values()))
+        hits = index.search_text("The user drinks green tea every morning.", k=10)
+        on_disk = read_generation(active_dir(m.warehouse_dir / "dense")).doc_ids
+    assert result.trace["degradedModes"] == ["source-revision-changed"]
+    assert gone.id in on_disk  # still stored until the refresh ...
+    assert [d for d, _ in hits] == [kept.id]  # ... but hidden from search
+    assert gone.id not in result.results["id"].to_list()
+    assert kept.id in result.results["id"].to_list()
+
+
+def test_the_refresh_after_a_write_batch_keeps_the_generation_fresh(tmp_path: Path) -> None:
+    with open_mem(tmp_path) as m:
+        page = m.create_page("Cello", "The user is learning the cello.", type="concept")
+        for i in range(6):
+            say(m, "s1", f"Note {i}: nothing is indexed before the first build.")
+        assert not (m.warehouse_dir / "dense").exists()  # the first build stays explicit
+        built = m.index(progress=False)
+        say(m, "s1", "I adopted a grey kitten called Miso.")  # capture
+        captured = dense_job(m)
+        m.forget(page.id)  # a page transition
+        forgotten = dense_job(m)
+        logs = tmp_path / "logs"
+        logs.mkdir()
+        line = {"schemaVersion": 1, "sessionId": "s2", "seq": 0, "time": NOW, "type": "user/message",
+                "data": {"message": {"role": "user", "content": "We moved to a flat near the harbour."}}}
+        (logs / "s2.jsonl").write_bytes(orjson.dumps(line) + b"\n")
+        m.ingest([str(logs)], preset="companion", progress=False)  # an ingest batch
+        ingested = dense_job(m)
+        status = dense_status(m)
+        kitten = m.recall("do you remember my kitten?")
+        frame = m.retrieve("where did we move to?", channels=["dense"], k=1)
+    assert built["mode"] == "full" and built["total"] == 7
+    assert (captured["mode"], captured["embedded"], captured["count"]) == ("delta", 1, 8)
+    assert (forgotten["mode"], forgotten["embedded"], forgotten["retired"], forgotten["count"]) == ("delta", 0, 1, 7)
+    assert (ingested["mode"], ingested["embedded"], ingested["count"]) == ("delta", 1, 8)
+    assert not status["needs_rebuild"] and status["degraded_reason"] is None
+    assert kitten.trace["degradedModes"] == [] and "session:s1/event:6" in kitten.results["id"].to_list()
+    assert frame["doc_id"].to_list() == ["session:s2/event:0"]
+
+
+def test_no_refresh_after_writes_when_dense_recall_is_off(tmp_path: Path) -> None:
+    with open_mem(tmp_path, recall_vector_enabled=False) as m:
+        say(m, "s1", "I adopted a grey kitten called Miso.")
+        built = m.index(progress=False)
+        say(m, "s1", "We moved to a flat near the harbour.")
+        status = dense_status(m)
+    assert status["needs_rebuild"] and status["active_generation"] == built["generation_id"]
