@@ -357,8 +357,11 @@ class DenseIndex:
                 return True
             return (self._meta or {}).get("schema_version") != SCHEMA_VERSION
 
-    def status(self) -> dict[str, Any]:
-        """A JSON-ready summary of the active generation and why it is degraded, if it is."""
+    def status(self, *, disk: bool = True) -> dict[str, Any]:
+        """A JSON-ready summary of the active generation and why it is degraded, if it is.
+
+        ``disk=False`` leaves out ``bytes_on_disk`` (None), which walks the directory.
+        """
         with self._lock:
             meta = self._meta or {}
             active = self._active
@@ -376,7 +379,7 @@ class DenseIndex:
                 "searchable": self.searchable,
                 "search_mode": None if active is None else ("hnsw" if active.graph is not None else "exact"),
                 "provider_model": None if self.provider is None else self.provider.model,
-                "bytes_on_disk": sum(p.stat().st_size for p in self.files()),
+                "bytes_on_disk": sum(p.stat().st_size for p in self.files()) if disk else None,
             }
 
     def files(self) -> list[Path]:

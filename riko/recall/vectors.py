@@ -160,7 +160,7 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
     wh = cache.wh
     if wh.read_only:
         return
-    status = index.status()
+    status = index.status(disk=False)
     with wh.transaction():
         wh.upsert("index_meta", {
             "name": "dense", "source_revision": status["source_revision"], "provider_model": status["model"],
@@ -259,13 +259,14 @@ def build_generation(
                 }, key=("id",))
         raise
     if not cache.wh.read_only:
-        _write_vectors(cache, index, docs, stats, now)
-    write_index_meta(cache, index, now)
+        with cache.wh.transaction():  # one commit for the vectors rows, the job and index_meta
+            _write_vectors(cache, index, docs, stats, now)
+            write_index_meta(cache, index, now)
     return {"status": "built", "reason": reason, "source_revision": revision, **stats, **_summary(index)}
 
 
 def _stale_reason(index: DenseIndex, revision: str) -> str:
-    status = index.status()
+    status = index.status(disk=False)
     if status["active_generation"] is None:
         return "no-generation"
     if status["degraded_reason"]:
@@ -337,6 +338,9 @@ def refresh_after_write(mem: Any) -> dict[str, Any] | None:
         if index.active_revision is None and index.degraded_reason != "purge-rebuild-required":
             return None
         cache.refresh()
-        return build_generation(cache, index, utc(mem.clock.now()))
+        now = utc(mem.clock.now())
+        if not index.needs_rebuild(current_revision(cache, now)[1]):
+            return None  # the batch moved nothing the dense set holds (e.g. an assistant turn)
+        return build_generation(cache, index, now)
     except (RikoError, OSError):
         return None
