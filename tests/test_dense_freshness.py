@@ -109,6 +109,29 @@ def test_deltas_are_compacted_once_dead_rows_pile_up(tmp_path: Path) -> None:
     assert hit[0] == "d13" and hit[1] > 0.99
 
 
+def test_many_deltas_merge_into_one_segment_without_renumbering_rows(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    provider = CountingProvider()
+    index = DenseIndex(directory, provider, exact_threshold=50)
+    index.MAX_SEGMENTS = 3
+    index.build(docs(100), "rev-0")
+    graph = index._active.graph
+    modes, current = [], docs(100)
+    for step in range(1, 5):
+        current = current + docs(2, start=100 + 2 * step)
+        modes.append(index.build(current, f"rev-{step}")["mode"])
+    assert modes == ["delta", "delta", "merged", "delta"]
+    names = sorted(p.name for p in active_dir(directory).iterdir() if p.name.endswith(".vectors.i8"))
+    assert names == ["delta-0001.vectors.i8", "delta-0002.vectors.i8"]  # base + merged deltas + the last one
+    assert index._active.graph is graph and index.status()["count"] == 108
+    reopened = DenseIndex(directory, CountingProvider(), exact_threshold=10**9)
+    for number in (103, 107, 7):
+        q = provider.embed_query(f"memory number {number} about topic {number % 7}")
+        (doc_id, score), = index.search(q, k=1)
+        assert doc_id == reopened.search(q, k=1)[0][0] == f"d{number}"
+        assert abs(score - reopened.search(q, k=1)[0][1]) < 1e-5  # memory holds the merged rows as written
+
+
 def test_hnsw_graph_is_extended_not_rebuilt_and_agrees_with_exact_search(tmp_path: Path) -> None:
     directory = tmp_path / "dense"
     provider = CountingProvider()

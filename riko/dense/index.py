@@ -404,9 +404,10 @@ class DenseIndex:
 
     # -- build -----------------------------------------------------------------------------
 
-    #: A refresh compacts the generation into one segment past this many segments, or when
-    #: dead rows would exceed this share of the stored rows.
-    MAX_SEGMENTS = 16
+    #: Past this many segments a refresh merges the delta segments into one (row numbers, and
+    #: so the HNSW graph, stay as they are); past this share of dead rows it compacts the
+    #: generation into one segment without them (rows renumbered, the graph rebuilt).
+    MAX_SEGMENTS = 32
     MAX_DEAD_SHARE = 0.25
 
     def build(
@@ -533,7 +534,7 @@ class DenseIndex:
                  "total": len(unique)}
         dead = np.flatnonzero(np.concatenate([~live, np.zeros(len(changed), dtype=bool)])).astype(np.uint32)
         rows_after = loaded.n + len(changed)
-        if len(loaded.segments) + 1 > self.MAX_SEGMENTS or len(dead) > self.MAX_DEAD_SHARE * rows_after:
+        if len(dead) > self.MAX_DEAD_SHARE * rows_after:
             full = np.zeros((len(unique), dim), dtype=np.float32)
             fresh = iter(range(len(changed)))
             for i, doc in enumerate(unique):
@@ -545,19 +546,28 @@ class DenseIndex:
             return {**stats, "mode": "compacted", "appended": len(unique), "retired": 0,
                     "generation_id": gen.generation_id}
         docs = [unique[i] for i in changed]
+        new_hashes = [hashes[i] for i in changed]
         segments = list(loaded.segments)
-        codes, scales = quantize(matrix)
+        ids, kinds, seg_hashes, block = [d.doc_id for d in docs], [d.kind for d in docs], new_hashes, matrix
+        merged_from = None
+        if len(changed) and len(segments) + 1 > self.MAX_SEGMENTS:
+            merged_from = segments[0].rows  # the deltas and the new rows become one segment
+            segments = segments[:1]
+            ids = loaded.doc_ids[merged_from:] + ids
+            kinds = [KINDS[c] for c in loaded.kind_codes[merged_from:].tolist()] + kinds
+            seg_hashes = loaded.hashes[merged_from:] + seg_hashes
+            block = np.concatenate([loaded.matrix[merged_from:], matrix])
+        codes, scales = quantize(block)
         if len(changed):
-            segments.append(Segment(f"{DELTA_PREFIX}{len(segments):04d}.", [d.doc_id for d in docs],
-                                    [d.kind for d in docs], [hashes[i] for i in changed], codes, scales))
+            segments.append(Segment(f"{DELTA_PREFIX}{len(segments):04d}.", ids, kinds, seg_hashes, codes, scales))
         gen = Generation(self._new_generation_id(), model, dim, source_revision, iso(self._clock.now()),
                          segments, dead)
         rows = normalize_rows(dequantize(codes, scales))  # search what a reopen would read
-        self._promote_delta(loaded, gen, rows, docs, [hashes[i] for i in changed])
+        self._promote_delta(loaded, gen, rows, docs, new_hashes, merged_from)
         retired = np.setdiff1d(dead, loaded.dead)
         self.last_delta = (docs, [loaded.doc_ids[int(r)] for r in retired])
-        return {**stats, "mode": "delta", "appended": len(changed), "retired": len(dead) - len(loaded.dead),
-                "generation_id": gen.generation_id}
+        return {**stats, "mode": "delta" if merged_from is None else "merged", "appended": len(changed),
+                "retired": len(dead) - len(loaded.dead), "generation_id": gen.generation_id}
 
     def _reuse_source(self, model: str, dim: int) -> dict[str, np.ndarray]:
         """Vectors of the active generation on disk by text hash, when in this space.
@@ -626,14 +636,22 @@ class DenseIndex:
         self._activate(gen.generation_id, loaded, read_meta(self._gen_path(gen.generation_id)))
 
     def _promote_delta(self, base: _Loaded, gen: Generation, rows: np.ndarray, docs: list[DenseDoc],
-                       hashes: list[str]) -> None:
-        """Link the base's segments, write the delta, then extend the loaded view in place of a reload."""
+                       hashes: list[str], merged_from: int | None) -> None:
+        """Link the base's segments, write the delta, then extend the loaded view in place of a reload.
+
+        ``rows`` are the last segment's rows as written; after a merge they start at row
+        ``merged_from`` and replace the requantized rows in memory too (the graph keeps its own
+        copies, which differ by quantization noise only).
+        """
         meta = self._stage(gen, link_from=self._gen_path(base.header.generation_id))
         header = _Header(gen.generation_id, gen.model, gen.dimension, gen.source_revision, gen.created_at)
         kept = [Segment(seg.prefix, [], [], [], None, None, seg.files, seg.rows) for seg in gen.segments]
+        fresh = rows[len(rows) - len(docs):]
         try:
-            loaded = base.extend(header, rows, [d.doc_id for d in docs], [d.kind for d in docs], hashes,
+            loaded = base.extend(header, fresh, [d.doc_id for d in docs], [d.kind for d in docs], hashes,
                                  gen.dead, kept, self.exact_threshold)
+            if merged_from is not None:
+                loaded.rows.data[merged_from : loaded.n] = rows
         except Exception:
             loaded = _Loaded.from_generation(read_generation(self._gen_path(gen.generation_id)), self.exact_threshold)
         self._activate(gen.generation_id, loaded, meta)
