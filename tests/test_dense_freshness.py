@@ -245,3 +245,18 @@ def test_no_refresh_after_writes_when_dense_recall_is_off(tmp_path: Path) -> Non
         say(m, "s1", "We moved to a flat near the harbour.")
         status = dense_status(m)
     assert status["needs_rebuild"] and status["active_generation"] == built["generation_id"]
+
+
+def test_a_forced_index_is_a_full_rewrite_that_embeds_nothing(tmp_path: Path) -> None:
+    provider = CountingProvider()
+    with open_mem(tmp_path, recall_vector_enabled=False) as m:
+        for i in range(12):
+            say(m, "s1", f"Note {i}: the neighbour's dog barked at the postman.")
+        build_index(m, progress=False, provider=provider)
+        say(m, "s1", "I started taking cello lessons on Tuesdays.")
+        build_index(m, progress=False, provider=provider)
+        provider.embedded.clear()
+        forced = build_index(m, progress=False, provider=provider, force=True)
+        files = sorted(p.name for p in active_dir(m.warehouse_dir / "dense").iterdir())
+    assert (forced["mode"], forced["embedded"], forced["reused"], forced["count"]) == ("full", 0, 13, 13)
+    assert provider.embedded == [] and files == ["docs.jsonl.zst", "meta.json", "scales.f32", "vectors.i8"]

@@ -411,14 +411,15 @@ class DenseIndex:
     MAX_DEAD_SHARE = 0.25
 
     def build(
-        self, docs: Sequence[DenseDoc], source_revision: str, *, progress: bool = False
+        self, docs: Sequence[DenseDoc], source_revision: str, *, progress: bool = False, full: bool = False
     ) -> dict[str, Any]:
         """Embed ``docs`` into a new generation and promote it; returns build statistics.
 
         Vectors of texts already in the active generation are reused; only new or changed
         texts reach the provider, ``batch_size`` at a time. With a loaded generation in the
-        same vector space the new generation is a delta over it (``mode`` ``delta``, or
-        ``compacted`` when deltas piled up); otherwise it is written whole (``full``).
+        same vector space the new generation is a delta over it (``mode`` ``delta``, ``merged``
+        or ``compacted``, see docs/vectors.md); otherwise, or with ``full``, it is written whole
+        (``full``; unchanged texts are still reused, not embedded).
         A ProviderError leaves the active generation as it was.
         """
         provider = self.provider
@@ -436,7 +437,7 @@ class DenseIndex:
             hashes = self._text_keys(model, unique)
             with self._lock:
                 loaded = self._active
-            if loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
+            if not full and loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
                 stats = self._refresh(provider, loaded, unique, hashes, source_revision, progress)
             else:
                 stats = self._build_full(provider, unique, hashes, source_revision, progress)
@@ -461,7 +462,12 @@ class DenseIndex:
     def _build_full(self, provider: EmbeddingProvider, unique: list[DenseDoc], hashes: list[str],
                     source_revision: str, progress: bool) -> dict[str, Any]:
         model, dim = provider.model, int(provider.dimension)
-        reuse = self._reuse_source(model, dim)
+        with self._lock:
+            loaded = self._active
+        if loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
+            reuse = {h: loaded.matrix[i] for h, i in loaded.rows.by_hash.items() if i < loaded.n}
+        else:
+            reuse = self._reuse_source(model, dim)
         matrix = np.zeros((len(unique), dim), dtype=np.float32)
         pending: dict[str, list[int]] = {}
         reused = 0
@@ -511,9 +517,9 @@ class DenseIndex:
                 live[row] = False
             changed.append(i)
         if present < loaded.count:  # documents that left the set
-            ids = {d.doc_id for d in unique}
+            wanted = {d.doc_id for d in unique}
             for doc_id, row in row_of.items():
-                if doc_id not in ids:
+                if doc_id not in wanted:
                     live[row] = False
         by_hash = loaded.rows.by_hash
         matrix = np.zeros((len(changed), dim), dtype=np.float32)
@@ -562,8 +568,8 @@ class DenseIndex:
             segments.append(Segment(f"{DELTA_PREFIX}{len(segments):04d}.", ids, kinds, seg_hashes, codes, scales))
         gen = Generation(self._new_generation_id(), model, dim, source_revision, iso(self._clock.now()),
                          segments, dead)
-        rows = normalize_rows(dequantize(codes, scales))  # search what a reopen would read
-        self._promote_delta(loaded, gen, rows, docs, new_hashes, merged_from)
+        written = normalize_rows(dequantize(codes, scales))  # search what a reopen would read
+        self._promote_delta(loaded, gen, written, docs, new_hashes, merged_from)
         retired = np.setdiff1d(dead, loaded.dead)
         self.last_delta = (docs, [loaded.doc_ids[int(r)] for r in retired])
         return {**stats, "mode": "delta" if merged_from is None else "merged", "appended": len(changed),
@@ -652,7 +658,7 @@ class DenseIndex:
                                  gen.dead, kept, self.exact_threshold)
             if merged_from is not None:
                 loaded.rows.data[merged_from : loaded.n] = rows
-        except Exception:
+        except (RuntimeError, ValueError, MemoryError):  # the graph refused the delta: load what was written
             loaded = _Loaded.from_generation(read_generation(self._gen_path(gen.generation_id)), self.exact_threshold)
         self._activate(gen.generation_id, loaded, meta)
 
@@ -799,6 +805,7 @@ def _search_hnsw(
     filtered (by callback when this view hides rows, afterwards otherwise).
     """
     graph = loaded.graph
+    assert graph is not None
     k = min(k, loaded.count if allowed is None else int(allowed.sum()))
     n = loaded.n
     if allowed is None and loaded.masked:

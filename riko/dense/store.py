@@ -180,7 +180,8 @@ class Generation:
 
     def vectors(self) -> np.ndarray:
         """Dequantized float32 values of every stored row (not renormalised)."""
-        parts = [dequantize(seg.codes, seg.scales) for seg in self.segments if seg.rows and seg.codes is not None]
+        parts = [dequantize(seg.codes, seg.scales) for seg in self.segments
+                 if seg.rows and seg.codes is not None and seg.scales is not None]
         if not parts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]

@@ -246,7 +246,7 @@ def build_generation(
                 "reused": len(docs), **_summary(index)}
     reason = _stale_reason(index, revision)
     try:
-        stats = index.build(docs, revision, progress=progress)
+        stats = index.build(docs, revision, progress=progress, full=force)
     except ProviderError as exc:
         write_index_meta(cache, index, now, degraded="vector-degraded")
         if not cache.wh.read_only:
