@@ -197,6 +197,7 @@ def test_a_forgotten_page_never_surfaces_from_a_stale_generation(tmp_path: Path)
     with open_mem(tmp_path) as m:
         from riko.recall.index_cache import cache_for
 
+        ranked = m.retrieve("green tea every morning", channels=["dense"], k=5)
         result = m.recall("do you remember what tea I drink every morning?", debug=True)
         index = next(iter(cache_for(m).dense.values()))
         hits = index.search_text("The user drinks green tea every morning.", k=10)
@@ -204,6 +205,7 @@ def test_a_forgotten_page_never_surfaces_from_a_stale_generation(tmp_path: Path)
     assert result.trace["degradedModes"] == ["source-revision-changed"]
     assert gone.id in on_disk  # still stored until the refresh ...
     assert [d for d, _ in hits] == [kept.id]  # ... but hidden from search
+    assert ranked["doc_id"].to_list() == [kept.id]
     assert gone.id not in result.results["id"].to_list()
     assert kept.id in result.results["id"].to_list()
 

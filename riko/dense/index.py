@@ -154,13 +154,13 @@ class _Loaded:
 
     def __init__(self, header: _Header, rows: _Rows, n: int, doc_ids: list[str], kind_codes: np.ndarray,
                  hashes: list[str], live: np.ndarray, segments: list[Segment], dead: np.ndarray,
-                 graph: _Graph | None) -> None:
+                 graph: _Graph | None, row_of: dict[str, int] | None = None) -> None:
         self.header, self.rows, self.n = header, rows, n
         self.doc_ids, self.kind_codes, self.hashes = doc_ids, kind_codes, hashes
         self.live, self.segments, self.dead, self.graph = live, segments, dead, graph
         self.live_rows = np.flatnonzero(live)
         self.count = len(self.live_rows)
-        self.row_of = {doc_ids[i]: int(i) for i in self.live_rows}
+        self.row_of = row_of if row_of is not None else {doc_ids[i]: i for i in self.live_rows.tolist()}
         self.masked = False  # rows hidden by ``restrict`` are still alive in the graph
 
     @property
@@ -194,8 +194,14 @@ class _Loaded:
         retired = np.setdiff1d(dead, self.dead).astype(np.int64)
         live[retired] = False
         kind_codes = np.concatenate([self.kind_codes, np.array([_KIND_CODE[k] for k in kinds], dtype=np.uint8)])
-        view = _Loaded(header, buffer, n, self.doc_ids + ids, kind_codes, self.hashes + hashes, live, segments,
-                       dead, self.graph)
+        doc_ids = self.doc_ids + ids
+        row_of = dict(self.row_of)
+        for row in retired.tolist():
+            if row_of.get(doc_ids[row]) == row:
+                del row_of[doc_ids[row]]
+        row_of.update(zip(ids, range(self.n, n)))
+        view = _Loaded(header, buffer, n, doc_ids, kind_codes, self.hashes + hashes, live, segments,
+                       dead, self.graph, row_of)
         if view.graph is not None:
             view.graph.extend(new_rows, np.arange(self.n, n), retired)
         elif view.count >= exact_threshold:
@@ -446,17 +452,18 @@ class DenseIndex:
 
     def _text_keys(self, model: str, docs: list[DenseDoc]) -> list[str]:
         """Text keys of ``docs``, hashing only texts that changed since the last build."""
-        memo = self._keys if self._keys_model == model else {}
-        fresh: dict[str, tuple[str, str]] = {}
+        if self._keys_model != model:
+            self._keys, self._keys_model = {}, model
+        memo = self._keys
         out = []
         for doc in docs:
             known = memo.get(doc.doc_id)
-            if known is not None and known[0] == doc.text:
-                fresh[doc.doc_id] = known
-            else:
-                fresh[doc.doc_id] = (doc.text, text_key(model, doc.text))
-            out.append(fresh[doc.doc_id][1])
-        self._keys, self._keys_model = fresh, model
+            if known is None or known[0] != doc.text:
+                known = memo[doc.doc_id] = (doc.text, text_key(model, doc.text))
+            out.append(known[1])
+        if len(memo) > len(docs):  # documents left: forget their texts
+            wanted = {d.doc_id for d in docs}
+            self._keys = {k: v for k, v in memo.items() if k in wanted}
         return out
 
     def _build_full(self, provider: EmbeddingProvider, unique: list[DenseDoc], hashes: list[str],
@@ -504,7 +511,7 @@ class DenseIndex:
                  source_revision: str, progress: bool) -> dict[str, Any]:
         """A delta over the loaded generation: embed new texts only, append them, retire the rest."""
         model, dim = provider.model, int(provider.dimension)
-        row_of, old_hashes, old_kinds = loaded.row_of, loaded.hashes, loaded.kind_codes
+        row_of, old_hashes, old_kinds = loaded.row_of, loaded.hashes, loaded.kind_codes.tolist()
         live = loaded.live.copy()
         changed: list[int] = []
         present = 0
@@ -774,6 +781,8 @@ class DenseIndex:
 
 def _dedupe(docs: Sequence[DenseDoc]) -> list[DenseDoc]:
     """Documents in order, the first of each doc id kept."""
+    if all(type(doc) is DenseDoc for doc in docs) and len({doc.doc_id for doc in docs}) == len(docs):
+        return list(docs)  # the common case, checked at C speed
     seen: set[str] = set()
     out: list[DenseDoc] = []
     for doc in docs:

@@ -438,6 +438,7 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
         if used_provider is not None:
             index = dense_index(cache, used_provider, mem.warehouse_dir / "dense", mem.clock)
         if index is not None and index.searchable:
+            serving_reason(cache, index, utc(mem.clock.now()))  # a stale generation hides gone documents
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation: run mem.index()")
