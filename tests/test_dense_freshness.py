@@ -162,6 +162,20 @@ def test_drop_documents_scrubs_dead_rows_of_delta_generations(tmp_path: Path) ->
     assert DenseIndex(directory, CountingProvider()).status()["count"] == 9
 
 
+def test_a_refresh_whose_base_files_vanished_writes_the_whole_generation(tmp_path: Path) -> None:
+    directory = tmp_path / "dense"
+    provider = CountingProvider()
+    index = DenseIndex(directory, provider)
+    index.build(docs(20), "rev-1")
+    (active_dir(directory) / "vectors.i8").unlink()  # e.g. removed by hand while the index is loaded
+    provider.embedded.clear()
+    stats = index.build(docs(21), "rev-2")
+    assert (stats["mode"], stats["embedded"], stats["total"]) == ("full", 1, 21)
+    assert provider.embedded == ["memory number 20 about topic 6"]
+    reopened = DenseIndex(directory, CountingProvider())
+    assert reopened.status()["count"] == 21 and reopened.status()["load_error"] is None
+
+
 # -- a scope: the stale signal, the refresh after writes, gone documents ------------------------------
 
 

@@ -467,7 +467,8 @@ class DenseIndex:
         return out
 
     def _build_full(self, provider: EmbeddingProvider, unique: list[DenseDoc], hashes: list[str],
-                    source_revision: str, progress: bool) -> dict[str, Any]:
+                    source_revision: str, progress: bool,
+                    embedded: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
         model, dim = provider.model, int(provider.dimension)
         with self._lock:
             loaded = self._active
@@ -475,6 +476,7 @@ class DenseIndex:
             reuse = {h: loaded.matrix[i] for h, i in loaded.rows.by_hash.items() if i < loaded.n}
         else:
             reuse = self._reuse_source(model, dim)
+        reuse.update(embedded or {})
         matrix = np.zeros((len(unique), dim), dtype=np.float32)
         pending: dict[str, list[int]] = {}
         reused = 0
@@ -576,7 +578,12 @@ class DenseIndex:
         gen = Generation(self._new_generation_id(), model, dim, source_revision, iso(self._clock.now()),
                          segments, dead)
         written = normalize_rows(dequantize(codes, scales))  # search what a reopen would read
-        self._promote_delta(loaded, gen, written, docs, new_hashes, merged_from)
+        try:
+            self._promote_delta(loaded, gen, written, docs, new_hashes, merged_from)
+        except OSError:  # the active generation's files cannot be linked: write the whole of it
+            embedded = dict(zip(new_hashes, matrix))
+            return {**self._build_full(provider, unique, hashes, source_revision, progress, embedded),
+                    **stats, "mode": "full"}
         retired = np.setdiff1d(dead, loaded.dead)
         self.last_delta = (docs, [loaded.doc_ids[int(r)] for r in retired])
         return {**stats, "mode": "delta" if merged_from is None else "merged", "appended": len(changed),

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..clock import iso, utc
 from ..dense import DenseDoc, DenseIndex, make_embedding_provider
-from ..errors import ConfigError, ProviderError, RikoError
+from ..errors import ConfigError, ProviderError
 from ..warehouse import dumps, naive_utc
 from .gate import eligibility_reason
 from .index_cache import RecallCache
@@ -342,5 +342,7 @@ def refresh_after_write(mem: Any) -> dict[str, Any] | None:
         if not index.needs_rebuild(current_revision(cache, now)[1]):
             return None  # the batch moved nothing the dense set holds (e.g. an assistant turn)
         return build_generation(cache, index, now)
-    except (RikoError, OSError):
+    except Exception:  # noqa: BLE001 - derived data: the write already landed and must not fail
+        # build_generation recorded a provider failure; any failure leaves the generation
+        # stale, which recall names (source-revision-changed) until the next refresh.
         return None
