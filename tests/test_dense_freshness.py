@@ -276,3 +276,18 @@ def test_a_forced_index_is_a_full_rewrite_that_embeds_nothing(tmp_path: Path) ->
         files = sorted(p.name for p in active_dir(m.warehouse_dir / "dense").iterdir())
     assert (forced["mode"], forced["embedded"], forced["reused"], forced["count"]) == ("full", 0, 13, 13)
     assert provider.embedded == [] and files == ["docs.jsonl.zst", "meta.json", "scales.f32", "vectors.i8"]
+
+
+def test_a_batch_of_page_transitions_refreshes_once(tmp_path: Path) -> None:
+    with open_mem(tmp_path) as m:
+        for i in range(8):
+            say(m, "s1", f"Note {i}: the neighbour's dog barked at the postman.")
+        built = m.index(progress=False)
+        ids = [m.propose(f"Hobby {name}", f"The user enjoys {name}.") for name in ("chess", "rowing", "pottery")]
+        pages = m.auto_confirm(ids, policy="all")
+        status = dense_status(m)
+        job = dense_job(m)
+        stored = {r[0] for r in m.warehouse.fetchall("SELECT doc_id FROM vectors WHERE scope_key = ?", [m.scope.key])}
+    assert len(pages) == 3 and not status["needs_rebuild"]
+    assert status["previous_generation"] == built["generation_id"]  # one promotion for the whole batch
+    assert (job["mode"], job["embedded"], job["count"]) == ("delta", 3, 11) and set(pages) <= stored
