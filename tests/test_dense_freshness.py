@@ -149,6 +149,20 @@ def test_hnsw_graph_is_extended_not_rebuilt_and_agrees_with_exact_search(tmp_pat
         assert [d for d, _ in got] == [d for d, _ in exact.search(q, k=10)]
 
 
+def test_serving_a_stale_generation_hides_departed_documents_until_it_matches(tmp_path: Path) -> None:
+    index = DenseIndex(tmp_path / "dense", CountingProvider())
+    index.build(docs(10), "rev-1")
+    q = index.provider.embed_query("memory number 3 about topic 3")
+    assert index.serve_for("rev-2", lambda: {f"d{i}" for i in range(10) if i != 3})  # d3 left at rev-2
+    assert "d3" not in [d for d, _ in index.search(q, k=10)] and len(index.search(q, k=10)) == 9
+    assert not index.serve_for("rev-1", lambda: set())  # the generation's own revision: served whole
+    assert index.search(q, k=1)[0][0] == "d3"
+    index.serve_for("rev-2", lambda: {f"d{i}" for i in range(10) if i != 3})
+    index.build(docs(10)[:3] + docs(10)[4:], "rev-2")
+    assert index.status()["count"] == 9 and not index.serve_for("rev-2", lambda: set())
+    assert "d3" not in [d for d, _ in index.search(q, k=10)]
+
+
 def test_drop_documents_scrubs_dead_rows_of_delta_generations(tmp_path: Path) -> None:
     directory = tmp_path / "dense"
     index = DenseIndex(directory, CountingProvider())

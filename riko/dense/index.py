@@ -339,14 +339,22 @@ class DenseIndex:
         active = self._active
         return None if active is None else active.header.source_revision
 
-    def restrict(self, token: str, keep_ids: Callable[[], Collection[str]]) -> None:
-        """Hide, in memory only, loaded vectors of documents outside ``keep_ids()`` until the next
-        promotion; ``token`` (the caller's source revision) makes repeated calls free."""
+    def serve_for(self, source_revision: str, keep_ids: Callable[[], Collection[str]]) -> bool:
+        """Serve the loaded generation for the documents at ``source_revision``; True when stale.
+
+        A generation built from another revision keeps serving, with the vectors of documents
+        outside ``keep_ids()`` hidden in memory (nothing is written) until the next promotion;
+        one built from this revision is served whole. Repeated calls for one revision are free.
+        """
         with self._lock:
-            if self._active is None or self._mask_token == token:
-                return
-            self._masked = self._active.restricted(keep_ids())
-            self._mask_token = token
+            active = self._active
+            if active is None or active.header.source_revision == source_revision:
+                self._masked, self._mask_token = None, None
+                return False
+            if self._mask_token != source_revision or self._masked is None or self._masked.header is not active.header:
+                self._masked = active.restricted(keep_ids())
+                self._mask_token = source_revision
+            return True
 
     def needs_rebuild(self, source_revision: str) -> bool:
         """True with no usable active generation, after invalidation, or when the inputs moved."""
@@ -701,7 +709,9 @@ class DenseIndex:
         Exact numpy scoring below ``exact_threshold`` vectors, hnswlib (ef = max(100, 2k)) above.
         """
         with self._lock:
-            loaded = (self._masked or self._active) if self.searchable else None
+            loaded = self._active if self.searchable else None
+            if loaded is not None and self._masked is not None and self._masked.header is loaded.header:
+                loaded = self._masked
         if loaded is None or k <= 0 or loaded.count == 0:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)

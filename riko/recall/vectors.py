@@ -305,8 +305,7 @@ def serving_reason(cache: RecallCache, index: DenseIndex, now: datetime) -> str 
     vectors of documents that are gone or no longer eligible are hidden until the refresh.
     """
     docs, revision = current_revision(cache, now)
-    if index.active_revision not in (None, revision):
-        index.restrict(revision, lambda: {d.doc_id for d in docs})
+    if index.serve_for(revision, lambda: {d.doc_id for d in docs}):
         return "source-revision-changed"
     return index.degraded_reason
 
