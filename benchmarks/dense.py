@@ -82,11 +82,11 @@ def agreement(a: DenseIndex, b: DenseIndex, queries: np.ndarray, k: int = 10) ->
 
 def write_log(path: Path, session: str, texts: list[str]) -> None:
     """One riko L0 session log of user turns."""
-    with open(path, "wb") as fh:
-        for seq, text in enumerate(texts):
-            fh.write(orjson.dumps({"schemaVersion": 1, "sessionId": session, "seq": seq, "time": "2026-01-10T09:00:00Z",
-                                   "type": "user/message",
-                                   "data": {"message": {"role": "user", "content": text}}}) + b"\n")
+    path.write_bytes(b"".join(
+        orjson.dumps({"schemaVersion": 1, "sessionId": session, "seq": seq, "time": "2026-01-10T09:00:00Z",
+                      "type": "user/message", "data": {"message": {"role": "user", "content": text}}}) + b"\n"
+        for seq, text in enumerate(texts)
+    ))
 
 
 def freshness(provider: str, n: int, texts: list[str]) -> dict[str, Any]:

@@ -79,7 +79,7 @@ _EVIDENCE: weakref.WeakKeyDictionary[Any, _EvidenceMemo] = weakref.WeakKeyDictio
 
 def _hash_docs(digest: Any, docs: Iterable[DenseDoc]) -> Any:
     for doc in docs:
-        digest.update(f"{doc.doc_id}\0{doc.kind}\0{doc.text}\n".encode("utf-8"))
+        digest.update(f"{doc.doc_id}\0{doc.kind}\0{doc.text}\n".encode())
     return digest
 
 
