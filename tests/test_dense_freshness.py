@@ -90,6 +90,23 @@ def test_a_refresh_embeds_only_new_texts_and_writes_only_a_delta(tmp_path: Path)
     assert {d for d, _ in index.search(query, k=300)} == {d.doc_id for d in changed}
 
 
+def test_a_refresh_over_the_same_document_objects_diffs_from_the_first_change(tmp_path: Path) -> None:
+    provider = CountingProvider()
+    index = DenseIndex(tmp_path / "dense", provider)
+    kept = docs(50)
+    index.build(kept, "rev-1")
+    provider.embedded.clear()
+    changed = list(kept)
+    changed[20] = DenseDoc("d20", "memory twenty, rewritten", "evidence")  # a new object mid-list
+    del changed[30]
+    stats = index.build(changed + docs(1, start=50), "rev-2")
+    assert provider.embedded == ["memory twenty, rewritten", "memory number 50 about topic 1"]
+    assert (stats["mode"], stats["appended"], stats["retired"], stats["total"]) == ("delta", 2, 2, 50)
+    assert index.search_text("memory twenty, rewritten", k=1)[0][0] == "d20"
+    assert "d30" not in {d for d, _ in index.search_text("memory number 30 about topic 2", k=60)}
+    assert DenseIndex(tmp_path / "dense", CountingProvider()).status()["count"] == 50
+
+
 def test_deltas_are_compacted_once_dead_rows_pile_up(tmp_path: Path) -> None:
     directory = tmp_path / "dense"
     provider = CountingProvider()

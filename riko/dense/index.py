@@ -13,6 +13,7 @@ of being rebuilt. When deltas pile up the generation is compacted into one segme
 
 from __future__ import annotations
 
+import operator
 import secrets
 import threading
 import time
@@ -263,6 +264,7 @@ class DenseIndex:
         self._keys_model: str | None = None
         #: (added documents, retired doc ids) of the last build when it was a delta, else None.
         self.last_delta: tuple[list[DenseDoc], list[str]] | None = None
+        self._last_build: tuple[_Header, list[DenseDoc], list[str]] | None = None
         self._masked: _Loaded | None = None  # the active view minus documents that left the set
         self._mask_token: str | None = None
         self._restore()
@@ -448,23 +450,42 @@ class DenseIndex:
                     f"{len(unique)} documents exceed max_vectors={self.max_vectors}; raise the bound",
                 )
             model, dim = provider.model, int(provider.dimension)
-            hashes = self._text_keys(model, unique)
             with self._lock:
                 loaded = self._active
+            same = self._same_prefix(loaded, unique)
+            hashes = self._text_keys(model, unique, same)
             if not full and loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
-                stats = self._refresh(provider, loaded, unique, hashes, source_revision, progress)
+                stats = self._refresh(provider, loaded, unique, hashes, source_revision, progress, same)
             else:
                 stats = self._build_full(provider, unique, hashes, source_revision, progress)
+            active = self._active
+            self._last_build = None if active is None else (active.header, unique, hashes)
         return {**stats, "seconds": round(time.perf_counter() - started, 3),
                 "previous_generation_id": self._previous_id}
 
-    def _text_keys(self, model: str, docs: list[DenseDoc]) -> list[str]:
-        """Text keys of ``docs``, hashing only texts that changed since the last build."""
+    def _same_prefix(self, loaded: _Loaded | None, docs: list[DenseDoc]) -> int:
+        """How many leading ``docs`` are the very objects the build of ``loaded`` was given.
+
+        Callers that keep their document objects between builds (the scope's evidence list is
+        extended in place) thus skip the per-document diff of everything before the change.
+        """
+        last = self._last_build
+        if last is None or loaded is None or last[0] is not loaded.header:
+            return 0
+        previous = last[1]
+        n = min(len(previous), len(docs))
+        same = list(map(operator.is_, previous[:n], docs[:n]))
+        return same.index(False) if False in same else n
+
+    def _text_keys(self, model: str, docs: list[DenseDoc], same: int = 0) -> list[str]:
+        """Text keys of ``docs``, hashing only texts that changed since the last build; the
+        first ``same`` documents are those of the last build, whose keys are taken as they are."""
         if self._keys_model != model:
             self._keys, self._keys_model = {}, model
+            same = 0
         memo = self._keys
-        out = []
-        for doc in docs:
+        out = self._last_build[2][:same] if same and self._last_build is not None else []
+        for doc in docs[len(out):]:
             known = memo.get(doc.doc_id)
             if known is None or known[0] != doc.text:
                 known = memo[doc.doc_id] = (doc.text, text_key(model, doc.text))
@@ -518,14 +539,15 @@ class DenseIndex:
         )
 
     def _refresh(self, provider: EmbeddingProvider, loaded: _Loaded, unique: list[DenseDoc], hashes: list[str],
-                 source_revision: str, progress: bool) -> dict[str, Any]:
+                 source_revision: str, progress: bool, same: int = 0) -> dict[str, Any]:
         """A delta over the loaded generation: embed new texts only, append them, retire the rest."""
         model, dim = provider.model, int(provider.dimension)
         row_of, old_hashes, old_kinds = loaded.row_of, loaded.hashes, loaded.kind_codes.tolist()
         live = loaded.live.copy()
         changed: list[int] = []
-        present = 0
-        for i, doc in enumerate(unique):
+        present = same  # the first ``same`` documents are unchanged rows of ``loaded``
+        for i in range(same, len(unique)):
+            doc = unique[i]
             row = row_of.get(doc.doc_id)
             if row is not None:
                 present += 1

@@ -125,8 +125,12 @@ def _observation_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
 
 
 def dense_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
-    """Pages, evidence chunks and observations eligible in history mode (no query), in order."""
-    return _page_documents(cache, now) + _evidence_documents(cache, now).docs + _observation_documents(cache, now)
+    """Evidence chunks, pages and observations eligible in history mode (no query), in order.
+
+    Evidence comes first: its document objects persist between revisions, so a refresh after
+    appended lines diffs only the tail (see DenseIndex build).
+    """
+    return _evidence_documents(cache, now).docs + _page_documents(cache, now) + _observation_documents(cache, now)
 
 
 def source_revision(docs: list[DenseDoc]) -> str:
@@ -141,7 +145,7 @@ def _revision(cache: RecallCache, now: datetime) -> tuple[list[DenseDoc], str]:
     digest = hashlib.sha256()
     for part in (source_revision(pages), evidence.digest.hexdigest(), source_revision(observations)):
         digest.update(part.encode())
-    return pages + evidence.docs + observations, digest.hexdigest()[:32]
+    return evidence.docs + pages + observations, digest.hexdigest()[:32]
 
 
 def current_revision(cache: RecallCache, now: datetime) -> tuple[list[DenseDoc], str]:
