@@ -136,13 +136,17 @@ def test_many_deltas_merge_into_one_segment_without_renumbering_rows(tmp_path: P
     modes, current = [], docs(100)
     for step in range(1, 5):
         current = current + docs(2, start=100 + 2 * step)
+        if step == 2:  # rewrite a text that lives in a delta: the merged segment holds both rows of d102
+            current[100] = DenseDoc("d102", "memory one hundred and two, rewritten", "evidence")
         modes.append(index.build(current, f"rev-{step}")["mode"])
     assert modes == ["delta", "delta", "merged", "delta"]
     names = sorted(p.name for p in active_dir(directory).iterdir() if p.name.endswith(".vectors.i8"))
     assert names == ["delta-0001.vectors.i8", "delta-0002.vectors.i8"]  # base + merged deltas + the last one
     assert index._active.graph is graph and index.status()["count"] == 108
     reopened = DenseIndex(directory, CountingProvider(), exact_threshold=10**9)
-    for number in (103, 107, 7):
+    assert reopened.status()["load_error"] is None and reopened.status()["count"] == 108
+    assert reopened.search_text("memory one hundred and two, rewritten", k=1)[0][0] == "d102"
+    for number in (105, 109, 7):
         q = provider.embed_query(f"memory number {number} about topic {number % 7}")
         (doc_id, score), = index.search(q, k=1)
         assert doc_id == reopened.search(q, k=1)[0][0] == f"d{number}"
