@@ -53,8 +53,11 @@ def test_sparse_bm25_scores_and_ranks_like_bm25index(texts: list[str], query: st
     keys = [f"d{i:02d}" for i in range(len(texts))]
     idx, scores = index.top(tokenize(query), len(texts), keys=keys)
     expected = reference.search(query, k=len(texts))
-    assert [keys[i] for i in idx.tolist()] == [d for d, _ in expected]
-    assert scores.tolist() == pytest.approx([s for _, s in expected])
+    got, want = [keys[i] for i in idx.tolist()], dict(expected)
+    assert set(got) == set(want) and len(got) == len(want)
+    # the same order, up to documents whose scores tie within rounding (summation order)
+    assert all(want[a] >= want[b] - 1e-9 for a, b in zip(got, got[1:]))
+    assert scores.tolist() == pytest.approx([want[d] for d in got])
 
 
 # -- channels -----------------------------------------------------------------------------------------
