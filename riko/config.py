@@ -277,7 +277,7 @@ _PY_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "float": flo
 def _build_fields() -> tuple[FieldSpec, ...]:
     specs = []
     for f in fields(RikoConfig):
-        default = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+        default = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc,operator]
         specs.append(FieldSpec(f.name, _PY_TYPES[str(f.type)], default, f.metadata["doc"]))
     return tuple(specs)
 
@@ -541,6 +541,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(CONFIG_FILE, f"{CONFIG_FILE}: cannot parse {path}: {exc}") from None
+    data.pop("preset", None)  # the root's default preset (riko.root_preset), not a setting
     return _canonical_keys(data, str(path))
 
 

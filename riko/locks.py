@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import RikoLockedError
+from .private_files import FILE_MODE, private_dir
 
 __all__ = ["FileLock", "Holder"]
 
@@ -61,8 +62,8 @@ class FileLock:
 
     def acquire(self, mode: str, activity: str, timeout_s: float) -> None:
         """Take the lock (``mode`` read = shared, write = exclusive), waiting at most ``timeout_s``."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         flag = fcntl.LOCK_SH if mode == "read" else fcntl.LOCK_EX
         start = time.monotonic()
         delay = _POLL_S

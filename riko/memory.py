@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import polars as pl
 
@@ -58,15 +59,13 @@ class Memory:
         read_only: bool = False,
     ) -> None:
         if preset is None or not str(preset).strip():
-            raise ScopeError(
-                "memory scope requires a stable agent preset: pass preset=... "
-                "(there is no global default)"
-            )
+            raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
         self.root = Path(root).absolute()
         self.config = load_config(self.root, overrides=config)
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
+        self._batch_depth = 0
         self.warehouse_dir = self.root / "warehouse" / self.scope.storage_key
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
         self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only,
@@ -151,20 +150,24 @@ class Memory:
         from .ingest.pipeline import ingest_paths
 
         items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-        return ingest_paths(
+        report = ingest_paths(
             self._wh, self.scope, [Path(p) for p in items], clock=self.clock, preset=preset, progress=progress,
             max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
             workers=workers,
         )
+        self._after_write()
+        return report
 
     def capture(self, event: Mapping[str, Any]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
         from .ingest.capture import capture_event
 
-        return capture_event(
+        ref = capture_event(
             self._wh, self.scope, event, clock=self.clock,
             max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
         )
+        self._after_write()
+        return ref
 
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
@@ -195,6 +198,25 @@ class Memory:
     def _changed(self) -> None:
         """Every durable mutation recompiles the Resident (the version moves with the text)."""
         self._resident.refresh()
+        self._after_write()
+
+    def _after_write(self) -> None:
+        """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
+        if self._batch_depth:
+            return  # the enclosing batch refreshes once when it ends
+        from .recall.vectors import refresh_after_write
+
+        refresh_after_write(self._ctx)
+
+    @contextmanager
+    def _write_batch(self) -> Iterator[None]:
+        """Group many writes (a Dream run, an auto-confirm pass) into one refresh at the end."""
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            self._after_write()
 
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
@@ -218,7 +240,8 @@ class Memory:
     def auto_confirm(self, candidate_ids: Iterable[str] | None = None, policy: str | None = None) -> list[str]:
         """Apply ``candidate_auto_confirm`` (or ``policy``) to pending candidates; returns page ids."""
         ids = list(candidate_ids) if candidate_ids is not None else self._review.candidates("pending")["id"].to_list()
-        return self._review.auto_confirm(ids, policy or self.config.candidate_auto_confirm)
+        with self._write_batch():
+            return self._review.auto_confirm(ids, policy or self.config.candidate_auto_confirm)
 
     def reject(self, candidate_id: str) -> None:
         self._review.reject(candidate_id, authority="management")
@@ -297,6 +320,20 @@ class Memory:
     def set_sensitivity(self, page_id: str, level: str, authority: str = "management") -> Page:
         return self._review.set_sensitivity(page_id, level, authority=authority)
 
+    def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, Any]:
+        """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
+        from .evidence_sensitivity import mark_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
+
+    def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, Any]:
+        """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
+        from .evidence_sensitivity import propose_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
+
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
         return self._review.conflicts(state)
 
@@ -350,7 +387,9 @@ class Memory:
         state = self._dream_state
         state.start(self.clock.now())
         try:
-            report = run_dream(self._ctx, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+            with self._write_batch():
+                report = run_dream(self._ctx, sessions=sessions, provider=provider, workers=workers, progress=progress,
+                                   **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
             raise
@@ -409,11 +448,14 @@ class Memory:
 
         return retrieve(self._ctx, query, k=k, channels=channels)
 
-    def index(self, progress: bool = True, force: bool = False) -> dict[str, Any]:
-        """Build or refresh the dense vector generation (incremental; only new texts are embedded)."""
-        from .recall.engine import build_index
+    def index(self, progress: bool = True, force: bool = False, executor: Any = None,
+              address: str | None = None) -> dict[str, Any]:
+        """Build or refresh the dense vector generation (incremental; only new texts are embedded).
 
-        return build_index(self._ctx, progress=progress, force=force)
+        ``executor="ray"`` (``address``: a Ray cluster) embeds the passage batches as Ray tasks."""
+        from .executor import parallel_index
+
+        return parallel_index(self._ctx, executor, address=address, progress=progress, force=force)
 
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:

@@ -18,12 +18,13 @@ from typing import Any, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .locks import FileLock
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
+from .private_files import private_dir, private_file
 from .scope import MemoryScope
 
-__all__ = ["Warehouse", "Turn", "naive_utc", "dumps"]
+__all__ = ["Warehouse", "Turn", "naive_utc", "dumps", "missing_memory", "require_memory"]
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -36,6 +37,19 @@ def naive_utc(value: datetime | None) -> datetime | None:
 def dumps(value: Any) -> str:
     """Compact, key-sorted JSON for the VARCHAR JSON columns (stable for hashing and diffs)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
+    """The error for a scope that has no warehouse yet (reads never create one)."""
+    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
+        "create", preset=scope.preset)
+
+
+def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
+    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
+    directory = Path(root).absolute() / "warehouse" / scope.storage_key
+    if not (directory / "riko.duckdb").exists():
+        raise missing_memory(scope, directory)
 
 
 class _SharedFile:
@@ -86,10 +100,13 @@ class _SharedFile:
             raise
 
     def _connect(self, read_only: bool, deadline: float, activity: str) -> duckdb.DuckDBPyConnection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                if not read_only:
+                    private_file(self.path)  # raw conversation: the owner's alone
+                return con
             except duckdb.IOException as exc:
                 text = str(exc)
                 if "lock" not in text.lower():
@@ -176,11 +193,8 @@ class Warehouse:
         self.lock_timeout_s = lock_timeout_s
         self.idle_release_s = idle_release_s
         if read_only and not self.path.exists():
-            raise RikoError(
-                f"no memory for scope {scope.key} at {self.directory}; "
-                "open it once without read_only=True to create it"
-            )
-        self.directory.mkdir(parents=True, exist_ok=True)
+            raise missing_memory(scope, self.directory)
+        private_dir(self.directory)
         self._file: _SharedFile | None = _shared(self.path)
         self._released: _SharedFile | None = None
         self.lock = self._file.lock
@@ -231,7 +245,7 @@ class Warehouse:
 
     def _handle(self) -> _SharedFile:
         if self._file is None:
-            raise RikoError(f"memory for scope {self.scope.key} is closed")
+            raise ClosedError()
         return self._file
 
     @property

@@ -3,6 +3,7 @@ the same persisted, audited Dream settings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,7 @@ def test_notebook_and_server_read_and_write_the_same_dream_settings(tmp_path: Pa
         view = client.get(API + "/config", headers=PROFILE).json()
         assert (view["dream_model"], view["dream_max_tokens"]) == ("second-model", 2048)
     with riko.open(tmp_path, preset="companion", read_only=True) as mem:
-        changed = [a["fields"] for a in mem.audits("dream-settings-changed")["detail"].map_elements(
-            __import__("json").loads, return_dtype=object).to_list()]
+        changed = [json.loads(d)["fields"] for d in mem.audits("dream-settings-changed")["detail"].to_list()]
         assert changed == [["dream_model"], ["dream_max_tokens"], ["dream_model"]]
         assert mem.dream_config().dream_model == "second-model"
 

@@ -66,6 +66,7 @@ class LoopbackStub:
     def host(self) -> str:
         """``127.0.0.1:<port>``."""
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an IPv4 TCP server
         return f"{host}:{port}"
 
     def url(self, route: str) -> str:

@@ -10,7 +10,7 @@ from starlette.background import BackgroundTask
 from starlette.routing import Route
 
 from ..config import RikoConfig, safe_view
-from ..errors import NotFoundError
+from ..errors import MissingScopeError, NotFoundError
 from .context import Ctx, api
 from .wire import ApiError, JSONResponse, body_field, check_id
 
@@ -37,7 +37,11 @@ def _config_view(ctx: Ctx, cfg: RikoConfig) -> dict[str, Any]:
 async def get_config(ctx: Ctx) -> Any:
     """Safe settings with the scope's saved Dream settings: endpoints, models and credential
     *status*; never a token or a key."""
-    return _config_view(ctx, await ctx.run(lambda mem: mem.dream_config()))
+    try:
+        cfg = await ctx.run(lambda mem: mem.dream_config())
+    except MissingScopeError:  # no scope yet: nothing saved, the server's settings are in force
+        cfg = ctx.config
+    return _config_view(ctx, cfg)
 
 
 @api
@@ -67,7 +71,7 @@ async def dream(ctx: Ctx) -> Any:
 
         def exists(mem: Any) -> None:
             if sid not in mem.sessions()["session_id"].to_list():
-                raise NotFoundError("session", sid, "list sessions with GET /sessions")
+                raise NotFoundError("session", sid, listing="sessions")
 
         await ctx.run(exists)
     if not await ctx.run(lambda mem: mem.queue_dream()):

@@ -15,7 +15,7 @@ from .wire import ApiError, body_field, check_id, json_response, query_bool, que
 __all__ = ["routes"]
 
 _MAX_GRAPH_NODES = 500
-_PAGE_FIELDS = {"description": str, "kind": str, "category": str, "sensitivity": str, "confidence": (int, float)}
+_PAGE_FIELDS: dict[str, type | tuple[type, ...]] = {"description": str, "kind": str, "category": str, "sensitivity": str, "confidence": (int, float)}
 _RAW_RETENTION = ("forget removes derived memory (Wiki page, Resident, recall) and keeps the raw "
                   "session evidence; only an enabled, confirmed purge removes a raw session")
 
