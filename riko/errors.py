@@ -7,7 +7,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
-    ├── RikoLockedError         another process holds the scope's writer lock
+    ├── RikoLockedError         another process kept the scope's file past lock_timeout_ms
     ├── ClosedError             a memory was used after close()
     ├── UsageError              an argument value is wrong (also a ValueError)
     ├── ReadOnlyError           a write was attempted on a read-only memory
