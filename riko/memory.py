@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -115,6 +116,8 @@ class Memory:
         self.close()
 
     def __del__(self) -> None:
+        if sys.is_finalizing():
+            return  # the warehouse's exit handler already let go of the file
         try:
             self.close()
         except Exception:

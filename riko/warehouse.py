@@ -6,8 +6,10 @@ scope in SQL. Bulk writes go through Arrow tables (row-by-row inserts are ~1,000
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -78,6 +80,8 @@ class _SharedFile:
         self.idle_since = 0.0
         self.linger_s = 0.0
         self.reaper: threading.Thread | None = None
+        self.claims: set[str] = set()  # work items a caller of this process has claimed (see Warehouse.claim)
+        self.claims_guard = threading.Lock()
 
     def open(self, mode: str, activity: str, timeout_s: float) -> None:
         """Have the file open in ``mode`` (a read-write connection serves reads too)."""
@@ -160,10 +164,27 @@ class _SharedFile:
 
 
 _WANT_CHECK_S = 0.025
+_EXIT_WAIT_S = 5.0
 #: Closing folds the write-ahead log into the file only once it has grown past this.
 _CHECKPOINT_WAL_BYTES = 64 << 10
 _FILES: dict[str, _SharedFile] = {}
 _FILES_GUARD = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, while the idle threads still run, close every file this process has open
+    (after that, a daemon thread frozen holding a guard could stall a late ``close()``)."""
+    with _FILES_GUARD:
+        handles = list(_FILES.values())
+    for handle in handles:
+        if handle.guard.acquire(timeout=_EXIT_WAIT_S):
+            try:
+                if handle.depth == 0 and handle.con is not None:
+                    handle.close()
+                handle.refs = 0
+            finally:
+                handle.guard.release()
 
 
 def _shared(path: Path) -> _SharedFile:
@@ -285,6 +306,20 @@ class Warehouse:
             f.next_audit_id = None
             f.fold_on_close = True  # no write after the swap may linger in a separate log file
 
+    def claim(self, item: str, *, claim: bool = True) -> bool:
+        """Claim ``item`` for this process's Memories of the scope (False when already claimed),
+        or release it (``claim=False``)."""
+        f = self._handle() if claim else (self._file or self._released)
+        assert f is not None
+        with f.claims_guard:
+            if not claim:
+                f.claims.discard(item)
+                return True
+            if item in f.claims:
+                return False
+            f.claims.add(item)
+            return True
+
     def reserve_audit_ids(self, n: int) -> int:
         """The first of ``n`` consecutive audit ids taken for rows written by the caller (in a unit)."""
         with self.unit("write"):
@@ -301,6 +336,8 @@ class Warehouse:
         if f is None:
             return
         self._released = f
+        if sys.is_finalizing():
+            return  # the exit handler closed the file; the idle threads may be frozen by now
         with f.guard:
             with _FILES_GUARD:
                 f.refs -= 1

@@ -296,3 +296,20 @@ def test_requests_to_the_server_during_a_dream_never_answer_500(tmp_path: Path, 
     finally:
         err = _stop(server)
     assert "Traceback" not in err, err
+
+
+def test_a_process_that_exits_with_its_memories_open_exits_and_lets_go(root: Path) -> None:
+    code = f"""
+        import riko
+        w = riko.open({str(root)!r}, preset="companion")
+        w.capture({user_event("exit", "left open")!r})
+        r = riko.open({str(root)!r}, preset="companion", read_only=True)
+        print(r.evidence("exit").height)
+    """
+    for _ in range(4):  # the idle thread is mid-wait at exit on some of these runs
+        proc = _python(code)
+        out, err = proc.communicate(timeout=WAIT)
+        assert proc.returncode == 0, err
+    assert out.strip() == "4"
+    done = _riko(root, "evidence", "exit", "--json")
+    assert done.returncode == 0 and done.stdout.count("left open") == 4

@@ -220,13 +220,13 @@ def test_a_stale_generation_says_so_until_mem_index_refreshes_it(tmp_path: Path)
         m.create_page("Cello", "The user is learning the cello.", type="concept")
         for i in range(20):
             say(m, "s1", f"Note {i}: the neighbour's dog barked at the postman.")
-        build_index(m, progress=False, provider=provider)
+        build_index(m.context, progress=False, provider=provider)
         say(m, "s1", "I started taking cello lessons on Tuesdays.")
     with open_mem(tmp_path) as m:
         stale = m.recall("do you remember my cello lessons?")
-        status = dense_status(m)
+        status = dense_status(m.context)
         provider.embedded.clear()
-        refreshed = build_index(m, progress=False, provider=provider)
+        refreshed = build_index(m.context, progress=False, provider=provider)
         fresh = m.recall("do you remember my cello lessons?")
     assert stale.trace["degradedModes"] == ["source-revision-changed"]
     assert stale.trace["candidatesByChannel"]["dense"] >= 1  # the old generation still serves
@@ -241,14 +241,14 @@ def test_a_forgotten_page_never_surfaces_from_a_stale_generation(tmp_path: Path)
     with open_mem(tmp_path, recall_vector_enabled=False) as m:
         kept = m.create_page("Tea", "The user drinks oolong tea every morning.", type="concept")
         gone = m.create_page("Green tea", "The user drinks green tea every morning.", type="concept")
-        build_index(m, progress=False)
+        build_index(m.context, progress=False)
         m.forget(gone.id)
     with open_mem(tmp_path) as m:
         from riko.recall.index_cache import cache_for
 
         ranked = m.retrieve("green tea every morning", channels=["dense"], k=5)
         result = m.recall("do you remember what tea I drink every morning?", debug=True)
-        index = next(iter(cache_for(m).dense.values()))
+        index = next(iter(cache_for(m.context).dense.values()))
         hits = index.search_text("The user drinks green tea every morning.", k=10)
         on_disk = read_generation(active_dir(m.warehouse_dir / "dense")).doc_ids
     assert result.trace["degradedModes"] == ["source-revision-changed"]
@@ -277,7 +277,7 @@ def test_the_refresh_after_a_write_batch_keeps_the_generation_fresh(tmp_path: Pa
         (logs / "s2.jsonl").write_bytes(orjson.dumps(line) + b"\n")
         m.ingest([str(logs)], preset="companion", progress=False)  # an ingest batch
         ingested = dense_job(m)
-        status = dense_status(m)
+        status = dense_status(m.context)
         kitten = m.recall("do you remember my kitten?")
         frame = m.retrieve("where did we move to?", channels=["dense"], k=1)
     assert built["mode"] == "full" and built["total"] == 7
@@ -294,7 +294,7 @@ def test_no_refresh_after_writes_when_dense_recall_is_off(tmp_path: Path) -> Non
         say(m, "s1", "I adopted a grey kitten called Miso.")
         built = m.index(progress=False)
         say(m, "s1", "We moved to a flat near the harbour.")
-        status = dense_status(m)
+        status = dense_status(m.context)
     assert status["needs_rebuild"] and status["active_generation"] == built["generation_id"]
 
 
@@ -303,11 +303,11 @@ def test_a_forced_index_is_a_full_rewrite_that_embeds_nothing(tmp_path: Path) ->
     with open_mem(tmp_path, recall_vector_enabled=False) as m:
         for i in range(12):
             say(m, "s1", f"Note {i}: the neighbour's dog barked at the postman.")
-        build_index(m, progress=False, provider=provider)
+        build_index(m.context, progress=False, provider=provider)
         say(m, "s1", "I started taking cello lessons on Tuesdays.")
-        build_index(m, progress=False, provider=provider)
+        build_index(m.context, progress=False, provider=provider)
         provider.embedded.clear()
-        forced = build_index(m, progress=False, provider=provider, force=True)
+        forced = build_index(m.context, progress=False, provider=provider, force=True)
         files = sorted(p.name for p in active_dir(m.warehouse_dir / "dense").iterdir())
     assert (forced["mode"], forced["embedded"], forced["reused"], forced["count"]) == ("full", 0, 13, 13)
     assert provider.embedded == [] and files == ["docs.jsonl.zst", "meta.json", "scales.f32", "vectors.i8"]
@@ -320,7 +320,7 @@ def test_a_batch_of_page_transitions_refreshes_once(tmp_path: Path) -> None:
         built = m.index(progress=False)
         ids = [m.propose(f"Hobby {name}", f"The user enjoys {name}.") for name in ("chess", "rowing", "pottery")]
         pages = m.auto_confirm(ids, policy="all")
-        status = dense_status(m)
+        status = dense_status(m.context)
         job = dense_job(m)
         stored = {r[0] for r in m.warehouse.fetchall("SELECT doc_id FROM vectors WHERE scope_key = ?", [m.scope.key])}
     assert len(pages) == 3 and not status["needs_rebuild"]

@@ -57,11 +57,11 @@ def test_build_is_incremental_and_cached_by_text_hash(tmp_path) -> None:
         m.create_page("Tea", "The user drinks oolong every morning.", type="concept")
         for i in range(5):
             say(m, "s1", f"Message {i}: I walked the dog along the canal.")
-        first = build_index(m, progress=False, provider=provider)
+        first = build_index(m.context, progress=False, provider=provider)
         assert (first["status"], first["embedded"], first["total"]) == ("built", 6, 6)
-        assert build_index(m, progress=False, provider=provider)["status"] == "fresh"
+        assert build_index(m.context, progress=False, provider=provider)["status"] == "fresh"
         say(m, "s1", "I started learning the cello.")
-        second = build_index(m, progress=False, provider=provider)
+        second = build_index(m.context, progress=False, provider=provider)
         meta = index_meta(m)
         vectors = m.warehouse.fetchall("SELECT source_kind, count(*) FROM vectors WHERE scope_key = ? GROUP BY 1 ORDER BY 1",
                                        [m.scope.key])
@@ -79,7 +79,7 @@ def test_dense_documents_are_history_eligible_records_only(tmp_path) -> None:
         gone = m.create_page("Coffee", "The user drinks espresso.", type="concept")
         m.supersede(gone.id)
         m.create_page("Tea notes", "A source.", type="source")
-        build_index(m, progress=False)
+        build_index(m.context, progress=False)
         ids = [r[0] for r in m.warehouse.fetchall("SELECT doc_id FROM vectors WHERE scope_key = ?", [m.scope.key])]
     assert ids == [kept.id]
 
@@ -87,14 +87,14 @@ def test_dense_documents_are_history_eligible_records_only(tmp_path) -> None:
 def test_a_provider_failing_mid_build_leaves_the_previous_generation_serving(tmp_path) -> None:
     with open_mem(tmp_path, recall_vector_enabled=False) as m:
         m.create_page("Cello", "The user is learning the cello.", type="concept")
-        good = build_index(m, progress=False)
+        good = build_index(m.context, progress=False)
         for i in range(40):  # more than one batch of 32 new texts
             say(m, "s1", f"Practice log {i}: scales on the cello for twenty minutes.")
         flaky = CountingProvider(fail_from_batch=2)
         with pytest.raises(ProviderError):
-            build_index(m, progress=False, provider=flaky)
+            build_index(m.context, progress=False, provider=flaky)
         assert flaky.texts == 32  # the first batch was embedded, then the provider failed
-        status = dense_status(m)
+        status = dense_status(m.context)
     with open_mem(tmp_path) as m:
         result = m.recall("do you remember my cello lessons?")
         meta = index_meta(m)
@@ -113,11 +113,11 @@ def test_a_provider_failing_mid_build_leaves_the_previous_generation_serving(tmp
 def test_a_model_change_forces_a_rebuild(tmp_path) -> None:
     with open_mem(tmp_path) as m:
         m.create_page("Cello", "The user is learning the cello.", type="concept")
-        built = build_index(m, progress=False)
+        built = build_index(m.context, progress=False)
     with open_mem(tmp_path, embedding_dimension=32) as m:
         stale = m.recall("do you remember my cello?")
-        status = dense_status(m)
-        rebuilt = build_index(m, progress=False)
+        status = dense_status(m.context)
+        rebuilt = build_index(m.context, progress=False)
         fresh = m.recall("do you remember my cello?")
     assert stale.trace["degradedModes"] == ["vector-degraded"]
     assert status["needs_rebuild"] and status["degraded_reason"] == "embedding-model-changed"

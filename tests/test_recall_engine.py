@@ -190,7 +190,7 @@ def test_a_line_is_scored_with_its_neighbours_as_context(mem) -> None:
         say(mem, "s1", text)
     for text in ("The garden needs water.", "Lisbon!", "The bus was late."):
         say(mem, "s2", text)
-    cache = cache_for(mem)
+    cache = cache_for(mem.context)
     cache.refresh()
     tokens = tokenize("lisbon conference")
 

@@ -8,7 +8,6 @@ job, ``status`` is queued, running, succeeded or failed, ``last_error`` is sanit
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +27,6 @@ __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "sco
 JOB_KIND = "dream"
 JOB_STATUSES = ("queued", "running", "succeeded", "failed")
 
-# Sessions a run of this process has claimed, per warehouse file.
-_IN_FLIGHT: set[tuple[str, str]] = set()
-_GUARD = threading.Lock()
-
-
 def scope_lock(mem: "ScopeContext") -> "Turn":
     """The lock every Dream read and write of the scope happens under: holding it is a unit of
     work on the scope's file (threads take turns; other processes wait their turn)."""
@@ -40,16 +34,8 @@ def scope_lock(mem: "ScopeContext") -> "Turn":
 
 
 def in_flight(mem: "ScopeContext", session_id: str, *, claim: bool) -> bool:
-    """Claim a session for a run (False when another run already holds it), or release it."""
-    key = (str(mem.warehouse.path), session_id)
-    with _GUARD:
-        if not claim:
-            _IN_FLIGHT.discard(key)
-            return True
-        if key in _IN_FLIGHT:
-            return False
-        _IN_FLIGHT.add(key)
-        return True
+    """Claim a session for a run of this process (False when another run here holds it), or release it."""
+    return mem.wh.claim(f"dream:{session_id}", claim=claim)
 
 
 def job_id(scope_key: str, session_id: str) -> str:

@@ -466,7 +466,7 @@ def build_index(mem: "ScopeContext", *, progress: bool = True, force: bool = Fal
     return build_generation(cache, index, utc(mem.clock.now()), progress=progress, force=force)
 
 
-def dense_status(mem: Any, *, provider: Any = None) -> dict[str, Any]:
+def dense_status(mem: "ScopeContext", *, provider: Any = None) -> dict[str, Any]:
     """The dense generation's status and whether the scope's documents moved since it was built."""
     cache = cache_for(mem)
     cache.refresh()
