@@ -156,7 +156,7 @@ def scale(args: argparse.Namespace, work: Path) -> None:
           f"({time.perf_counter() - t:.1f} s to create)")
 
     t = time.perf_counter()
-    cache_for(mem).refresh()
+    cache_for(mem.context).refresh()
     print(f"recall cache build (tokenise + index every page, line and observation): {time.perf_counter() - t:.1f} s")
 
     t = time.perf_counter()
@@ -168,7 +168,7 @@ def scale(args: argparse.Namespace, work: Path) -> None:
 
     queries = [f"do you remember what happened with my {_zipf(rng, OBJECTS)} and {_zipf(rng, NAMES)} "
                f"in {_zipf(rng, PLACES)}, order {rng.choice(codes)}?" for _ in range(args.queries)]
-    cache = cache_for(mem)
+    cache = cache_for(mem.context)
     texts = [cache.pages.raw[i] for i in range(len(cache.pages.ids))] + cache.evidence.chunk_texts
     t = time.perf_counter()
     retriever = bm25s.BM25()
