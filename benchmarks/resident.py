@@ -214,7 +214,7 @@ def measure_compile(canon: Canon, max_chars: int, runs: int, naive_runs: int) ->
 
 def measure_resident(mem: Any, runs: int) -> str:
     """(b) ``mem.resident()`` cached, after a page changed, and after a hand edit plus sync."""
-    canon: Canon = mem._canon
+    canon: Canon = mem.context.canon
     mem.resident()  # compile + persist once
     cached, _ = timed(mem.resident, max(runs, 50))
     target_id = mem.resident().source_page_ids[0]
@@ -227,7 +227,7 @@ def measure_resident(mem: Any, runs: int) -> str:
         runs_changed.append(changed)
         assert f"Changed description #{i}" in snap.text
     changed = timings(runs_changed)
-    compile_only, _ = timed(mem._resident.compile, max(3, runs // 3))
+    compile_only, _ = timed(mem.context.resident.compile, max(3, runs // 3))
     print("\n(b) mem.resident() end to end")
     print(f"    cached (nothing changed)                  {cached}  median of {max(runs, 50)}")
     print(f"    after one page changed (recompile+persist) {changed}  median of {runs}")
@@ -238,7 +238,7 @@ def measure_resident(mem: Any, runs: int) -> str:
 
 def measure_edit(mem: Any, page_id: str, runs: int) -> None:
     """(b) one page file edited by hand: ``mem.sync()`` applies it and the Resident follows."""
-    path = mem.wiki_dir / mem._canon.row(page_id)["path"]
+    path = mem.wiki_dir / mem.context.canon.row(page_id)["path"]
     runs_edited = []
     for i in range(runs):
         text = path.read_text(encoding="utf-8")
@@ -254,7 +254,7 @@ def measure_sync(mem: Any, pages: int, runs: int) -> None:
     """(c) ``mem.sync()`` over unchanged files beside parsing every file."""
     sync, report = timed(mem.sync, runs)
     assert not report.changed and report.unchanged == pages, report
-    naive, unchanged = timed(lambda: naive_sync(mem._canon), 1)
+    naive, unchanged = timed(lambda: naive_sync(mem.context.canon), 1)
     assert unchanged == pages, unchanged
     print(f"\n(c) mem.sync() over {pages} unchanged page files")
     print(f"    mem.sync()            {sync}  median of {runs}; {verdict(sync, TARGET_SYNC_S)}")
@@ -281,7 +281,7 @@ def main() -> None:
         print(f"setup: {args.pages} pages; files rendered + written {files_s:.2f} s, rows inserted {rows_s:.2f} s, "
               f"first open (a sync) {opened.wall:.2f} s, total {time.perf_counter() - start:.2f} s")
         try:
-            measure_compile(mem._canon, mem.config.max_resident_chars, args.runs, args.naive_runs)
+            measure_compile(mem.context.canon, mem.config.max_resident_chars, args.runs, args.naive_runs)
             page_id = measure_resident(mem, args.runs)
             measure_edit(mem, page_id, max(3, args.runs // 3))
             measure_sync(mem, args.pages, max(3, args.runs // 3))
