@@ -3,6 +3,7 @@ labelled calibration and challenge case sets, and the retrieval harness for publ
 
 from .cases import Case, CaseReport, CaseResult, load_cases, run_cases
 from .corpus import SCENARIOS, Scenario, Step, Turn
+from .datasets import DatasetReport, load_dataset, run_dataset
 from .metrics import (
     IDEAL,
     METRIC_FIELDS,
@@ -26,6 +27,7 @@ __all__ = [
     "CaseReport",
     "CaseResult",
     "CompanionRun",
+    "DatasetReport",
     "MetricRecord",
     "Query",
     "RetrievalReport",
@@ -37,11 +39,13 @@ __all__ = [
     "gate_failures",
     "generate_dataset",
     "load_cases",
+    "load_dataset",
     "load_queries",
     "metrics_frame",
     "outcomes_frame",
     "run_cases",
     "run_companion",
+    "run_dataset",
     "run_retrieval",
     "run_scenario",
     "score_ranking",
