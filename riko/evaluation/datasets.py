@@ -127,7 +127,7 @@ def _json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         raise IngestError("missing dataset file", path) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise IngestError(f"unreadable dataset file ({exc})", path) from None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):  # JSON text may hold U+2028 and friends
         if not raw.strip():
             continue
         try:

@@ -71,7 +71,7 @@ def load_queries(path: str | os.PathLike[str]) -> list[Query]:
     source = Path(path)
     out: list[Query] = []
     seen: set[str] = set()
-    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(source.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source.name}:{number}"
