@@ -419,6 +419,7 @@ def _run_conversation(conv: Conversation, number: int, questions: Sequence[Datas
         for name, system in bench.items():
             started = time.perf_counter()
             system.extend(new)
+            system.warm()
             seconds = setup["index_seconds"].get(name, 0.0) + time.perf_counter() - started
             setup["index_seconds"][name] = round(seconds, 3)
         done = visible

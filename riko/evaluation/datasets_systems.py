@@ -45,6 +45,10 @@ class _System:
     def _rank(self, question: str, depth: int) -> list[str]:
         raise NotImplementedError
 
+    def warm(self) -> None:
+        """Pay one-off costs (lazy index builds, model loading) outside the timed queries."""
+        self._rank("warm up", 1)
+
     def search(self, question: str, depth: int) -> list[str]:
         """The ranked dialogIds for ``question`` (at most ``depth``)."""
         started = time.perf_counter()
@@ -192,6 +196,11 @@ class RrfSystem(_System):
         for part, own in zip(self.parts, self.owned):
             if own:
                 part.extend(sessions)
+
+    def warm(self) -> None:
+        for part, own in zip(self.parts, self.owned):
+            if own:
+                part.warm()
 
     def search(self, question: str, depth: int) -> list[str]:
         self.extra_ms = 0.0
