@@ -240,6 +240,8 @@ def test_lexical_run_ranks_every_question_and_lists_abstentions(chat: Path, tmp_
     assert [r["id"] for r in limited.records] == ["c1:q0", "c1:q1"] and limited.systems == ("bm25s",)
     with pytest.raises(ConfigError, match="no system left"):
         run_dataset(chat, systems=["e5"], dense=False)
+    with pytest.raises(ConfigError, match="already holds a scope"):
+        run_dataset(chat, dense=False, work_dir=tmp_path, progress=False)  # never reuse a filled memory
 
 
 def test_a_question_never_sees_its_own_or_a_later_session(realmem: Path, tmp_path: Path) -> None:

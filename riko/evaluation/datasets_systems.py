@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
+from ..errors import ConfigError, IngestError
 from .datasets import Conversation, Session, Turn
 from .retrieval import Bm25Baseline
 
@@ -80,6 +80,9 @@ class RikoSystem(_System):
         super().open(conv, number)
         self.close()
         root = self.base / self.name.replace("+", "-") / f"{number:05d}"
+        if root.exists():
+            raise ConfigError("work_dir", f"{root} already holds a scope; give an empty work folder so every "
+                                          "conversation starts from a fresh memory")
         self.logs = root / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.mem = riko.open(root / "memory", preset=RIKO_PRESET, config=self.config)
@@ -168,6 +171,9 @@ class E5System(_System):
             return
         self.turns.extend(added)
         self.matrix = np.vstack([self.matrix, self.provider.embed_passages([t.passage for t in added])])
+
+    def warm(self) -> None:
+        self.provider.embed_query("warm up")  # loads the model even before any passage is in
 
     def _rank(self, question: str, depth: int) -> list[str]:
         if not self.turns:
