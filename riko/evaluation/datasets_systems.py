@@ -141,13 +141,16 @@ class Bm25sSystem(_System):
     def open(self, conv: Conversation, number: int) -> None:
         super().open(conv, number)
         self.model: Bm25Baseline | None = None
+        self.tokens: list[list[str]] = []
 
     def extend(self, sessions: Sequence[Session]) -> None:
         added = [t for s in sessions for t in s.turns]
         if not added:
             return
         self.turns.extend(added)
-        self.model = Bm25Baseline([t.dialog_id for t in self.turns], [t.passage for t in self.turns], stem=True)
+        tokenizer = Bm25Baseline([], stem=True)
+        self.tokens.extend(tokenizer.tokens(t.passage) for t in added)  # each turn tokenized once
+        self.model = Bm25Baseline([t.dialog_id for t in self.turns], stem=True, tokens=self.tokens)
 
     def _rank(self, question: str, depth: int) -> list[str]:
         return self.model.search(question, depth) if self.model is not None else []

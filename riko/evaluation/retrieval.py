@@ -168,22 +168,32 @@ def _english_stopwords() -> frozenset[str]:
     return frozenset(STOPWORDS_EN)
 
 
+@functools.cache
+def _english_stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
 class Bm25Baseline:
     """Plain BM25 (bm25s, Lucene variant) over a fixed list of turns; ``stem`` adds the Snowball
-    English stemmer (PyStemmer) to the Latin words."""
+    English stemmer (PyStemmer) to the Latin words. ``tokens`` (from :meth:`tokens`) replaces
+    ``texts`` when a growing corpus is re-indexed, so each text is tokenized once."""
 
-    def __init__(self, refs: Sequence[Any], texts: Sequence[str], *, stem: bool = False) -> None:
+    def __init__(self, refs: Sequence[Any], texts: Sequence[str] = (), *, stem: bool = False,
+                 tokens: Sequence[list[str]] | None = None) -> None:
         import bm25s
 
         self.refs = list(refs)
-        self.stemmer = None
-        if stem:
-            import Stemmer
-
-            self.stemmer = Stemmer.Stemmer("english")
+        self.stemmer = _english_stemmer() if stem else None
         self.model = bm25s.BM25()
         if self.refs:
-            self.model.index([baseline_tokens(t, self.stemmer) or ["\u2205"] for t in texts], show_progress=False)
+            corpus = list(tokens) if tokens is not None else [self.tokens(t) for t in texts]
+            self.model.index(corpus, show_progress=False)
+
+    def tokens(self, text: str) -> list[str]:
+        """The indexed tokens of one text (a placeholder for a text without any)."""
+        return baseline_tokens(text, self.stemmer) or ["\u2205"]
 
     def search(self, question: str, k: int) -> list[Any]:
         tokens = baseline_tokens(question, self.stemmer)
