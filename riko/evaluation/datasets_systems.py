@@ -54,14 +54,16 @@ class _System:
         started = time.perf_counter()
         ranking = self._rank(question, depth)
         self.last = (question, depth, ranking, (time.perf_counter() - started) * 1000)
-        return ranking
+        return ranking[:depth]
 
     def ranked(self, question: str, depth: int) -> tuple[list[str], float]:
-        """The ranking and the milliseconds it cost, reused when ``question`` was the last one."""
+        """The whole ranking ``_rank`` gave and the milliseconds it cost, reused when ``question``
+        was the last one asked (a fusion then adds that cost to its own)."""
         if self.last is not None and self.last[:2] == (question, depth):
             return self.last[2], self.last[3]
-        ranking = self.search(question, depth)
-        return ranking, 0.0
+        self.search(question, depth)
+        assert self.last is not None
+        return self.last[2], 0.0
 
     def close(self) -> None:
         pass
@@ -153,7 +155,8 @@ class Bm25sSystem(_System):
         self.model = Bm25Baseline([t.dialog_id for t in self.turns], stem=True, tokens=self.tokens)
 
     def _rank(self, question: str, depth: int) -> list[str]:
-        return self.model.search(question, depth) if self.model is not None else []
+        # every turn with a positive score, so a fusion sees the whole list (search cuts at depth)
+        return self.model.search(question, len(self.turns)) if self.model is not None else []
 
 
 class E5System(_System):
@@ -182,12 +185,13 @@ class E5System(_System):
         if not self.turns:
             return []
         scores = self.matrix @ np.asarray(self.provider.embed_query(question), dtype=np.float32)
-        order = np.argsort(-scores, kind="stable")[:depth]
+        order = np.argsort(-scores, kind="stable")  # the whole corpus: search cuts at depth
         return [self.turns[int(i)].dialog_id for i in order]
 
 
 class RrfSystem(_System):
-    """Plain reciprocal-rank fusion of bm25s and e5: score = sum of 1 / (k + rank), k = 60."""
+    """Plain reciprocal-rank fusion of bm25s and e5 over their whole rankings: score = sum of
+    1 / (k + rank), k = 60."""
 
     name = "rrf"
 

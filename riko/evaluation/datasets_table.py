@@ -24,7 +24,10 @@ def _value(column: str, value: float) -> str:
 
 def _delta(column: str, value: float, base: float) -> str:
     if column.startswith("latency"):
-        return f"x{value / base:.2f}" if base > 0 else "-"
+        if base <= 0:
+            return "-"
+        ratio = value / base
+        return f"x{ratio:.2f}" if ratio >= 0.01 else f"x{ratio:.1e}"
     return f"{value - base:+.3f}"
 
 
