@@ -245,6 +245,13 @@ def make_systems(chosen: Sequence[str], base: Path, *, vector_cache: str | os.Pa
     from ..dense.providers import DeterministicProvider, E5Provider
     from ..dense.text_cache import CachedProvider, default_cache_dir
 
+    if {"bm25s", "rrf"} & set(chosen):
+        import importlib.util
+
+        missing = [m for m in ("bm25s", "Stemmer") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ConfigError("systems", f"bm25s and rrf need the packages bm25s and PyStemmer (missing: "
+                                         f"{', '.join(missing)}); install them with pip install 'riko[dev]'")
     cached = None
     if any(name in ("riko+e5", "e5", "rrf") for name in chosen):
         cached = CachedProvider(provider if provider is not None else E5Provider(),
