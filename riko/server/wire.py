@@ -19,8 +19,10 @@ from starlette.responses import Response
 
 from ..errors import (
     AuthorityError,
+    ClosedError,
     ConfigError,
     ConfirmationMismatchError,
+    MissingScopeError,
     NotFoundError,
     ProviderError,
     PurgeError,
@@ -116,6 +118,7 @@ def jsonable(value: Any) -> Any:
 # RikoError subclasses → (status, code); the first matching class wins, so order matters.
 _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (NotFoundError, 404, "not-found"),
+    (MissingScopeError, 404, "no-scope"),
     (ConfirmationMismatchError, 400, "confirmation-mismatch"),
     (AuthorityError, 403, "authority"),
     (ConfigError, 400, "invalid-config"),
@@ -125,6 +128,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (ReadOnlyError, 409, "read-only"),
     (PurgeError, 409, "purge"),
     (RikoLockedError, 503, "locked"),
+    (ClosedError, 503, "closed"),
     (ProviderError, 502, "provider"),
     (RikoError, 400, "riko"),
 )
