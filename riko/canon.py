@@ -21,6 +21,7 @@ import polars as pl
 
 from .clock import Clock
 from .errors import NotFoundError, StateError, WikiFormatError
+from .file_journal import FileJournal
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import (
@@ -179,41 +180,26 @@ class Canon:
         self.scope = scope
         self.dir = wiki_dir
         self.clock = clock
-        self._depth = 0
-        self._journal: dict[Path, bytes | None] = {}
+        self._files = FileJournal(wh, wiki_dir)
 
     # -- transactions spanning the warehouse and the files ------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A warehouse transaction whose page-file writes are undone if it fails.
+        """A warehouse transaction whose page-file writes commit or roll back with it.
 
-        The warehouse's writer guard is taken first, so the file journal belongs to one thread.
+        The files' earlier bytes are journalled on disk first, so even a killed process is
+        undone by the next open (:func:`riko.file_journal.recover_journal`).
         """
         with self.wh.transaction():
-            outer = self._depth == 0
-            self._depth += 1
-            try:
-                yield
-            except BaseException:
-                if outer:
-                    self._undo_files()
-                raise
-            finally:
-                self._depth -= 1
-                if outer:
-                    self._journal.clear()
+            yield
 
     def _remember(self, path: Path) -> None:
-        if path not in self._journal:
-            self._journal[path] = path.read_bytes() if path.exists() else None
+        self._files.remember(path)
 
-    def _undo_files(self) -> None:
-        for path, data in reversed(list(self._journal.items())):
-            if data is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+    def expected_hash(self, rel: str) -> str | None:
+        """The SHA-256 the ``pages`` table holds for the file at ``rel`` (None: no page lives there)."""
+        row = self.wh.fetchone("SELECT file_hash FROM pages WHERE scope_key = ? AND path = ?", [self.scope.key, rel])
+        return row[0] if row else None
 
     # -- reading ------------------------------------------------------------------------------
     def _rows(self, where: str = "", params: Iterable[Any] = ()) -> list[dict[str, Any]]:

@@ -71,7 +71,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.ingest(args.paths, preset=args.assign_preset, progress=not args.json and not args.quiet)
         emit(args, report, text=_ingest_text(report))
-    return 1 if args.strict and report.issue_rows else 0
+    return 1 if args.strict and (report.issue_rows or report.refused) else 0
 
 
 def _ingest_text(report: Any) -> str:
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assign-preset", metavar="PRESET", default=None,
                    help="assign logs without (or with another) agentPreset to this scope's preset explicitly")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any line was reported and skipped")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any line was reported and skipped, or any log refused")
     p = sub.add_parser("sessions", help="list sessions with persisted evidence")
     _common(p)
     p = sub.add_parser("evidence", help="show the L0 lines of one session")

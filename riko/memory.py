@@ -65,13 +65,24 @@ class Memory:
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
         self.last_sync: SyncReport | None = None
         if not read_only:
-            from .purge import recover_interrupted
+            try:
+                self._recover()
+            except BaseException:
+                self._closed = True
+                self._wh.close()  # a failed open keeps no lock: the next open may succeed
+                raise
 
-            # a purge that died mid-way is finished before sync could copy old page text anywhere
-            recover_interrupted(self)
-            self.last_sync = self._canon.sync()
-            if self.last_sync.changed:
-                self._resident.refresh()
+    def _recover(self) -> None:
+        """Finish what a dead process left in flight, then apply what people changed in the files."""
+        from .purge import recover_interrupted
+        from .recovery import recover_open
+
+        recover_open(self._canon)
+        # a purge that died mid-way is finished before sync could copy old page text anywhere
+        recover_interrupted(self)
+        self.last_sync = self._canon.sync()
+        if self.last_sync.changed:
+            self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:

@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import duckdb
 
@@ -96,6 +96,7 @@ class Warehouse:
         self.lock = WriterLock(self.directory / "writer.lock")
         self._tx_depth = 0
         self._write_guard = threading.RLock()
+        self._hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         if read_only:
             if not self.path.exists():
                 raise RikoError(
@@ -179,13 +180,40 @@ class Warehouse:
             audit_mark = self._next_audit_id
             try:
                 yield self.con
+                for before_commit, _ in list(self._hooks):
+                    before_commit()
             except BaseException:
                 self._tx_depth = 0
-                self.con.execute("ROLLBACK")
-                self._next_audit_id = audit_mark
+                try:
+                    self.con.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # the error that ended the transaction is the one worth raising
+                finally:
+                    self._next_audit_id = audit_mark
+                    self._end_hooks(False)
                 raise
             self._tx_depth = 0
-            self.con.execute("COMMIT")
+            try:
+                self.con.execute("COMMIT")
+            except BaseException:
+                self._next_audit_id = audit_mark
+                self._end_hooks(False)
+                raise
+            self._end_hooks(True)
+
+    def on_transaction_end(self, before_commit: Callable[[], None], after: Callable[[bool], None]) -> None:
+        """Join the open transaction: ``before_commit()`` runs inside it, ``after(committed)`` once it ends.
+
+        This is how files written beside the database commit or roll back with it.
+        """
+        if not self._tx_depth:
+            raise RikoError("on_transaction_end needs an open warehouse transaction")
+        self._hooks.append((before_commit, after))
+
+    def _end_hooks(self, committed: bool) -> None:
+        hooks, self._hooks = self._hooks, []
+        for _, after in hooks:
+            after(committed)
 
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
