@@ -196,6 +196,10 @@ class Canon:
     def _remember(self, path: Path) -> None:
         self._files.remember(path)
 
+    def resident_written(self) -> None:
+        """The Resident now reflects the pages (called inside the transaction that stored it)."""
+        self._files.clear_resident_stale()
+
     def expected_hash(self, rel: str) -> str | None:
         """The SHA-256 the ``pages`` table holds for the file at ``rel`` (None: no page lives there)."""
         row = self.wh.fetchone("SELECT file_hash FROM pages WHERE scope_key = ? AND path = ?", [self.scope.key, rel])
@@ -303,6 +307,7 @@ class Canon:
         """
         now = self.clock.now()
         with self.transaction():
+            self._files.mark_resident_stale()
             old = self.row(page.id) if self.exists(page.id) else None
             where = on_disk[0] if on_disk else (old["path"] if old else None)
             expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)

@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import RikoError
-from .warehouse import Warehouse
+from .warehouse import Warehouse, naive_utc
 from .wiki.files import write_atomic
 
-__all__ = ["FileJournal", "JOURNAL_NAME", "recover_journal"]
+__all__ = ["FileJournal", "JOURNAL_NAME", "RESIDENT_STALE", "recover_journal", "resident_stale"]
 
 log = logging.getLogger(__name__)
 
 JOURNAL_NAME = "canon-journal.json"
+RESIDENT_STALE = "resident-stale"  # a jobs row: pages changed since the Resident was last written
 
 
 class FileJournal:
@@ -36,6 +37,7 @@ class FileJournal:
         self.base = Path(base)
         self.path = wh.directory / JOURNAL_NAME
         self._before: dict[Path, bytes | None] = {}
+        self._stale_marked = False
 
     def remember(self, path: Path) -> None:
         """Keep ``path``'s current bytes (durably) before the transaction changes it."""
@@ -49,6 +51,30 @@ class FileJournal:
             {"path": p.relative_to(self.base).as_posix(),
              "before": None if data is None else base64.b64encode(data).decode("ascii")}
             for p, data in self._before.items()]}))
+
+    def mark_resident_stale(self) -> None:
+        """Say, inside the transaction, that the Resident must be recompiled from these pages.
+
+        The mark commits with the pages and goes when the Resident is written, so a process
+        killed in between leaves it for the next open to act on.
+        """
+        if self._stale_marked:
+            return
+        self._stale_marked = True
+        self.wh.on_transaction_end(lambda: None, self._unmark)
+        now = naive_utc(self.wh.clock.now())
+        self.wh.upsert("jobs", {
+            "id": RESIDENT_STALE, "kind": RESIDENT_STALE, "session_id": None, "cursor": None, "status": "queued",
+            "attempts": 0, "last_error": None, "result": None, "lease_owner": None, "lease_expires_at": None,
+            "created_at": now, "updated_at": now}, key=("id",))
+
+    def clear_resident_stale(self) -> None:
+        """Drop the mark once the Resident reflects the pages (inside the caller's transaction)."""
+        self.wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ?", [self.wh.scope.key, RESIDENT_STALE])
+        self._stale_marked = False
+
+    def _unmark(self, committed: bool) -> None:
+        self._stale_marked = False
 
     def _end(self, committed: bool) -> None:
         try:
@@ -106,6 +132,13 @@ def recover_journal(wh: Warehouse, base: Path, expected: Callable[[str], str | N
     _restore(undo)
     restored = sorted(p.relative_to(base).as_posix() for p in undo)
     if restored:
-        log.warning("rolled back page files of an interrupted transaction: %s", ", ".join(restored))
+        more = f" and {len(restored) - 3} more" if len(restored) > 3 else ""
+        log.warning("rolled back %d page file(s) of an interrupted transaction: %s%s",
+                    len(restored), ", ".join(restored[:3]), more)
     path.unlink()
     return restored
+
+
+def resident_stale(wh: Warehouse) -> bool:
+    """True when pages changed after the Resident was last compiled (a process died in between)."""
+    return wh.fetchone("SELECT 1 FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, RESIDENT_STALE]) is not None

@@ -75,13 +75,14 @@ class Memory:
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
         from .purge import recover_interrupted
+        from .file_journal import resident_stale
         from .recovery import recover_open
 
         recover_open(self._canon)
         # a purge that died mid-way is finished before sync could copy old page text anywhere
         recover_interrupted(self)
         self.last_sync = self._canon.sync()
-        if self.last_sync.changed:
+        if self.last_sync.changed or resident_stale(self._wh):
             self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
