@@ -77,13 +77,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _YAML = YAMLHandler()
 
 # Lines and sentences through which a model claims authority it does not have.
+# Every run of blanks has one way to match (no \s* beside another \s*), so matching is linear
+# in the line: an answer with long blank runs cannot stall a worker.
 _AUTHORITY_LINE = re.compile(
-    r"(?i)^\s*[-*]?\s*(status|consent|locked|version|id|page_?id|source_?ids?|sources?|"
-    r"session_?ids?|sessions?|confirmed|approved)\s*:.*$"
+    r"(?i)\s*(?:[-*]\s*)?(status|consent|locked|version|id|page_?id|source_?ids?|sources?|"
+    r"session_?ids?|sessions?|confirmed|approved)\s*:"
 )
 _CONFIRMATION_CLAIM = re.compile(
     r"(?i)(\b(the\s+)?user\s+(has\s+)?(explicitly\s+)?(asked|told|wants|wanted|instructed|requested)\s+"
-    r"(me|us|you|the\s+assistant)?\s*to\s+(remember|save|store|keep|confirm)"
+    r"(?:(me|us|you|the\s+assistant)\s+)?to\s+(remember|save|store|keep|confirm)"
     r"|\b(confirmed|approved|verified)\s+by\s+(the\s+)?user\b"
     r"|用户(明确)?(要求|让|希望|请求)(我|你|助手)?(记住|保存|记下)"
     r"|(已|已经)(被)?用户确认)"
