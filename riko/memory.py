@@ -56,7 +56,9 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        self.warehouse_dir = self.root / "warehouse" / self.scope.storage_key
+        from .storage_migration import warehouse_dir
+
+        self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
         self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only)
         self._closed = False
