@@ -155,8 +155,18 @@ def _duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiForm
     return errors
 
 
-def check_files(wiki_dir: Path) -> list[WikiFormatError]:
-    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse."""
+def _id_changed(stored: str, page_id: str, path: Path, text: str) -> WikiFormatError:
+    return WikiFormatError(
+        f"id changed from {stored!r} to {page_id!r}; a page's id never changes: put back "
+        f"'id: {stored}', or save the new page as a new file", path, _key_line(text, "id"), "id")
+
+
+def check_files(wiki_dir: Path, known: dict[str, str] | None = None) -> list[WikiFormatError]:
+    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse.
+
+    ``known`` maps a relative path to the page id stored for it, so a hand-changed id is
+    reported here just as ``sync`` would refuse it.
+    """
     errors: list[WikiFormatError] = []
     by_id: dict[str, list[tuple[Path, str]]] = {}
     if not Path(wiki_dir).exists():
@@ -166,6 +176,10 @@ def check_files(wiki_dir: Path) -> list[WikiFormatError]:
             page = parse_page(text, path)
         except WikiFormatError as exc:
             errors.append(exc)
+            continue
+        stored = (known or {}).get(Path(path).relative_to(wiki_dir).as_posix())
+        if stored is not None and stored != page.id:
+            errors.append(_id_changed(stored, page.id, Path(path), text))
             continue
         by_id.setdefault(page.id, []).append((path, text))
     errors.extend(_duplicate_errors(by_id))
@@ -395,9 +409,7 @@ class Canon:
                     found[entry[0]] = _FileState(path, text, None)
                 continue
             if entry is not None and entry[0] != page.id:
-                errors.append(WikiFormatError(
-                    f"id changed from {entry[0]!r} to {page.id!r}; a page's id never changes: put back "
-                    f"'id: {entry[0]}', or save the new page as a new file", path, _key_line(text, "id"), "id"))
+                errors.append(_id_changed(entry[0], page.id, path, text))
                 found[entry[0]] = _FileState(path, text, None)
                 continue
             by_id.setdefault(page.id, []).append(rel)
@@ -490,7 +502,37 @@ class Canon:
 
     def check(self) -> list[WikiFormatError]:
         """Validate every page file and change nothing (for pre-commit hooks)."""
-        return check_files(self.dir)
+        return check_files(self.dir, self.stored_ids())
+
+    def stored_ids(self) -> dict[str, str]:
+        """Relative page-file path → the page id stored for it."""
+        return {r[0]: r[1] for r in self.wh.fetchall(
+            "SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
 
     def resident_path(self) -> Path:
         return self.dir / RESIDENT_FILE
+
+
+def stored_page_ids(root: Path, scope: MemoryScope) -> tuple[dict[str, str] | None, str | None]:
+    """The stored path → id map of a scope, read without taking the writer lock.
+
+    Returns ``(None, note)`` when there is no warehouse yet, or another process holds it.
+    """
+    import duckdb
+
+    from .storage_migration import warehouse_dir
+
+    db = warehouse_dir(root, scope, read_only=True) / "riko.duckdb"
+    if not db.exists():
+        return None, None
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None, "the warehouse is in use by another process, so page ids were not compared with it"
+    try:
+        rows = con.execute("SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [scope.key]).fetchall()
+    except duckdb.Error:
+        return None, None
+    finally:
+        con.close()
+    return {r[0]: r[1] for r in rows}, None

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .canon import check_files
+from .canon import check_files, stored_page_ids
 from .cli import _common, command, emit, open_memory
 from .clock import utc
 from .review import CANDIDATE_STATUSES, RESOLUTIONS
@@ -209,7 +209,11 @@ def _wiki_check(args: argparse.Namespace) -> int:
     if scope is None:
         print("riko: error: wiki check needs --preset (or RIKO_PRESET)", file=sys.stderr)
         return 2
-    errors = check_files(Path(args.root).absolute() / "wiki" / scope.owner / scope.preset)
+    root = Path(args.root).absolute()
+    known, note = stored_page_ids(root, scope)
+    errors = check_files(root / "wiki" / scope.owner / scope.preset, known)
+    if note:
+        print(f"riko: note: {note}", file=sys.stderr)
     rows = [{"path": str(e.path), "line": e.line, "field": e.field, "message": str(e)} for e in errors]
     emit(args, {"ok": not errors, "errors": rows},
          text="\n".join(str(e) for e in errors) if errors else "wiki check: every page file is valid")

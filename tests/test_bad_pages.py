@@ -79,3 +79,17 @@ def test_a_failed_open_releases_the_writer_lock(tmp_path):
     journal.unlink()
     with riko.open(root, preset="companion") as mem:  # same process: the lock was let go
         assert mem.pages().height == 1
+
+
+def test_wiki_check_reports_a_hand_changed_id_as_sync_does(tmp_path, capsys):
+    root = tmp_path / "root"
+    with riko.open(root, preset="companion") as mem:
+        page = mem.create_page("Green tea", "I drink green tea.")
+    target = next((root / "wiki" / "local" / "companion" / "concepts").glob("*.md"))
+    target.write_text(target.read_text().replace(f"id: {page.id}", "id: p-handmade"))
+    code = main(["wiki", "check", "--root", str(root), "--preset", "companion"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "id changed" in out and f"{target.name}:2: field 'id'" in out
+    code = main(["wiki", "sync", "--root", str(root), "--preset", "companion"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "id changed" in out
