@@ -192,8 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return COMMANDS[args.command](args)
-    except RikoError as exc:
-        print(f"riko: error: {exc}", file=sys.stderr)
+    except (RikoError, ValueError, OSError) as exc:  # bad input: one line, never a traceback
+        print(f"riko: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("riko: interrupted", file=sys.stderr)

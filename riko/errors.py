@@ -4,6 +4,7 @@ Every error riko raises on purpose is a :class:`RikoError`. Messages say what wa
 where (file, line, field or id) and what to do next, so a CLI can print them as they are.
 
     RikoError
+    ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     ├── ConfigError             a config field breaks a validation rule (``.field``)
     ├── RikoLockedError         another process holds the scope's writer lock
@@ -25,6 +26,7 @@ from pathlib import Path
 
 __all__ = [
     "RikoError",
+    "InvalidArgumentError",
     "ScopeError",
     "ConfigError",
     "RikoLockedError",
@@ -43,6 +45,13 @@ __all__ = [
 
 class RikoError(Exception):
     """Base class of every error riko raises on purpose."""
+
+
+class InvalidArgumentError(RikoError, ValueError):
+    """An argument to a public call is not one riko accepts (the message says which and why).
+
+    It is also a ``ValueError``, so code that caught ``ValueError`` keeps working.
+    """
 
 
 class ScopeError(RikoError):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ReadOnlyError, RikoError, RikoLockedError
+from .errors import InvalidArgumentError, ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .scope import MemoryScope
 
@@ -218,7 +218,7 @@ class Warehouse:
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
         self.con.register("_riko_batch", data)
         try:
@@ -231,7 +231,7 @@ class Warehouse:
         if not rows:
             return
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ["scope_key", "schema_version", *rows[0].keys()]
         marks = ", ".join("?" for _ in cols)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from ..errors import ProviderError
+from ..errors import InvalidArgumentError, ProviderError
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -374,7 +374,7 @@ def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = Fal
     ('Likes tea', 'candidate')
     """
     if max_pages < 1:
-        raise ValueError("max_pages must be at least 1")
+        raise InvalidArgumentError("max_pages must be at least 1")
     if allow_empty and not (text or "").strip():
         return ParseResult(pages=(), rejected=())
     blocks, rejected = _blocks(text or "")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 
+from ..errors import InvalidArgumentError
 from ..clock import iso, utc
 from ..scope import MemoryScope
 from ..warehouse import Warehouse
@@ -27,7 +28,7 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
         )
         return out
     if format != "jsonl":
-        raise ValueError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
+        raise InvalidArgumentError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
     cur = wh.con.execute(
         "SELECT session_id, seq, time, type, data FROM evidence WHERE scope_key = ? ORDER BY session_id, seq",
         [scope.key],

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ..clock import to_ms, utc
-from ..errors import IngestError
+from ..errors import IngestError, InvalidArgumentError
 from .projection import ROLES, bound_text, bound_value, content_texts, describe_event, project_l0
 
 # The projection helpers under the names riko.ingest.capture imports from this module.
@@ -127,9 +127,9 @@ class LogReader:
         session_id: str | None = None,
     ) -> None:
         if max_text_chars < 1:
-            raise ValueError(f"max_text_chars must be at least 1, got {max_text_chars}")
+            raise InvalidArgumentError(f"max_text_chars must be at least 1, got {max_text_chars}")
         if start_offset < 0 or start_line < 0:
-            raise ValueError("start_offset and start_line must not be negative")
+            raise InvalidArgumentError("start_offset and start_line must not be negative")
         self.path = Path(path)
         self.max_text_chars = max_text_chars
         self.start_offset = start_offset

@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from ..errors import (
     AuthorityError,
+    InvalidArgumentError,
     ConfigError,
     ConfirmationMismatchError,
     NotFoundError,
@@ -126,6 +127,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (PurgeError, 409, "purge"),
     (RikoLockedError, 503, "locked"),
     (ProviderError, 502, "provider"),
+    (InvalidArgumentError, 400, "invalid"),
     (RikoError, 400, "riko"),
 )
 

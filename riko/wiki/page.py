@@ -21,7 +21,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from ..clock import utc
-from ..errors import WikiFormatError
+from ..errors import InvalidArgumentError, WikiFormatError
 from .links import WikiLink, parse_links
 
 __all__ = [
@@ -423,14 +423,14 @@ class _PageHandler(YAMLHandler):
 
     def split(self, text: str) -> tuple[str, str]:
         if not self.detect(text):
-            raise ValueError("no frontmatter")
+            raise InvalidArgumentError("no frontmatter")
         opening = self.FM_BOUNDARY.match(text)
         assert opening is not None
         self.line_offset = text.count("\n", 0, opening.end())
         parts = self.FM_BOUNDARY.split(text, 2)
         if len(parts) != 3:
             self.unterminated = True
-            raise ValueError("frontmatter is not closed")
+            raise InvalidArgumentError("frontmatter is not closed")
         self.found = True
         return parts[1], parts[2]
 
