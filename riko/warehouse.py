@@ -220,11 +220,26 @@ class Warehouse:
         if table not in SCOPED_TABLES:
             raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        self.con.register("_riko_batch", data)
-        try:
+        with self.registered("_riko_batch", data):
             self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
-        finally:
-            self.con.unregister("_riko_batch")
+
+    @contextmanager
+    def registered(self, name: str, data: Any) -> Iterator[None]:
+        """``data`` visible to SQL as ``name`` for the block.
+
+        When a statement fails, the transaction is aborted and unregistering fails too; that
+        second error must not hide the first, which says what was wrong.
+        """
+        self.con.register(name, data)
+        try:
+            yield
+        except BaseException:
+            try:
+                self.con.unregister(name)
+            except duckdb.Error:
+                pass
+            raise
+        self.con.unregister(name)
 
     def insert_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         """Insert a few dict rows (scope_key and schema_version added); for small writes only."""

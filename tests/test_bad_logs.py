@@ -78,3 +78,21 @@ def test_strict_ingest_fails_when_a_log_of_the_folder_was_refused(tmp_path, caps
     code = main(["ingest", str(logs), "--root", str(tmp_path / "root"), "--preset", "companion", "--strict", "--quiet"])
     out, _ = capsys.readouterr()
     assert "refused" in out and code == 1
+
+
+def test_a_store_error_inside_a_file_transaction_names_its_real_cause(tmp_path):
+    import duckdb
+    import pyarrow as pa
+
+    with riko.open(tmp_path / "root", preset="companion") as mem:
+        wh = mem.warehouse
+        bad = pa.table({"scope_key": ["local:companion"], "schema_version": [1], "session_id": ["s"],
+                        "seq": ["not a number"]})
+        with pytest.raises(duckdb.Error) as info:
+            with wh.transaction():
+                wh.insert_arrow("evidence", bad)
+        assert "aborted" not in str(info.value) and "not a number" in str(info.value)
+        assert mem.evidence().height == 0
+        mem.capture({"session_id": "s", "type": "user/message",
+                     "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": "ok"}]}})
+        assert mem.evidence().height == 1  # the warehouse is usable after the rollback

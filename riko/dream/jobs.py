@@ -96,11 +96,8 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
         "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
         **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
     })
-    wh.con.register("_riko_job_ids", table.select(["id"]))
-    try:
+    with wh.registered("_riko_job_ids", table.select(["id"])):
         wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id IN (SELECT id FROM _riko_job_ids)", [wh.scope.key])
-    finally:
-        wh.con.unregister("_riko_job_ids")
     wh.insert_arrow("jobs", table)
 
 
