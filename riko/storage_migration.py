@@ -34,7 +34,10 @@ def warehouse_dir(root: Path, scope: MemoryScope, *, read_only: bool) -> Path:
     if new == old or new.exists() or not (old / "riko.duckdb").exists():
         return new
     if read_only:
-        return old if scope.key in _scope_keys(old / "riko.duckdb", read_only=True) else new
+        try:
+            return old if scope.key in _scope_keys(old / "riko.duckdb", read_only=True) else new
+        except duckdb.Error:  # a writer holds it: opening it says so in riko's own words
+            return old
     lock = WriterLock(old / "writer.lock")
     lock.acquire()
     try:
