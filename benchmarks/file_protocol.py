@@ -1,10 +1,10 @@
 """FILE protocol parser benchmark: time grows linearly with blank runs in a model answer.
 
 A broken or hostile answer may hold twelve blocks of up to 30,000 characters each, most of
-them blanks. The parser's time on blank runs of n and 4n characters is printed with their
-ratio: about 4 for a linear parser, about 16 for a quadratic one. A plain-prose answer of the
-same size is the baseline measured in the same run.
-Usage: ``python benchmarks/file_protocol.py [--sizes 1500,6000,22000] [--runs 5]``.
+them blanks. The parser's time on blank runs of growing size n is printed, and its growth
+beside the growth of n: equal for a linear parser, the square of it for a quadratic one. A
+plain-prose answer of the same size is the baseline measured in the same run.
+Usage: ``python benchmarks/file_protocol.py [--sizes 3000,6000,12000,22000] [--runs 9]``.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def seconds(text: str, runs: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1500,6000,22000")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default="3000,6000,12000,22000")
+    parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if max(sizes) * 1.25 + 200 > MAX_BLOCK_CHARS:  # the blank line plus the tab line
