@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import chaos_harness  # noqa: E402
+import chaos_harness
 
 
 def main(argv: list[str] | None = None) -> int:

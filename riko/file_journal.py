@@ -14,14 +14,14 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .errors import RikoError
 from .warehouse import Warehouse, naive_utc
 from .wiki.files import write_atomic
 
-__all__ = ["FileJournal", "JOURNAL_NAME", "RESIDENT_STALE", "recover_journal", "resident_stale"]
+__all__ = ["JOURNAL_NAME", "RESIDENT_STALE", "FileJournal", "recover_journal", "resident_stale"]
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .file_journal import recover_journal
@@ -13,7 +12,7 @@ from .file_journal import recover_journal
 if TYPE_CHECKING:
     from .canon import Canon
 
-__all__ = ["recover_open", "leftover_temp_files"]
+__all__ = ["leftover_temp_files", "recover_open"]
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +29,7 @@ def leftover_temp_files(*directories: Path) -> list[Path]:
     return sorted(found)
 
 
-def recover_open(canon: "Canon") -> None:
+def recover_open(canon: Canon) -> None:
     """Roll back page files of a transaction that died before its commit; remove stale temp files.
 
     Runs under the writer lock, so no live process is writing here: every temp file is a dead

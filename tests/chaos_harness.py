@@ -134,7 +134,7 @@ def run_child(phase: str, root: Path, logs: Path, kill_after: float | None) -> t
         raise RuntimeError(f"chaos child did not start: {proc.communicate()[1]}")
     started = time.perf_counter()
     if kill_after is None:
-        out, err = proc.communicate(timeout=600)
+        _, err = proc.communicate(timeout=600)
         if proc.returncode != 0:
             raise RuntimeError(f"chaos reference run of {phase} failed: {err}")
         return False, time.perf_counter() - started
@@ -142,7 +142,7 @@ def run_child(phase: str, root: Path, logs: Path, kill_after: float | None) -> t
         proc.wait(timeout=kill_after)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGKILL)
-    out, err = proc.communicate(timeout=600)
+    _out, err = proc.communicate(timeout=600)
     killed = proc.returncode == -signal.SIGKILL
     if not killed and proc.returncode != 0:
         raise RuntimeError(f"chaos child of {phase} failed on its own: {err}")

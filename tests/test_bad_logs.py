@@ -88,9 +88,8 @@ def test_a_store_error_inside_a_file_transaction_names_its_real_cause(tmp_path):
         wh = mem.warehouse
         bad = pa.table({"scope_key": ["local:companion"], "schema_version": [1], "session_id": ["s"],
                         "seq": ["not a number"]})
-        with pytest.raises(duckdb.Error) as info:
-            with wh.transaction():
-                wh.insert_arrow("evidence", bad)
+        with pytest.raises(duckdb.Error) as info, wh.transaction():
+            wh.insert_arrow("evidence", bad)
         assert "aborted" not in str(info.value) and "not a number" in str(info.value)
         assert mem.evidence().height == 0
         mem.capture({"session_id": "s", "type": "user/message",

@@ -8,9 +8,8 @@ More trials: ``python benchmarks/chaos.py``.
 
 from __future__ import annotations
 
-import pytest
-
 import chaos_harness
+import pytest
 
 TRIALS = 10
 SEED = 20260115

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import pytest
+from server_data import ADMIN, TOKEN_CONFIG, TOKENS, LiveServer
 
 import riko
 from riko.cli import build_parser, main
 from riko.errors import InvalidArgumentError, RikoError
 from riko.server import create_app
-from server_data import ADMIN, TOKEN_CONFIG, TOKENS, LiveServer
 
 # Commands that run something long even with bad scope arguments, or serve forever.
 _SKIP = {("serve",), ("eval", "companion"), ("demo",)}
@@ -129,7 +129,7 @@ def test_every_route_answers_bad_input_with_json_4xx(server):
             for headers in ({"x-dsh-memory-profile": "bad preset!", "authorization": USER["authorization"]},
                             {"x-dsh-memory-profile": "companion"}):
                 r = c.request(method, url, headers=headers)
-                if "ui" in url or url.endswith("/v1") or url.endswith("/v1/") or "/static/" in url:
+                if "ui" in url or url.endswith(("/v1", "/v1/")) or "/static/" in url:
                     continue  # the public page and its files
                 assert 400 <= r.status_code < 500, (method, url, headers, r.status_code, r.text[:200])
                 assert r.headers["content-type"].startswith("application/json") and "error" in r.json()

@@ -6,13 +6,15 @@ Budgets are small and fixed (``derandomize``) so CI time stays bounded and a fai
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_data import ADMIN, TOKEN_CONFIG, LiveServer
 
 import riko
 from riko.dream.protocol import parse_file_blocks
@@ -20,7 +22,6 @@ from riko.errors import ProviderError, RikoError, WikiFormatError
 from riko.ingest.readers import LogReader
 from riko.server import create_app
 from riko.wiki.page import parse_page, render_page
-from server_data import ADMIN, TOKEN_CONFIG, LiveServer
 
 BUDGET = settings(max_examples=60, deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

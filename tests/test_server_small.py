@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import httpx
+from server_data import TOKEN_CONFIG, TOKENS, LiveServer
 
 from riko.server import create_app
 from riko.server.access_log import redact_query
-from server_data import TOKEN_CONFIG, TOKENS, LiveServer
 
 API = "/memory/v1"
 SECRET = "s3cr3t-query-token-value"

@@ -10,7 +10,7 @@ import logging
 import re
 from urllib.parse import parse_qsl, quote, urlsplit
 
-__all__ = ["redact_query", "install_access_log_filter"]
+__all__ = ["install_access_log_filter", "redact_query"]
 
 _CREDENTIAL_NAME = re.compile(r"(?i)token|secret|passw|auth|credential|signature|^sig$|key|cookie|session_?id")
 _MASK = "[redacted]"
