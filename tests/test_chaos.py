@@ -26,5 +26,5 @@ def world(tmp_path_factory):
 def test_a_killed_operation_rerun_matches_an_uninterrupted_one(world, phase):
     work, bases = world
     tally = chaos_harness.run_phase(phase, bases, work, TRIALS, SEED)
-    assert tally.trials == TRIALS and tally.killed >= TRIALS // 2, tally.to_dict()
+    assert tally.trials == TRIALS and tally.killed >= TRIALS // 3, tally.to_dict()
     assert tally.clean, "\n".join(tally.failures)
