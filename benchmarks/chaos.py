@@ -4,9 +4,11 @@ For every phase, ``--trials`` runs (default 50) start from the same prepared sco
 with SIGKILL after a delay drawn (seeded) from the length of an uninterrupted run, then the
 scope is reopened and the operation run again. Each result is compared with an uninterrupted
 reference run of the same phase. Printed per phase: trials, how many were really killed before
-finishing, and the records lost, duplicated and corrupt (page files that do not match their
-rows, or fail ``wiki check``), leftover temporary/journal files, and trials whose audit counts
-by kind differ. The target is zero in every column but ``trials`` and ``killed``.
+finishing, how many kills left a page transition in flight (a journal) and how many temporary
+files they left (both for the reopen to settle), then the records lost, duplicated and corrupt
+(page files that do not match their rows, or fail ``wiki check``), leftover temporary/journal
+files after the reopen, and trials whose audit counts by kind differ. The target is zero in
+the last five columns.
 Usage: ``python benchmarks/chaos.py [--trials 50] [--seed 7] [--phases ingest,dream,confirm,purge] [--json]``.
 """
 
@@ -47,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
-        cols = ("phase", "trials", "killed", "lost", "duplicated", "corrupt", "leftover", "audit_mismatch", "seconds")
+        cols = ("phase", "trials", "killed", "in_flight", "temp_left", "lost", "duplicated", "corrupt", "leftover",
+                "audit_mismatch", "seconds")
         print(" | ".join(cols))
         for row in rows:
             print(" | ".join(str(row[c]) for c in cols))

@@ -197,6 +197,8 @@ class Tally:
     corrupt: int = 0
     leftover: int = 0
     audit_mismatch: int = 0
+    in_flight: int = 0  # kills that left a page transition half done (a journal) for the reopen
+    temp_left: int = 0  # temporary files the kills left for the reopen to remove
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -204,8 +206,8 @@ class Tally:
         return not (self.lost or self.duplicated or self.corrupt or self.leftover or self.audit_mismatch)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("phase", "trials", "killed", "lost", "duplicated", "corrupt",
-                                               "leftover", "audit_mismatch")}
+        return {k: getattr(self, k) for k in ("phase", "trials", "killed", "in_flight", "temp_left", "lost",
+                                               "duplicated", "corrupt", "leftover", "audit_mismatch")}
 
 
 def compare(tally: Tally, trial: int, got: dict[str, Any], want: dict[str, Any]) -> None:
@@ -252,6 +254,9 @@ def run_phase(phase: str, bases: dict[str, Path], work: Path, trials: int, seed:
         shutil.copytree(bases[phase], root)
         # the run's length varies with the machine's load: aim inside it, not at its very end
         killed, _ = run_child(phase, root, logs, rng.uniform(0.02, 0.9) * length)
+        warehouse = root / "warehouse" / riko.MemoryScope("local", PRESET).storage_key
+        tally.in_flight += (warehouse / JOURNAL_NAME).exists()
+        tally.temp_left += len(leftover_files(root / "wiki", warehouse))
         operation(phase, root, logs)
         tally.trials += 1
         tally.killed += killed
