@@ -137,13 +137,13 @@ def _run(mem: "Memory", operation_id: str, plan: Plan) -> None:
             if snap is not None:
                 restore_snapshot(mem, snap)
         finally:
-            _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
-            with mem._wh.transaction():
+            with mem._wh.transaction():  # the journal's state and its audit row go together
+                _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
                 mem._wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
                               {"operation": operation_id, "error": type(exc).__name__})
         raise
-    _journal(mem, operation_id, plan.session_id, "completed")
-    with mem._wh.transaction():
+    with mem._wh.transaction():  # a kill between the two would leave a completed purge unaudited
+        _journal(mem, operation_id, plan.session_id, "completed")
         mem._wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
                       {"operation": operation_id, **summary(plan.impact())})
     shutil.rmtree(work_dir(mem, operation_id), ignore_errors=True)
