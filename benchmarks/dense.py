@@ -1,7 +1,9 @@
 """Dense layer benchmark: embedding speed, hnswlib vs exact agreement, storage, incremental refresh.
 
-Run: ``python benchmarks/dense.py [--sentences 3000] [--e5-sentences 64]`` (about a minute on
-2 cores). Sentences are generated, so the figures are comparable between runs and machines.
+Run: ``python benchmarks/dense.py [--sentences 3000] [--e5-sentences 64] [--executor ray]`` (about a
+minute on 2 cores). Sentences are generated, so the figures are comparable between runs and
+machines. ``--executor ray`` adds an e5 build on one local single-threaded worker beside the
+same build with its batches on a local two-worker Ray cluster.
 """
 
 from __future__ import annotations
@@ -69,12 +71,52 @@ def agreement(a: DenseIndex, b: DenseIndex, queries: np.ndarray, k: int = 10) ->
     return float(np.mean(overlap))
 
 
+def ray_row(texts: list[str], batch_size: int = 32) -> None:
+    """e5 over ``texts``: one local single-threaded worker vs the batches as tasks on two Ray workers."""
+    import ray
+
+    from riko.executor import ParallelPassages, RayExecutor
+
+    docs = [DenseDoc(f"r{i}", t, "evidence") for i, t in enumerate(texts)]
+    local = E5Provider(num_threads=1)
+    local.embed_passages(texts[:4])
+    started = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    executor = RayExecutor()
+    boot = time.perf_counter() - started
+    parallel = ParallelPassages(local, {"name": "local"}, executor)
+    try:
+        started = time.perf_counter()
+        list(parallel.embed_passage_batches([texts[:2]] * (4 * executor.workers)))  # each worker loads e5
+        warm = time.perf_counter() - started
+        with tempfile.TemporaryDirectory() as tmp:
+            one = DenseIndex(Path(tmp) / "one", local, batch_size=batch_size)
+            built_one = one.build(docs, "rev-1")
+            two = DenseIndex(Path(tmp) / "ray", parallel, batch_size=batch_size)
+            built_two = two.build(docs, "rev-1")
+            queries = local.embed_passages(texts[:50])
+            agree = agreement(one, two, queries)
+        print(f"ray: cluster start {boot:.1f}s, e5 load on the workers {warm:.1f}s")
+        print(f"e5 build {len(docs)} passages: local 1 worker {len(docs) / built_one['seconds']:6.1f} passages/s, "
+              f"ray {executor.workers} workers {len(docs) / built_two['seconds']:6.1f} passages/s, ratio "
+              f"{built_one['seconds'] / built_two['seconds']:.2f}x; top-10 agreement {agree:.4f}")
+    finally:
+        executor.close()
+        ray.shutdown()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sentences", type=int, default=3000)
     parser.add_argument("--e5-sentences", type=int, default=64)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="ray: add the e5 build on one local worker vs two Ray workers")
+    parser.add_argument("--ray-sentences", type=int, default=512, help="passages of the Ray row")
     args = parser.parse_args()
+    if args.executor == "ray":
+        ray_row(sentences(args.ray_sentences, seed=13))
+        return
 
     texts = sentences(args.sentences + args.queries)
     corpus, query_texts = texts[: args.sentences], texts[args.sentences :]

@@ -5,7 +5,11 @@ then measures (1) the offline heuristic provider in sessions/s (target >= 200) a
 OpenAI-compatible provider against a loopback stub that answers after ``--latency`` seconds,
 with ``workers=1`` and ``workers=N`` in the same run (target: N=8 at least 6x faster).
 
-Usage: ``python benchmarks/dream.py [--sessions 500] [--latency 0.2] [--workers 8]``.
+With ``--executor ray`` it adds rows for Ray: the same batch on one local worker and on a local
+Ray cluster of two workers (``ray.init(num_cpus=2)``), heuristic and HTTP, with the cluster's
+start-up cost apart; both runs must propose the same candidates.
+
+Usage: ``python benchmarks/dream.py [--sessions 500] [--latency 0.2] [--workers 8] [--executor ray]``.
 """
 
 from __future__ import annotations
@@ -150,13 +154,48 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed_dream(root: Path, logs: Path, config: dict[str, Any], workers: int) -> tuple[float, float, Any]:
+def timed_dream(root: Path, logs: Path, config: dict[str, Any], workers: int,
+                executor: Any = None) -> tuple[float, float, Any]:
     """(wall seconds, CPU seconds of this process, report) of one Dream run over freshly ingested logs."""
     with riko.open(root, preset=PRESET, config=config) as mem:
         mem.ingest(logs, progress=False)
         cpu, t = _cpu(), time.perf_counter()
-        report = mem.dream(workers=workers, progress=False)
+        report = mem.dream(workers=workers, progress=False, executor=executor)
         return time.perf_counter() - t, _cpu() - cpu, report
+
+
+def ray_rows(work: Path, logs: Path, args: argparse.Namespace) -> None:
+    """Local, one worker vs a local two-worker Ray cluster, for the heuristic and the HTTP stub."""
+    import ray
+
+    from riko.executor import RayExecutor
+
+    # The credential is read where the call is made: the workers inherit it from this process.
+    os.environ[KEY_VAR] = "bench-secret-value"
+    started = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    executor = RayExecutor()
+    print(f"ray: local cluster of {executor.workers} workers started in {time.perf_counter() - started:.1f}s")
+    rows = [("heuristic", {"dream_provider": "heuristic", "candidate_auto_confirm": "off"})]
+    model = None
+    if not args.skip_http:
+        model = SlowModel(args.latency)
+        rows.append(("http", {"dream_provider": "openai-compatible", "dream_api_url": model.url, "dream_model": "bench",
+                              "dream_credential_ref": KEY_VAR, "candidate_auto_confirm": "off"}))
+    try:
+        timed_dream(work / "ray-warm", logs, rows[0][1], 1, executor)  # workers import riko once
+        for name, config in rows:
+            local_s, _, local = timed_dream(work / f"{name}-local-1", logs, config, 1)
+            ray_s, cpu, remote = timed_dream(work / f"{name}-ray", logs, config, 1, executor)
+            assert local.failed == remote.failed == 0 and local.candidates == remote.candidates, (local, remote)
+            print(f"{name:<9} local 1 worker: {local.succeeded / local_s:7.1f} sessions/s   "
+                  f"ray {executor.workers} workers: {remote.succeeded / ray_s:7.1f} sessions/s   "
+                  f"ratio {local_s / ray_s:.2f}x   writer CPU {cpu / remote.succeeded * 1000:.2f} ms/session")
+    finally:
+        if model is not None:
+            model.close()
+        executor.close()
+        ray.shutdown()
 
 
 def main() -> None:
@@ -165,6 +204,8 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.2, help="stub answer latency in seconds")
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--skip-http", action="store_true", help="only measure the heuristic provider")
+    ap.add_argument("--executor", choices=["local", "ray"], default="local",
+                    help="ray: add the local-1-worker vs Ray-2-workers rows")
     ap.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve is not None:
@@ -183,6 +224,8 @@ def main() -> None:
                   f"{report.succeeded / seconds:6,.0f} sessions/s wall, {report.succeeded / cpu:6,.0f} per CPU-second "
                   f"({report.candidates} candidates, {len(report.auto_confirmed)} confirmed; load "
                   f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)   target >= 200 sessions/s")
+        if args.executor == "ray":
+            ray_rows(work, logs, args)
         if args.skip_http:
             return
 

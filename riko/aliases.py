@@ -9,6 +9,7 @@ import polars as pl
 
 from .clock import Clock
 from .errors import InvalidArgumentError, NotFoundError
+from .recall.text import EN_STOPWORDS
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
@@ -127,6 +128,20 @@ _PAREN_CLOSE = re.compile(r"\s*[)）]")
 _EDGE_PUNCT = ".,;:!?\"'“”‘’「」『』，。！？"
 
 
+# Capitalised words that are not names: time words, greetings and discourse markers.
+_NOT_NAMES = frozenset("""
+yesterday today tomorrow tonight morning evening afternoon night weekend week month year
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+august september october november december hi hello hey thanks thank dear oh ah well so and but then
+also ok okay yes no please sorry maybe now later soon after before when while since because if
+""".split())
+
+
+def _not_a_name(word: str) -> bool:
+    folded = word.casefold()
+    return folded in _NOT_NAMES or folded in EN_STOPWORDS
+
+
 def explicit_coreferences(sentence: str, entities: list[Page]) -> list[tuple[str, str]]:
     """``Title(Alias)``, ``Alias(Title)`` or ``Alias Title`` in one sentence: ``[(entity_id, alias)]`` when exactly
     one confirmed entity and one alias match, else ``[]`` (an ambiguous sentence teaches nothing)."""
@@ -147,7 +162,8 @@ def explicit_coreferences(sentence: str, entities: list[Page]) -> list[tuple[str
             else:
                 before = sentence[:m.start()].split()
                 alias = before[-1].strip(_EDGE_PUNCT) if before else ""
-                if not alias[:1].isupper():
+                # "Uncle Joe" mid-sentence; never the sentence's first word or a function word
+                if len(before) < 2 or not alias[:1].isupper() or _not_a_name(alias):
                     continue
             if alias and normalize_title(alias) not in titles:
                 found.setdefault((page.id, normalize_title(alias)), alias)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +19,7 @@ import orjson
 import polars as pl
 
 from .clock import Clock
+from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import NotFoundError, StateError, WikiFormatError
 from .file_journal import FileJournal
 from .scope import MemoryScope
@@ -29,10 +29,13 @@ from .wiki import (
     Page,
     parse_page,
     render_page,
-    scan_pages,
     slugify,
     write_atomic,
 )
+from .wiki.check import check_files
+from .wiki.check import duplicate_errors as _duplicate_errors
+from .wiki.check import id_changed as _id_changed
+from .wiki.check import key_line as _key_line
 from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
@@ -91,15 +94,6 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def _key_line(text: str, key: str) -> int:
-    """The 1-based line of ``key:`` in a file's frontmatter (1 when it cannot be found)."""
-    pattern = re.compile(rf"^{re.escape(key)}\s*:")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if pattern.match(line):
-            return number
-    return 1
-
-
 def _comparable(page: Page) -> Page:
     """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
     return page.replace(extra=json.loads(dumps(page.extra)))
@@ -141,50 +135,6 @@ class _FileState:
 
 
 _UNCHANGED = _FileState(None, None, None)  # the file is what riko last wrote or read
-
-def _duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiFormatError]:
-    errors = []
-    for pid, files in by_id.items():
-        if len(files) < 2:
-            continue
-        for path, text in files:
-            others = ", ".join(str(p) for p, _ in files if p != path)
-            errors.append(WikiFormatError(
-                f"duplicate page id {pid!r}: also used by {others}; give one of them a new id "
-                "(neither file is applied until then)", path, _key_line(text, "id"), "id"))
-    return errors
-
-
-def _id_changed(stored: str, page_id: str, path: Path, text: str) -> WikiFormatError:
-    return WikiFormatError(
-        f"id changed from {stored!r} to {page_id!r}; a page's id never changes: put back "
-        f"'id: {stored}', or save the new page as a new file", path, _key_line(text, "id"), "id")
-
-
-def check_files(wiki_dir: Path, known: dict[str, str] | None = None) -> list[WikiFormatError]:
-    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse.
-
-    ``known`` maps a relative path to the page id stored for it, so a hand-changed id is
-    reported here just as ``sync`` would refuse it.
-    """
-    errors: list[WikiFormatError] = []
-    by_id: dict[str, list[tuple[Path, str]]] = {}
-    if not Path(wiki_dir).exists():
-        return errors
-    for path, text in scan_pages(Path(wiki_dir)):
-        try:
-            page = parse_page(text, path)
-        except WikiFormatError as exc:
-            errors.append(exc)
-            continue
-        stored = (known or {}).get(Path(path).relative_to(wiki_dir).as_posix())
-        if stored is not None and stored != page.id:
-            errors.append(_id_changed(stored, page.id, Path(path), text))
-            continue
-        by_id.setdefault(page.id, []).append((path, text))
-    errors.extend(_duplicate_errors(by_id))
-    return sorted(errors, key=lambda e: (str(e.path), e.line or 0))
-
 
 class Canon:
     """Canonical pages of one scope: ``wiki/<owner>/<preset>/<folder>/<slug>.md`` + ``pages`` rows."""
@@ -242,7 +192,7 @@ class Canon:
     def get(self, page_id: str) -> Page:
         rows = self._rows("AND id = ?", [page_id])
         if not rows:
-            raise NotFoundError("page", page_id, "list pages with mem.pages()")
+            raise NotFoundError("page", page_id, listing="pages")
         return self._page(rows[0])
 
     def exists(self, page_id: str) -> bool:
@@ -292,9 +242,8 @@ class Canon:
         actual = file_hash(path.read_bytes().decode("utf-8", errors="surrogateescape")) if path.exists() else None
         if actual != expected:
             state = "was deleted" if actual is None else "was edited (or broken)"
-            raise StateError(
-                f"page file {path} {state} since riko last read it; run mem.sync() (riko wiki sync) "
-                f"and fix any error it reports before changing page {page_id}")
+            raise StateError(f"page file {path} {state} since riko last read it, so page {page_id} "
+                             "cannot be changed yet").with_remedy("sync")
 
     # -- writing ------------------------------------------------------------------------------
     def save(
@@ -453,14 +402,23 @@ class Canon:
                 report.unchanged += 1
                 continue
             new = page.replace(version=old.version + 1)
+            retitled = corrected_title(new.title, f"{old.description}\n{old.body}", f"{new.description}\n{new.body}",
+                                       new.sensitivity, pid) if new.title == old.title else new.title
+            detail: dict[str, Any] = {"path": rel, "previous_version": old.version}
+            changed = claim_changed(f"{old.description}\n{old.body}".strip(), f"{new.description}\n{new.body}".strip())
+            if retitled != new.title:
+                # the person fixed the claim but not the title that restated it
+                new, detail["retitled"] = new.replace(title=retitled), True
             history = None
             if new.sensitivity != old.sensitivity:
                 history = json.loads(old_row["sensitivity_history"] or "[]")
                 history.append({"from": old.sensitivity, "to": new.sensitivity, "authority": "management",
                                 "at": self.clock.now().isoformat(), "via": "file"})
             with self.transaction():
+                if changed:  # the raw lines behind the old claim stop surfacing as current
+                    detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
-                          detail={"path": rel, "previous_version": old.version}, on_disk=(rel, text),
+                          detail=detail, on_disk=(rel, text),
                           sensitivity_history=history)
                 if history is not None:
                     self.wh.audit("memory-sensitivity-changed", "management", pid,
@@ -511,28 +469,3 @@ class Canon:
 
     def resident_path(self) -> Path:
         return self.dir / RESIDENT_FILE
-
-
-def stored_page_ids(root: Path, scope: MemoryScope) -> tuple[dict[str, str] | None, str | None]:
-    """The stored path → id map of a scope, read without taking the writer lock.
-
-    Returns ``(None, note)`` when there is no warehouse yet, or another process holds it.
-    """
-    import duckdb
-
-    from .storage_migration import warehouse_dir
-
-    db = warehouse_dir(root, scope, read_only=True) / "riko.duckdb"
-    if not db.exists():
-        return None, None
-    try:
-        con = duckdb.connect(str(db), read_only=True)
-    except duckdb.Error:
-        return None, "the warehouse is in use by another process, so page ids were not compared with it"
-    try:
-        rows = con.execute("SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [scope.key]).fetchall()
-    except duckdb.Error:
-        return None, None
-    finally:
-        con.close()
-    return {r[0]: r[1] for r in rows}, None

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli import _common, command, emit, open_memory
-from .observations import OBSERVATION_STATUSES, ObservationStore
+from .cli import _common, _wide, command, emit, open_memory, progress_wanted
+from .vocabulary import OBSERVATION_STATUSES
 
 __all__ = ["register"]
 
@@ -39,12 +39,13 @@ def cmd_dream(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {
         "shard": args.shard, "use_cache": not args.no_cache, "replay_only": args.replay_only,
         "rescan": args.rescan, "url": args.url, "model": args.model, "credential_ref": args.credential_ref,
+        "executor": args.executor, "address": args.address,
     }
     if args.reflect is not None:
         options["reflection"] = args.reflect
     with open_memory(args) as mem:
         report = mem.dream(sessions=args.session or None, provider=args.provider, workers=args.workers,
-                           progress=not args.json and not args.quiet, **options)
+                           progress=progress_wanted(args), **options)
     emit(args, report, text=_dream_text(report))
     return 1 if args.strict and report.failed else 0
 
@@ -55,19 +56,21 @@ def cmd_dream_jobs(args: argparse.Namespace) -> int:
         frame = mem.dream_jobs()
         if args.status:
             frame = frame.filter(status=args.status)
-        emit(args, frame)
+        emit(args, frame, table="dream-jobs")
     return 0
 
 
 @command("observations")
 def cmd_observations(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.observations(args.status))
+        emit(args, mem.observations(args.status), table="observations")
     return 0
 
 
 @command("observation")
 def cmd_observation(args: argparse.Namespace) -> int:
+    from .observations import ObservationStore
+
     with open_memory(args) as mem:
         store = ObservationStore.of(mem)
         if args.action == "activate":
@@ -98,6 +101,9 @@ def register(sub: Any) -> None:
                    help="concurrent provider calls, 1-64 (default: dream_workers setting)")
     p.add_argument("--shard", type=_shard, default=None, metavar="I/N",
                    help="only the sessions of shard I of N (0-based), so several machines can share a batch")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where provider calls run: here, or as Ray tasks while this process applies (riko[ray])")
+    p.add_argument("--address", default=None, metavar="ADDR", help="Ray cluster address (default: a local cluster)")
     p.add_argument("--no-cache", action="store_true", help="ignore cached provider answers (still store new ones)")
     p.add_argument("--replay-only", action="store_true",
                    help="answer only from the cache; a session without a cached answer fails (cache-miss)")
@@ -111,10 +117,12 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("dream-jobs", help="show the Dream job records (cursor, status, attempts, last error)")
     _common(p)
+    _wide(p)
     p.add_argument("--status", choices=["queued", "running", "succeeded", "failed"], default=None)
 
     p = sub.add_parser("observations", help="list inferred observations (never canon)")
     _common(p)
+    _wide(p)
     p.add_argument("--status", choices=list(OBSERVATION_STATUSES), default=None)
 
     p = sub.add_parser("observation", help="activate, invalidate, suppress or restore one observation")

@@ -1,4 +1,4 @@
-"""``riko eval companion | cases | retrieval``: the evaluation suites from the command line."""
+"""``riko eval companion | cases | retrieval | qa``: the evaluation suites from the command line."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli import command, emit
+from .errors import UsageError
 
 __all__ = ["register", "cmd_eval"]
 
@@ -25,10 +26,18 @@ def register(sub: Any) -> None:
     c.add_argument("--keep", type=int, default=3, help="run folders to keep under --out (default 3)")
     c.add_argument("--k", type=int, default=8, help="ranking cutoff for recall@k and nDCG (default 8)")
     c.add_argument("--only", default=None, metavar="IDS", help="comma-separated scenario ids, e.g. F.01,F.16")
+    c.add_argument("--answer-endpoint", default=None, metavar="URL",
+                   help="answer model endpoint: measure the answer-side metrics from its replies")
+    c.add_argument("--answer-model", default=None, metavar="M", help="answer model name (with --answer-endpoint)")
+    c.add_argument("--credential-ref", default="RIKO_ANSWER_API_KEY", metavar="ENV_VAR",
+                   help="environment variable holding the answer model's key (default RIKO_ANSWER_API_KEY)")
+    c.add_argument("--cache", default=None, metavar="FILE", help="reply cache (default as for eval qa)")
     c.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, or a path")
-    k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file")
+    k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, sensitivity, "
+                                        "conflicts, or a path")
+    k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file; sensitivity and "
+                                "conflicts score the classifier sets (precision and recall per class)")
     k.add_argument("--vector", default=None, metavar="PROVIDER",
                    help="also search the dense channel with this embedding provider (e.g. local, deterministic)")
     k.add_argument("--gate", action="store_true", help="exit 1 unless every case passes")
@@ -46,10 +55,44 @@ def register(sub: Any) -> None:
     r.add_argument("--out", default=None, metavar="FILE", help="also write the full report (per-query rows) as JSON")
     r.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
+    _register_qa(suites)
+
+
+def _register_qa(suites: Any) -> None:
+    from .evaluation.qa import MODES
+
+    q = suites.add_parser("qa", help="answer accuracy: a model answers from riko's context, a judge scores it",
+                          description="Answer-side evaluation on a dataset folder (queries.jsonl + sessions/). "
+                                      "Replies are cached by request hash, so a re-run is free.")
+    q.add_argument("--dataset", required=True, metavar="DIR", help="dataset folder: queries.jsonl and sessions/")
+    q.add_argument("--answer-endpoint", required=True, metavar="URL",
+                   help="OpenAI-compatible chat-completions base URL (https, or http on loopback)")
+    q.add_argument("--answer-model", required=True, metavar="M", help="answer model name")
+    q.add_argument("--judge-model", default=None, metavar="M", help="judge model (default: the answer model)")
+    q.add_argument("--judge-endpoint", default=None, metavar="URL", help="judge base URL (default: the answer one)")
+    q.add_argument("--credential-ref", default="RIKO_ANSWER_API_KEY", metavar="ENV_VAR",
+                   help="environment variable holding the API key, read at call time (default RIKO_ANSWER_API_KEY)")
+    q.add_argument("--judge-credential-ref", default=None, metavar="ENV_VAR",
+                   help="environment variable of the judge's key (default: --credential-ref)")
+    q.add_argument("--k", type=int, default=10, help="evidence turns quoted in the retrieve mode (default 10)")
+    q.add_argument("--dream", default="heuristic", metavar="PROVIDER",
+                   help="Dream provider run on each memory before the riko mode (default heuristic; off: none)")
+    q.add_argument("--modes", default=",".join(MODES), metavar="LIST",
+                   help=f"context modes to run (default {','.join(MODES)})")
+    q.add_argument("--max-context-tokens", type=int, default=32_000, metavar="N",
+                   help="the answer model's context: the full-conversation baseline runs only where it fits")
+    q.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions")
+    q.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")
+    q.add_argument("--workers", type=int, default=4, metavar="N", help="concurrent model calls (default 4)")
+    q.add_argument("--cache", default=None, metavar="FILE",
+                   help="reply cache (SQLite; default $XDG_CACHE_HOME/riko/qa-replies.sqlite3)")
+    q.add_argument("--out", default=None, metavar="FILE", help="also write summary and per-question records as JSON")
+    q.add_argument("--json", action="store_true", help="print summary and per-question records as JSON")
+
 
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
-    return {"companion": _companion, "cases": _cases, "retrieval": _retrieval}[args.suite](args)
+    return {"companion": _companion, "cases": _cases, "retrieval": _retrieval, "qa": _qa}[args.suite](args)
 
 
 def _companion(args: argparse.Namespace) -> int:
@@ -61,14 +104,28 @@ def _companion(args: argparse.Namespace) -> int:
         wanted = [s.strip() for s in args.only.split(",") if s.strip()]
         unknown = sorted(set(wanted) - {s.id for s in SCENARIOS})
         if unknown:
-            raise SystemExit(f"riko: error: unknown scenario id(s): {', '.join(unknown)}")
+            raise UsageError(f"unknown scenario id(s): {', '.join(unknown)}; the ids are {SCENARIOS[0].id} to {SCENARIOS[-1].id}")
         chosen = [s for s in SCENARIOS if s.id in wanted]
 
     def progress(outcome: Any) -> None:
         if not args.json:
             print(f"{outcome.id} {outcome.status:<7} {outcome.category}", file=sys.stderr, flush=True)
 
-    run = run_companion(chosen, out=args.out, keep=args.keep, k=args.k, on_outcome=progress)
+    if args.answer_endpoint and not args.answer_model:
+        raise SystemExit("riko: error: --answer-endpoint needs --answer-model")
+    model = cache = None
+    if args.answer_endpoint:
+        from .evaluation.qa import ChatModel, ReplyCache, companion_answerer, default_cache_path
+
+        model = ChatModel(args.answer_endpoint, args.answer_model, args.credential_ref)
+        cache = ReplyCache(args.cache or default_cache_path())
+    try:
+        run = run_companion(chosen, out=args.out, keep=args.keep, k=args.k, on_outcome=progress,
+                            answer=companion_answerer(model, cache) if model and cache else None)
+    finally:
+        if model is not None and cache is not None:
+            model.close()
+            cache.close()
     emit(args, run.to_dict(), text=_companion_text(run))
     ok = all(o.status == "passed" for o in run.outcomes) and not run.gate_failures()
     return 0 if ok else 1
@@ -101,6 +158,12 @@ def _companion_text(run: Any) -> str:
 
 def _cases(args: argparse.Namespace) -> int:
     from .evaluation.cases import run_cases
+    from .evaluation.labelled import LABELLED_SETS, run_labelled
+
+    if args.file in LABELLED_SETS:
+        labelled = run_labelled(args.file)
+        emit(args, labelled.to_dict(), text=labelled.text())
+        return 1 if args.gate and labelled.shortfalls() else 0
 
     config = {"recall_vector_enabled": True, "embedding_provider": args.vector} if args.vector else None
     report = run_cases(args.file, config=config)
@@ -123,7 +186,7 @@ def _retrieval(args: argparse.Namespace) -> int:
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
     except ValueError:
-        raise SystemExit(f"riko: error: --k must be comma-separated integers, got {args.k!r}") from None
+        raise UsageError(f"--k must be comma-separated integers, got {args.k!r}") from None
     channels = [c.strip() for c in args.channels.split(",") if c.strip()] if args.channels else None
     report = run_retrieval(args.sessions, args.queries, ks=ks, channels=channels, embedding=args.embedding)
     data = report.to_dict()
@@ -142,3 +205,34 @@ def _retrieval_text(report: Any) -> str:
             f"(ingest {setup['ingest_seconds']} s, unreachable evidence {setup['unreachable_evidence']})")
     with pl.Config(tbl_cols=30, tbl_width_chars=250, float_precision=3, tbl_hide_dataframe_shape=True):
         return head + "\n" + str(report.summary_frame())
+
+
+def _qa(args: argparse.Namespace) -> int:
+    from .evaluation.qa import run_qa
+
+    def progress(line: str) -> None:
+        if not args.json:
+            print(line, file=sys.stderr, flush=True)
+
+    report = run_qa(args.dataset, answer_url=args.answer_endpoint, answer_model=args.answer_model,
+                    credential_ref=args.credential_ref, judge_model=args.judge_model, judge_url=args.judge_endpoint,
+                    judge_credential_ref=args.judge_credential_ref, k=args.k,
+                    dream=None if args.dream == "off" else args.dream,
+                    modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+                    max_context_tokens=args.max_context_tokens, cache=args.cache, workers=args.workers,
+                    conversations=args.conversation, limit=args.limit, progress=progress)
+    data = report.to_dict()
+    if args.out:
+        Path(args.out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    emit(args, data, text=_qa_text(report))
+    return 0
+
+
+def _qa_text(report: Any) -> str:
+    import polars as pl
+
+    setup = report.setup
+    head = (f"{setup['questions']} questions of {setup['dataset']}; answer {setup['answer_model']}, "
+            f"judge {setup['judge_model']}; {setup['seconds']} s")
+    with pl.Config(tbl_cols=30, tbl_rows=200, tbl_width_chars=250, float_precision=3, tbl_hide_dataframe_shape=True):
+        return "\n".join([head, str(report.summary_frame()), str(report.category_frame())])

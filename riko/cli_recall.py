@@ -10,7 +10,8 @@ import argparse
 import json
 from typing import Any
 
-from .cli import _common, command, emit, open_memory
+from .cli import _common, _wide, command, emit, iso_time, open_memory, progress_wanted
+from .vocabulary import CHANNEL_ORDER
 
 __all__ = ["register"]
 
@@ -49,7 +50,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 @command("retrieve")
 def cmd_retrieve(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.retrieve(args.query, k=args.k, channels=args.channel or None))
+        emit(args, mem.retrieve(args.query, k=args.k, channels=args.channel or None), table="retrieve")
     return 0
 
 
@@ -65,23 +66,25 @@ def _index_text(stats: dict[str, Any]) -> str:
 @command("index")
 def cmd_index(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        stats = mem.index(progress=not args.json and not args.quiet, force=args.force)
+        stats = mem.index(progress=progress_wanted(args), force=args.force, executor=args.executor,
+                          address=args.address)
         emit(args, stats, text=_index_text(stats))
     return 0
 
 
 def register(sub: Any) -> None:
     """Add ``recall``, ``retrieve`` and ``index`` to the ``riko`` subcommands."""
-    from .recall.planner import CHANNEL_ORDER
-
-    p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)")
+    p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)",
+                       description="Planner-gated recall for one user turn. It runs whatever recall_enabled says; "
+                                   "that setting opens recall to agents over HTTP (POST /recall).")
     _common(p)
     p.add_argument("query", help="the user's turn")
-    p.add_argument("--at", default=None, metavar="TIME", help="recall as of this ISO date-time (at mode)")
+    p.add_argument("--at", default=None, metavar="TIME", type=iso_time, help="recall as of this ISO date-time (at mode)")
     p.add_argument("--history", action="store_true", help="include retained lineage (history mode)")
     p.add_argument("--debug", action="store_true", help="show the plan, the trace and every candidate's gate")
     p = sub.add_parser("retrieve", help="ungated research ranking over every channel (raw evidence included)")
     _common(p)
+    _wide(p)
     p.add_argument("query", help="the query text")
     p.add_argument("-k", type=int, default=10, help="results to return (default 10)")
     p.add_argument("--channel", action="append", choices=CHANNEL_ORDER, default=None,
@@ -89,4 +92,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("index", help="build or refresh the dense vector generation (incremental)")
     _common(p)
     p.add_argument("--force", action="store_true", help="build a new generation even when it is up to date")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where passage batches are embedded: here, or as Ray tasks (extra riko[ray])")
+    p.add_argument("--address", default=None, metavar="ADDR", help="Ray cluster address (default: a local cluster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .canon import check_files, stored_page_ids
-from .cli import _common, command, emit, open_memory
-from .clock import utc
-from .review import CANDIDATE_STATUSES, RESOLUTIONS
-from .scope import MemoryScope
-from .wiki import PAGE_TYPES, SENSITIVITIES, Page, render_page
+from .cli import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
+from .vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
+
+if TYPE_CHECKING:
+    from .wiki import Page
 
 __all__ = ["register"]
 
 
-def _page_dict(page: Page) -> dict[str, Any]:
+def _page_dict(page: "Page") -> dict[str, Any]:
     """A page as JSON, date-times written the way the page file writes them."""
+    from .clock import utc
+
     data = dataclasses.asdict(page)
     for key, value in data.items():
         if hasattr(value, "isoformat"):
@@ -31,16 +31,12 @@ def _page_dict(page: Page) -> dict[str, Any]:
     return data
 
 
-def _emit_page(args: argparse.Namespace, page: Page, verb: str) -> None:
+def _emit_page(args: argparse.Namespace, page: "Page", verb: str) -> None:
+    from .wiki import render_page
+
     emit(args, _page_dict(page), text=f"{verb} {page.id} (version {page.version})\n\n{render_page(page)}")
 
 
-def _iso_time(text: str) -> str:
-    try:
-        utc(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date-time such as 2026-03-01T00:00:00Z") from None
-    return text
 
 
 # -- candidates ---------------------------------------------------------------------------------
@@ -48,12 +44,16 @@ def _iso_time(text: str) -> str:
 def cmd_candidates(args: argparse.Namespace) -> int:
     status = None if args.all else args.status
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.candidates(status))
+        emit(args, mem.candidates(status), table="candidates")
     return 0
 
 
 @command("propose")
 def cmd_propose(args: argparse.Namespace) -> int:
+    from .errors import UsageError
+
+    if not args.title.strip():
+        raise UsageError("a candidate needs a non-empty title")
     with open_memory(args) as mem:
         cid = mem.propose(args.title, body=args.body, type=args.type, description=args.description)
     emit(args, {"candidate_id": cid},
@@ -80,15 +80,18 @@ def cmd_reject(args: argparse.Namespace) -> int:
 @command("pages")
 def cmd_pages(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.pages())
+        emit(args, mem.pages(), table="pages")
     return 0
 
 
 @command("page")
 def cmd_page(args: argparse.Namespace) -> int:
+    from .wiki import render_page
+
     with open_memory(args, read_only=True) as mem:
         if args.versions:
-            emit(args, mem.page_versions(args.id))
+            mem.page(args.id)  # an unknown id is an error, not an empty table
+            emit(args, mem.page_versions(args.id), table="page-versions")
         else:
             page = mem.page(args.id)
             emit(args, _page_dict(page), text=render_page(page))
@@ -157,7 +160,7 @@ def cmd_resident(args: argparse.Namespace) -> int:
 @command("conflicts")
 def cmd_conflicts(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.conflicts(args.state))
+        emit(args, mem.conflicts(args.state), table="conflicts")
     return 0
 
 
@@ -172,7 +175,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 @command("aliases")
 def cmd_aliases(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.aliases())
+        emit(args, mem.aliases(), table="aliases")
     return 0
 
 
@@ -205,10 +208,10 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 
 def _wiki_check(args: argparse.Namespace) -> int:
     """Validate the scope's page files without opening the warehouse (safe as a pre-commit hook)."""
-    scope = MemoryScope(args.owner, args.preset) if args.preset else None
-    if scope is None:
-        print("riko: error: wiki check needs --preset (or RIKO_PRESET)", file=sys.stderr)
-        return 2
+    from .scope import MemoryScope
+    from .wiki.check import check_files, stored_page_ids
+
+    scope = MemoryScope(args.owner, resolve_preset(args))
     root = Path(args.root).absolute()
     known, note = stored_page_ids(root, scope)
     errors = check_files(root / "wiki" / scope.owner / scope.preset, known)
@@ -225,6 +228,7 @@ def register(sub: Any) -> None:
     """Add the review and Wiki commands to the ``riko`` subparsers object ``sub``."""
     p = sub.add_parser("candidates", help="list candidates awaiting review")
     _common(p)
+    _wide(p)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--all", action="store_true", help="every candidate, whatever its status")
     which.add_argument("--status", choices=CANDIDATE_STATUSES, default="pending",
@@ -245,10 +249,12 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("pages", help="list canonical pages")
     _common(p)
+    _wide(p)
     p = sub.add_parser("page", help="show one page file, or its earlier versions")
     _common(p)
     p.add_argument("id", help="page id")
     p.add_argument("--versions", action="store_true", help="list earlier versions instead")
+    _wide(p)
 
     p = sub.add_parser("correct", help="correct a page in place (same id, version + 1)")
     _common(p)
@@ -258,7 +264,7 @@ def register(sub: Any) -> None:
     _common(p)
     p.add_argument("id", help="page id")
     p.add_argument("content", help="the new claim")
-    p.add_argument("--valid-from", required=True, type=_iso_time, help="ISO date-time the new claim starts")
+    p.add_argument("--valid-from", required=True, type=iso_time, help="ISO date-time the new claim starts")
     p = sub.add_parser("supersede", help="retire a page from future Residents (kept with its evidence)")
     _common(p)
     p.add_argument("id", help="page id")
@@ -278,15 +284,17 @@ def register(sub: Any) -> None:
     _common(p)
     p = sub.add_parser("conflicts", help="list contested and resolved conflict overlays")
     _common(p)
+    _wide(p)
     p.add_argument("--state", choices=("contested", "resolved"), default=None, help="only this state")
     p = sub.add_parser("resolve", help="resolve a conflict overlay")
     _common(p)
     p.add_argument("id", help="conflict id")
     p.add_argument("resolution", choices=RESOLUTIONS, help="how the conflict is settled")
-    p.add_argument("--valid-from", type=_iso_time, default=None,
+    p.add_argument("--valid-from", type=iso_time, default=None,
                    help="start of the new claim for temporal_transition (default now)")
     p = sub.add_parser("aliases", help="list alias edges")
     _common(p)
+    _wide(p)
     p = sub.add_parser("graph", help="summarise the link graph and list broken links")
     _common(p)
 

@@ -587,6 +587,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(CONFIG_FILE, f"{CONFIG_FILE}: cannot parse {path}: {exc}") from None
+    data.pop("preset", None)  # the root's default preset (riko.root_preset), not a setting
     return _canonical_keys(data, str(path))
 
 

@@ -17,8 +17,24 @@ DEMO_QUERIES = (
 )
 
 
+#: Every stage header is exactly this many terminal columns wide.
+RULE_WIDTH = 72
+
+
 def _say(title: str) -> None:
-    print(f"\n== {title} " + "=" * max(0, 66 - len(title)))
+    from .rows import clip, display_width
+
+    head = f"== {clip(title, RULE_WIDTH - 7)} "
+    print("\n" + head + "=" * (RULE_WIDTH - display_width(head)))
+
+
+def _silent_use_note(result: Any) -> str | None:
+    """Why a recalled memory shows guidance instead of its text, when one does."""
+    withheld = [r for r in result.rows if r.get("decision") == "silent_use" and r.get("injected")]
+    if not withheld:
+        return None
+    return (f"   silent_use ({len(withheld)}): the memory's text is withheld (never cleared for explicit\n"
+            "   recall); only guidance on tone and topics to avoid is injected")
 
 
 def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_json: bool = False) -> int:
@@ -41,9 +57,13 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
         summary["ingest"] = report.to_dict()
         if show:
             _say("1. ingest sample session logs → L0 evidence")
-            print(report)
-            for r in report.refused:
-                print(f"  (preset of another scope, left for it) {Path(r['path']).parent.name}")
+            print(f"read {report.files} log file(s): {report.sessions} session(s), {report.events} event(s), "
+                  f"{len(report.issue_rows)} issue(s)")
+            if report.refused:
+                others = sorted({str(r["remedy_fields"].get("other")) for r in report.refused
+                                 if r.get("remedy_fields", {}).get("other")})
+                print(f"  {len(report.refused)} log(s) belong to other presets ({', '.join(others)}) "
+                      "and were left for them")
             print(mem.sessions().select("session_id", "format", "event_count", "user_event_count"))
 
         dream = mem.dream(provider="heuristic", progress=False)
@@ -60,13 +80,14 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
             confirmed_now.append(mem.confirm(cid).id)
         summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}
         if show:
-            _say("3. review: user-grounded candidates were auto-confirmed; one more confirmed by management")
+            _say("3. review: auto-confirmed, plus one confirmed by management")
             print(mem.pages().select("type", "title", "description", "version", "path"))
 
         snap = mem.resident()
         summary["resident"] = {"version": snap.version, "chars": len(snap.text), "pages": len(snap.source_page_ids)}
         if show:
-            _say(f"4. Resident (version {snap.version}, {len(snap.text)} chars, {len(snap.source_page_ids)} pages)")
+            _say(f"4. Resident (version {snap.version[:8]}, {len(snap.text)} chars, "
+                 f"{len(snap.source_page_ids)} pages)")
             print(snap.text)
 
         summary["recall"] = []
@@ -77,11 +98,15 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
             if show:
                 _say(f"5. recall: {query}")
                 print(result.context or "(nothing recalled)")
+                note = _silent_use_note(result)
+                if note:
+                    print(note)
                 print(f"   plan={trace.get('planMode')} channels={trace.get('planChannels')} "
                       f"candidates={trace.get('candidatesByChannel')} injected={trace.get('injectedMemories')} "
                       f"degraded={trace.get('degradedModes')}")
         if show:
             _say("files")
+            print(f"sample logs under {samples} (written once; `riko samples DIR` writes them anywhere)")
             print(f"Wiki pages under {mem.wiki_dir} (edit them, then `riko wiki sync`)")
             print(f"Resident at {mem.wiki_dir / 'RESIDENT.md'}; warehouse at {mem.warehouse_dir}")
     if as_json:

@@ -6,8 +6,11 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
     RikoError
     ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
+    │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
     ├── RikoLockedError         another process holds the scope's writer lock
+    ├── ClosedError             a memory was used after close()
+    ├── UsageError              an argument value is wrong (also a ValueError)
     ├── ReadOnlyError           a write was attempted on a read-only memory
     ├── IngestError             a log cannot be read at all (``.path``, ``.line``)
     │   └── PresetMismatchError the log belongs to another preset; nothing was written
@@ -25,12 +28,17 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "REMEDIES",
+    "phrase",
     "RikoError",
     "InvalidArgumentError",
+    "ClosedError",
     "ScopeError",
+    "MissingScopeError",
     "ConfigError",
     "RikoLockedError",
     "ReadOnlyError",
+    "UsageError",
     "IngestError",
     "PresetMismatchError",
     "WikiFormatError",
@@ -43,8 +51,97 @@ __all__ = [
 ]
 
 
+#: How each surface phrases the remedy of an error: the message is written once, and the layer
+#: that prints it (Python, the ``riko`` command line, HTTP) names its own way out.
+REMEDIES: dict[str, dict[str, str]] = {
+    "preset": {
+        "python": "pass preset=... (there is no global default)",
+        "cli": "pass --preset NAME or set RIKO_PRESET, or record a default for this root with "
+               "`riko init --preset NAME` (there is no global default)",
+        "http": "send the profile header or a profile-bound token",
+    },
+    "create": {
+        "python": "open it once without read_only=True to create it",
+        "cli": "create it with `riko init --preset {preset}`",
+        "http": "reads never create a scope: a write request for this profile, or "
+                "`riko init --preset {preset}`, creates it",
+    },
+    "unlock": {
+        "python": "close that memory first, or open this one with read_only=True",
+        "cli": "wait for that command to finish, or stop it",
+        "http": "retry once the other writer has finished",
+    },
+    "assign": {
+        "python": "pass preset={preset!r} to assign it here on purpose",
+        "cli": "pass --assign-preset {preset} to assign it here on purpose",
+        "http": "assign it with the ingest request's preset field",
+    },
+    "other-preset": {
+        "python": "ingest it into a memory opened with preset={other!r}, or pass preset={preset!r} "
+                  "to assign it here on purpose",
+        "cli": "ingest it with --preset {other}, or pass --assign-preset {preset} to assign it here on purpose",
+        "http": "ingest it into the scope of preset {other!r}",
+    },
+    "list": {
+        "python": "list {what} with mem.{what}()",
+        "cli": "list {what} with `riko {what}`",
+        "http": "list {what} with GET /{what}",
+    },
+    "sync": {
+        "python": "run mem.sync() and fix any error it reports first",
+        "cli": "run `riko wiki sync` and fix any error it reports first",
+        "http": "POST /wiki/sync and fix any error it reports first",
+    },
+    "index": {
+        "python": "run mem.index() first",
+        "cli": "run `riko index` first",
+        "http": "build it with `riko index` first",
+    },
+    "closed": {
+        "python": "reopen it with riko.open(...)",
+        "cli": "run the command again",
+        "http": "retry the request",
+    },
+}
+
+SURFACES = ("python", "cli", "http")
+
+
+def phrase(key: str, surface: str, **fields: str) -> str:
+    """The remedy ``key`` as ``surface`` words it, e.g. ``phrase("list", "cli", what="pages")``."""
+    return REMEDIES[key][surface].format(**fields)
+
+
 class RikoError(Exception):
-    """Base class of every error riko raises on purpose."""
+    """Base class of every error riko raises on purpose.
+
+    ``remedy`` names an entry of :data:`REMEDIES`; :meth:`render` phrases it for one surface and
+    ``str()`` for Python callers.
+    """
+
+    remedy: str | None = None
+    remedy_fields: dict[str, str] = {}  # noqa: RUF012 - replaced per instance, never mutated
+
+    def with_remedy(self, key: str, **fields: str) -> "RikoError":
+        """Attach the remedy ``key`` (filled with ``fields``) and return the error, for ``raise``."""
+        if key not in REMEDIES:
+            raise KeyError(f"unknown remedy {key!r}")
+        self.remedy, self.remedy_fields = key, fields
+        return self
+
+    def message(self) -> str:
+        """The message without its remedy."""
+        return str(self.args[0]) if self.args else ""
+
+    def render(self, surface: str = "python") -> str:
+        """The message with its remedy phrased for ``surface`` (python, cli or http)."""
+        text = self.message()
+        if self.remedy is not None:
+            text += "; " + phrase(self.remedy, surface, **self.remedy_fields)
+        return text
+
+    def __str__(self) -> str:
+        return self.render("python")
 
 
 class InvalidArgumentError(RikoError, ValueError):
@@ -56,6 +153,10 @@ class InvalidArgumentError(RikoError, ValueError):
 
 class ScopeError(RikoError):
     """A scope (owner + preset) is missing, malformed, or does not match."""
+
+
+class MissingScopeError(ScopeError):
+    """The scope has no warehouse yet; reads never create one."""
 
 
 class ConfigError(RikoError, ValueError):
@@ -73,10 +174,20 @@ class RikoLockedError(RikoError):
         self.lock_path = Path(lock_path)
         self.pid = pid
         holder = f"process {pid}" if pid else "another process"
-        super().__init__(
-            f"scope is locked for writing by {holder} (lock file {self.lock_path}); "
-            "close that memory first, or open this one with read_only=True"
-        )
+        super().__init__(f"scope is locked for writing by {holder} (lock file {self.lock_path})")
+        self.with_remedy("unlock")
+
+
+class ClosedError(RikoError):
+    """A memory was used after ``close()`` (or after its ``with`` block ended)."""
+
+    def __init__(self) -> None:
+        super().__init__("this memory is closed")
+        self.with_remedy("closed")
+
+
+class UsageError(RikoError, ValueError):
+    """An argument value is wrong (a method argument or a command-line option)."""
 
 
 class ReadOnlyError(RikoError):
@@ -123,14 +234,16 @@ class WikiFormatError(RikoError):
 class NotFoundError(RikoError, KeyError):
     """An id does not exist in this scope."""
 
-    def __init__(self, kind: str, ident: str, hint: str = "") -> None:
+    def __init__(self, kind: str, ident: str, hint: str = "", *, listing: str | None = None) -> None:
         self.kind = kind
         self.ident = ident
         msg = f"no {kind} with id {ident!r} in this scope"
         super().__init__(msg + (f"; {hint}" if hint else ""))
+        if listing is not None:  # the plural a surface lists them by: candidates, pages, sessions...
+            self.with_remedy("list", what=listing)
 
     def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0])
+        return self.render("python")
 
 
 class AuthorityError(RikoError):

@@ -47,10 +47,7 @@ class Memory:
         read_only: bool = False,
     ) -> None:
         if preset is None or not str(preset).strip():
-            raise ScopeError(
-                "memory scope requires a stable agent preset: pass preset=... "
-                "(there is no global default)"
-            )
+            raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
         self.root = Path(root).absolute()
         self.config = load_config(self.root, overrides=config)
         self.scope = MemoryScope(owner, preset)
@@ -286,6 +283,20 @@ class Memory:
     def set_sensitivity(self, page_id: str, level: str, authority: str = "management") -> Page:
         return self._review.set_sensitivity(page_id, level, authority=authority)
 
+    def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, Any]:
+        """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
+        from .evidence_sensitivity import mark_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
+
+    def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, Any]:
+        """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
+        from .evidence_sensitivity import propose_evidence_sensitivity
+
+        self.warehouse.require_writable()
+        return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
+
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
         return self._review.conflicts(state)
 
@@ -364,11 +375,14 @@ class Memory:
 
         return retrieve(self, query, k=k, channels=channels)
 
-    def index(self, progress: bool = True, force: bool = False) -> dict[str, Any]:
-        """Build or refresh the dense vector generation (incremental; only new texts are embedded)."""
-        from .recall.engine import build_index
+    def index(self, progress: bool = True, force: bool = False, executor: Any = None,
+              address: str | None = None) -> dict[str, Any]:
+        """Build or refresh the dense vector generation (incremental; only new texts are embedded).
 
-        return build_index(self, progress=progress, force=force)
+        ``executor="ray"`` (``address``: a Ray cluster) embeds the passage batches as Ray tasks."""
+        from .executor import parallel_index
+
+        return parallel_index(self, executor, address=address, progress=progress, force=force)
 
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 EPISTEMIC_STATUS = "inferred_observation"
-OBSERVATION_STATUSES = ("candidate", "active", "weakened", "invalidated", "suppressed")
+from .vocabulary import OBSERVATION_STATUSES  # noqa: E402
 _PAGE_PREFIX = "page:"
 _MAX_TEXT_CHARS = 1_000
 # A proposal citing mostly the same anchors as an earlier observation, in mostly the same words,
@@ -183,7 +183,7 @@ class ObservationStore:
         """One observation as a dict (anchors and lists decoded)."""
         rows = self._rows("AND id = ?", [observation_id])
         if not rows:
-            raise NotFoundError("observation", observation_id, "list observations with mem.observations()")
+            raise NotFoundError("observation", observation_id, listing="observations")
         return rows[0]
 
     def frame(self, status: str | None = None) -> pl.DataFrame:

@@ -26,18 +26,19 @@ from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
 from .contracts import parse_ref
+from .conflicts import relation
+from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
-from .sensitivity import can_transition, classify_text, rank
+from .sensitivity import can_transition, classify_text, protected_title, rank
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
 __all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STATUSES", "RESOLUTIONS",
            "AUTO_CONFIRM_POLICIES"]
 
-CANDIDATE_STATUSES = ("pending", "pending_conflict", "accepted", "rejected")
-RESOLUTIONS = ("correction", "temporal_transition", "management")
+from .vocabulary import CANDIDATE_STATUSES, RESOLUTIONS  # noqa: E402
 AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
 CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
@@ -46,10 +47,9 @@ _REVIEW_ONLY_FIELDS = frozenset({"status", "consent", "locked", "version", "id",
                                  "supersedes", "usage_policy", "authority_claim"})
 
 
-def _title_quotes_claim(title: str, description: str) -> bool:
-    """True when a title is the page's claim (or a prefix of it) rather than a name for a subject."""
-    t, d = normalize_claim(title), normalize_claim(description)
-    return bool(t) and bool(d) and (t == d or d.startswith(t) or t.startswith(d))
+def _proposal_authority(authority: str) -> str:
+    """The sensitivity authority of a proposer: a model proposal unless a person proposed it."""
+    return authority if authority in ("user", "management") else "model_proposal"
 
 
 def candidate_fingerprint(type_: str, title: str) -> str:
@@ -103,7 +103,7 @@ class Review:
         names = [d[0] for d in cur.description]
         rows = cur.fetchall()
         if not rows:
-            raise NotFoundError("candidate", candidate_id, "list candidates with mem.candidates()")
+            raise NotFoundError("candidate", candidate_id, listing="candidates")
         return dict(zip(names, rows[0]))
 
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
@@ -164,15 +164,25 @@ class Review:
         # a proposer may only tighten: the conservative classifier runs over what it proposed
         sensitivity = classify_text(f"{title}\n{description}\n{body}", baseline)
         conflict_id = None
+        tighten: Page | None = None
         with self.canon.transaction():
             canon_match = self._canonical_match(type, title)
             if canon_match is not None:
                 claim = description or body
-                same = not claim.strip() or normalize_claim(canon_match.summary()) == normalize_claim(claim)
-                if same or not self._is_current_state(canon_match):
+                related = relation(canon_match.title, canon_match.summary(), title, claim) if claim.strip() else "paraphrase"
+                if related == "paraphrase" or not self._is_current_state(canon_match):
                     self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
                                   {"source": source, "title": title})
-                    return ProposalOutcome(None, "dropped-duplicate")
+                    if rank(sensitivity) > rank(canon_match.sensitivity):
+                        tighten = canon_match  # the repeat is dropped, its tighter reading is not
+                    else:
+                        return ProposalOutcome(None, "dropped-duplicate")
+                elif related == "addition":
+                    canon_match = None  # another fact about the subject: nothing is contested
+        if tighten is not None:
+            self.set_sensitivity(tighten.id, sensitivity, authority=_proposal_authority(authority))
+            return ProposalOutcome(None, "dropped-duplicate")
+        with self.canon.transaction():
             existing = self.wh.fetchone(
                 "SELECT id, tags, source_sessions, evidence, confidence, sensitivity FROM candidates "
                 "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
@@ -292,9 +302,11 @@ class Review:
             # The user's exact words become the page; what the proposer added or typed is dropped.
             text = grounded.text.strip()
             sources = sorted(set(sources) | {grounded.ref})
-            return Page(id=pid, type="concept", title=_one_line(text)[:200], description=_one_line(text),
+            level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
+            title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
+            return Page(id=pid, type="concept", title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
-                        sensitivity="normal", version=1, sources=sources, confidence=cand["confidence"],
+                        sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
                         observed_at=self._observed_at(sources), recorded_at=now)
         return Page(
             id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",
@@ -437,15 +449,17 @@ class Review:
             raise InvalidArgumentError("a correction needs non-empty content")
         description, body = _claim_parts(content)
         new_refs = self._known_refs(evidence)
-        stale = [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
+        # the review page edits the body (or the description when there is none): any of them may be the claim
+        same_claim = any(not claim_changed(text.strip(), content.strip())
+                         for text in (old.body, old.description, f"{old.description}\n{old.body}") if text.strip())
+        # an edit that keeps the claim (a typo fix) keeps the evidence behind it
+        stale = [] if same_claim else [ref for ref in old.sources if parse_ref(ref) and ref not in new_refs]
         sources = sorted({*(ref for ref in old.sources if ref not in stale), *new_refs})
-        title = old.title
-        if _title_quotes_claim(old.title, old.description):
-            # the title was the corrected claim itself: it must not keep the wrong value
-            title = " ".join(description.split())[:120].rstrip(" .。") or old.title
+        level = classify_text(content, old.sensitivity)
+        # a title that restated the corrected claim must not keep the wrong value
+        title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, old.id)
         new = old.replace(title=title, description=description, body=body, version=old.version + 1,
-                          sensitivity=classify_text(content, old.sensitivity), sources=sources,
-                          recorded_at=self.clock.now())
+                          sensitivity=level, sources=sources, recorded_at=self.clock.now())
         with self.canon.transaction():
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
@@ -481,14 +495,18 @@ class Review:
             raise StateError(f"valid_from {start.isoformat()} is after page {page_id} already ended ({old.valid_to.isoformat()})")
         description, body = _claim_parts(content)
         sources = self._known_refs(evidence)
-        new = Page(id=make_page_id(f"{old.id}:{start.isoformat()}"), type=old.type, title=old.title,
+        level = classify_text(content, old.sensitivity)
+        pid = make_page_id(f"{old.id}:{start.isoformat()}")
+        title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, pid)
+        new = Page(id=pid, type=old.type, title=title,
                    description=description, body=body, status="confirmed", consent=True, locked=old.locked,
-                   sensitivity=classify_text(content, old.sensitivity), version=1,
+                   sensitivity=level, version=1,
                    tags=list(old.tags if tags is None else tags), sources=sources, confidence=old.confidence,
                    kind=old.kind, category=old.category, observed_at=self._observed_at(sources),
                    recorded_at=self.clock.now(), valid_from=start, supersedes=old.id)
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
         with self.canon.transaction():
+            retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
                             supersede_reason="temporal", detail={"superseded_by": new.id, "valid_to": start.isoformat()})
             self.canon.save(new, authority=authority, audit_kind="page-replaced",
@@ -504,8 +522,10 @@ class Review:
                 raise InvalidArgumentError("a page cannot supersede itself")
             self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
-        self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old, supersede_reason="other",
-                        detail={"superseded_by": by})
+        with self.canon.transaction():
+            retire_evidence(self.wh, self.scope.key, old.sources)
+            self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
+                            supersede_reason="other", detail={"superseded_by": by})
         self._on_change()
         return new
 
@@ -630,7 +650,7 @@ class Review:
             raise InvalidArgumentError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
         row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
         if row is None:
-            raise NotFoundError("conflict", conflict_id, "list conflicts with mem.conflicts()")
+            raise NotFoundError("conflict", conflict_id, listing="conflicts")
         page_id, cand_id, state = row
         if state != "contested":
             raise StateError(f"conflict {conflict_id} is already {state}")

@@ -201,8 +201,9 @@ def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(timezone.utc).timestamp() * 1000)
 
 
-def _project_key(cwd: str) -> str:
-    return "--" + cwd.strip("/").replace("/", "-") + "--"
+def _project_folder(cwd: str) -> str:
+    """A folder name for the project of ``cwd`` that a shell takes as a name, never an option."""
+    return cwd.strip("/").replace("/", "-")
 
 
 def _pieces(text: str, n: int) -> list[str]:
@@ -332,14 +333,15 @@ def _compress_frames(frames: list[bytes]) -> bytes:
 def generate_samples(directory: str | os.PathLike[str], *, seed: int = 0) -> list[Path]:
     """Write the five sample sessions under ``directory``; same seed, same bytes.
 
-    Layout: ``<directory>/<--project-slug-->/<session uuid>/session.jsonl.zstd``.
+    Layout: ``<directory>/<project-slug>/<session uuid>/session.jsonl.zstd`` (a slug such as
+    ``home-mira-journal``, usable in a shell; the harness project key comes from the header's cwd).
     """
     root = Path(directory)
     rng = random.Random(seed)
     paths = []
     for spec in _SESSIONS:
         session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        folder = root / _project_key(spec.cwd) / session_id
+        folder = root / _project_folder(spec.cwd) / session_id
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "session.jsonl.zstd"
         path.write_bytes(_compress_frames(_session_frames(spec, session_id, rng)))

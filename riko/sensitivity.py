@@ -39,6 +39,7 @@ __all__ = [
     "disclosure_for",
     "observation_is_sensitive",
     "safe_classify",
+    "protected_title",
 ]
 
 LEVELS = ("normal", "provisional_sensitive", "sensitive")
@@ -72,14 +73,14 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"medications?", r"prescriptions?", r"prescribed", r"chemo(?:therapy)?",
             r"radiotherapy", r"hospitali[sz]ed", r"pregnan(?:t|cy)", r"miscarriage",
             r"abortion", r"infertil(?:e|ity)", r"ivf", r"disabilit(?:y|ies)", r"chronic pain",
-            r"insulin", r"medical (?:condition|history|record)s?",
+            r"insulin", r"medical (?:condition|history|record)s?", r"sleeping pills?",
             r"blood pressure", r"biopsy", r"heart attack", r"sexually transmitted",
         ),
         (
             "诊断", "确诊", "疾病", "生病", "癌症", "肿瘤", "糖尿病", "艾滋", "肝炎", "癫痫",
             "哮喘", "痴呆", "手术", "药物", "处方", "吃药", "服药", "怀孕", "流产", "堕胎",
-            "不孕", "化疗", "放疗", "住院", "病情", "病史", "残疾", "慢性病", "胰岛素", "中风",
-            "心脏病", "高血压", "体检报告",
+            "不孕", "试管婴儿", "做试管", "试管都", "化疗", "放疗", "住院", "病情", "病史", "残疾", "慢性病", "胰岛素", "中风",
+            "心脏病", "高血压", "体检报告", "安眠药",
         ),
     ),
     "psychological": (
@@ -117,7 +118,8 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"secret keys?", r"private keys?", r"ssh keys?", r"2fa", r"otp",
             r"one[- ]time (?:code|password)s?", r"verification codes?",
             r"security (?:question|answer)s?", r"credentials?", r"login (?:details|info)",
-            r"seed phrases?", r"recovery (?:phrase|code)s?",
+            r"seed phrases?", r"recovery (?:phrase|code)s?", r"(?:bank|card|atm|sim|phone|debit|credit) pins?",
+            r"pins? (?:is|was|for)", r"two[- ]factor", r"backup codes?",
         ),
         ("密码", "口令", "验证码", "密钥", "私钥", "助记词", "令牌", "登录凭证", "支付密码"),
     ),
@@ -145,7 +147,7 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (
             "银行卡", "银行账户", "银行账号", "信用卡", "卡号", "账号", "工资", "薪水", "薪资",
             "月薪", "年薪", "收入", "负债", "欠债", "欠款", "贷款", "房贷", "破产", "存款",
-            "税号", "资产", "信用分",
+            "税号", "资产", "信用分", "网贷", "借贷", "借钱", "高利贷",
         ),
     ),
 }
@@ -179,6 +181,26 @@ _LABELLED_NUMBER_RE = re.compile(
 )
 _LABELLED_NUMBER_ZH_RE = re.compile(
     r"(?:身份证|护照|卡号|账号|账户|证件|学号|工号|会员号|保单)[号码]*\s*(?:是|为|:|：)?\s*[A-Za-z]{0,3}\d[\d -]{3,}"
+)
+# A labelled code: a keyword naming a personal reference, then a value with at least two digits.
+_CODE_KEYWORD_RE = re.compile(
+    r"(?<![0-9a-z])(?:(?:locker|ticket|booking|reservation|confirmation|tracking|serial|parcel|voucher|"
+    r"door|gate|alarm|safe|lock|access|combination)\s*(?:code|number|no\.?|num|#|ref(?:erence)?|id)?|"
+    r"(?:order|customer|client|employee|staff|student|member(?:ship)?|patient|case|invoice|vin|plate|"
+    r"registration|library card|badge)\s*(?:code|number|no\.?|num|#|id)|"
+    r"licen[cs]e plate|room|seat|flight|vin|codes?(?:\s+[a-z]+){0,4}?\s+(?=is\b|:))"
+    r"\s*(?:is|:|#|=)?\s*(?P<value>(?-i:[A-Z]{1,3}[ -]?)?[0-9][0-9A-Za-z -]*)",
+    re.IGNORECASE,
+)
+# Reference codes on their own: C-928, HX-55821, SN4471-2209, QX7P2L, 7ABC123.
+_CODE_RE = re.compile(
+    r"(?<![\w-])(?:[A-Z]{1,3}\d{0,2}-\d{3,}(?:-\d+)?|[A-Z]{1,4}\d{4,}(?:-\d+)?|"
+    r"(?=[A-Z0-9]{5,12}(?![\w-]))(?=(?:[A-Z]*\d){2})(?=(?:\d*[A-Z]){2})[A-Z0-9]{5,12})(?![\w-])"
+)
+# Chinese: a noun ending in 号 / 码 / 编号 / 单号, then a value with at least two digits.
+_CODE_ZH_RE = re.compile(
+    r"(?:(?<=[\u4e00-\u9fff])(?:号码|编号|单号|号|码)|车位|座位|微信|门牌|车牌)\s*(?:是|为|:|：)?\s*"
+    r"(?P<value>[\u4e00-\u9fff]?[A-Za-z0-9_ -]*[0-9][A-Za-z0-9_ -]*)"
 )
 _STREET_RE = re.compile(
     r"(?<![\w])\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'.-]*\s+){1,4}"
@@ -229,6 +251,13 @@ def _phone_like(text: str) -> bool:
     return False
 
 
+def _labelled_code(pattern: re.Pattern[str], text: str) -> bool:
+    for match in pattern.finditer(text):
+        if sum(ch.isdigit() for ch in match.group("value")) >= 2:
+            return True
+    return False
+
+
 def has_identifier(text: str) -> bool:
     """True for identifier-shaped content: contact details, document or account numbers."""
     folded = _normalise(text or "")
@@ -240,6 +269,9 @@ def has_identifier(text: str) -> bool:
         or _LABELLED_NUMBER_ZH_RE.search(folded)
         or _STREET_RE.search(folded)
         or _STREET_ZH_RE.search(folded)
+        or _CODE_RE.search(folded)
+        or _labelled_code(_CODE_KEYWORD_RE, _DATE_RE.sub(" ", folded))
+        or _labelled_code(_CODE_ZH_RE, _DATE_RE.sub(" ", folded))
         or _phone_like(folded)
     )
 
@@ -321,3 +353,16 @@ def safe_classify(classifier: Callable[[str, str], object], text: str, baseline:
     if not isinstance(answer, str) or answer not in _RANK:
         return "sensitive"
     return stricter(answer, baseline)
+
+
+def protected_title(claim: str, source: str) -> str:
+    """A page title for a protected claim that does not restate it: the cue category and its source.
+
+    No digest of the claim is used: a short claim such as a PIN could be recovered from one.
+
+    >>> protected_title("My bank PIN is 4412", "session:s1/event:3")
+    'Protected credential memory (session:s1/event:3)'
+    """
+    categories = sensitive_cue_categories(claim)
+    kind = categories[0] if categories else "identifier" if has_identifier(claim) else "private"
+    return f"Protected {kind} memory ({source})"

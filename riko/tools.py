@@ -25,7 +25,7 @@ from .clock import utc
 from .errors import AuthorityError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
-from .sensitivity import classify_text
+from .sensitivity import classify_text, protected_title
 from .wiki import Page, make_page_id
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "MISSING_SESSION",
     "REMEMBER_REFUSAL",
     "CORRECT_REFUSAL",
+    "TARGET_REFUSAL",
     "ToolBox",
     "ToolResult",
     "tool_schemas",
@@ -51,6 +52,9 @@ TOOL_NAMES = (
 MISSING_SESSION = "memory tool requires an agent session"
 REMEMBER_REFUSAL = "memory_remember requires an exact claim from the latest raw user message"
 CORRECT_REFUSAL = "memory_correct requires the replacement text in the latest raw user message"
+# forget / suppress / restore: the target must be named by the latest raw user message itself.
+TARGET_REFUSAL = "{tool} requires a target named in the latest raw user message"
+PROTECTED_LABEL = "protected memory; content withheld"
 
 # Lexical targets whose score is within this fraction of the best one are equally plausible.
 AMBIGUITY_MARGIN = 0.8
@@ -179,33 +183,50 @@ def _fold(text: str) -> str:
 
 
 _FEW = r"(?:\S+\s+){0,4}?"
+_NOT = r"(?:don't|dont|do not|never|won't|will not|not|didn't|did not|can't|cannot|no need to)"
+_ZH_NOT = r"(?:千万别|别|不要|不能|不会|不许|不用|不想|没说要|没让你|没叫你|没说|没要你)"
+_TALK = r"(?:mention(?:ing)?|bring(?:ing)?\s+" + _FEW + r"up|rais(?:e|ing)|talk(?:ing)?\s+about|remind(?:ing)?\s+me)"
+_ZH_TALK = r"(?:跟我)?(?:提起|提到|提|说|讲|聊|谈|提醒)"
 _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     # action: (accepting pattern, negated forms removed before matching)
     "forget": (
-        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
-                   r"|忘记|忘掉|删除|删掉|别记|不要记|抹掉|抹去"),
-        re.compile(r"\b(?:don't|dont|do not|never|won't|will not|not)\s+(?:ever\s+)?(?:forget|delete|remove|erase)\b"
-                   r"|(?:千万别|别|不要|不能|不会|不许)(?:忘记|忘掉|删除|删掉|忘|删)"),
+        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge|get rid of|scratch)\b"
+                   r"|\bdrop\s+(?:the|that|this|my|it)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
+                   r"|忘记|忘掉|忘了" + r"[^，。！？]{0,16}?吧|删除|删掉|删了|别记|不要记|不用记|抹掉|抹去|清除|当我没说"),
+        re.compile(_NOT + r"\s+(?:ever\s+)?(?:say\s+(?:to\s+|you\s+should\s+)?|ask\s+you\s+to\s+|tell\s+you\s+to\s+)?"
+                   r"(?:forget|delete|remove|erase)\b"
+                   r"|" + _ZH_NOT + r"(?:忘记|忘掉|删除|删掉|删|忘)"),
     ),
     "suppress": (
-        re.compile(r"\b(?:don't|dont|do not|never|stop|quit)\s+(?:ever\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+"
-                   + _FEW + r"up|rais(?:e|ing))\b|\bhide\b|别再?提|不要再?提|不用再?提|别再说|不要再说|隐藏"),
+        re.compile(r"\b(?:don't|dont|do not|never|stop|quit|can you not|please not)\s+(?:ever\s+)?(?:again\s+)?" + _TALK
+                   + r"|\b(?:rather|prefer)\s+you\s+(?:didn't|did not|don't|not)\s+" + _TALK
+                   + r"|\bno more\s+(?:talk|mention|mentions|reminders)\b|\bleave\s+" + _FEW + r"out of it\b"
+                   + r"|(?<!un)\bhide\b"
+                   r"|(?:别|不要|不用|不许)(?:再|老|总|总是|一直)?" + _ZH_TALK + r"|(?<!取消)隐藏"),
         None,
     ),
     "restore": (
-        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bbring\s+" + _FEW + r"back\b"
-                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up)\b"
-                   r"|\b(?:feel free|it's ok|it's okay|it is ok|it is okay)\s+to\s+mention\b"
-                   r"|恢复|取消隐藏|(?<![不别])可以再?提|可以再说"),
-        None,
+        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bundo\s+the\s+(?:suppression|hiding)\b"
+                   r"|(?<!don't )(?<!do not )(?<!never )\bbring\s+" + _FEW + r"back\b"
+                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up|talk\s+about)\b"
+                   r"|\b(?:feel free|it's ok|it's okay|it's fine|it is ok|it is okay|it is fine|go ahead and)\s+"
+                   r"(?:to\s+)?(?:mention|talk about|bring)"
+                   r"|\b(?:i'm|i am)\s+(?:ok|okay|fine)\s+with\s+you\s+" + _TALK
+                   + r"|(?<![不别])(?:恢复|取消隐藏)|(?<![不别])可以(?:再|重新)?" + _ZH_TALK + r"|可以再说"),
+        re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
     ),
 }
+# Words around a cue that name no memory ("ok forget it, never mind", "那条记忆").
+_FILLER = frozenset(tokenize(
+    "ok okay never mind please thing things stuff one memory memories note notes again anymore any more "
+    "just actually really right now then also whatever 那个 这个 那条 这条 一下 记忆 东西 事情"))
 _ACTION_OF = {"memory_forget": "forget", "memory_suppress": "suppress", "memory_restore": "restore"}
 _CUE_NAME = {"forget": "deletion", "suppress": "suppression", "restore": "restore"}
 
 _TRANSITION = re.compile(
-    r"\b(?:now|nowadays|these days|no longer|not anymore|any ?more|moved to|switched to|changed to)\b"
-    r"|现在|如今|目前|不再|已经不|搬到|搬去|改成|换成"
+    r"\b(?:now|nowadays|these days|no longer|not anymore|any ?more|moved to|switched to|changed to|"
+    r"quit|stopped|started|gave up|took up)\b"
+    r"|现在|如今|目前|不再|已经不|搬到|搬去|改成|换成|改喝|改用|改吃|戒了|戒掉|开始"
 )
 
 
@@ -410,7 +431,7 @@ class ToolBox:
                                 message=f"Memory updated over time: {page.id} replaces {old.id} from "
                                         f"{when.isoformat()}{aliases}.")
         page = review.create_page(
-            _title(claim), "", type="concept", authority="user", audit_kind="memory-remembered",
+            protected_title(claim, latest.ref) if level != "normal" else _title(claim), "", type="concept", authority="user", audit_kind="memory-remembered",
             id=make_page_id(f"{self.scope_key}:remember:{latest.ref}:{normalize_claim(claim)}"),
             description=claim, sources=[latest.ref], sensitivity=level, observed_at=when)
         if level != baseline:
@@ -469,18 +490,41 @@ class ToolBox:
 
     # -- memory_forget / memory_suppress / memory_restore ---------------------------------------
     def _authorised_target(self, tool: str, id: str | None, target: str | None) -> Page | ToolResult:
-        """Check the cue and the target against the latest user message, then resolve one page."""
+        """Check the cue and the target against the latest user message, then resolve one page.
+
+        The page must be one the latest raw user message names: its id written there, a target
+        text copied from there, or (for an id the model chose after a confirmation request) a
+        page sharing content words with what the user wrote beside the cue.
+        """
         action = _ACTION_OF[tool]
         latest = self._latest()
         if latest is None or not has_cue(action, latest.text):
             raise _Refused(f"{tool} requires an explicit {_CUE_NAME[action]} cue in the latest raw user message")
         if target is not None and not claim_in_latest(target, latest):
-            raise _Refused(f"{tool} requires the target text in the latest raw user message")
+            raise _Refused(TARGET_REFUSAL.format(tool=tool))
         if id is not None:
-            return self.mem._canon.get(id.strip())
+            page = self.mem._canon.get(id.strip())
+            if not self._named_by(page, action, latest, target):
+                raise _Refused(TARGET_REFUSAL.format(tool=tool))
+            return page
         if target is None:
             raise _Refused(f"{tool} needs an id or a target copied from the latest user message")
         return self._resolve(tool, target)
+
+    def _named_by(self, page: Page, action: str, latest: UserEvent, target: str | None) -> bool:
+        """True when the latest user message names ``page``: by id, by an active alias, or by its words."""
+        folded = _fold(latest.text)
+        if page.id.casefold() in folded:
+            return True
+        aliases = self.mem.warehouse.fetchall(
+            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
+            [self.scope_key, page.id])
+        if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
+               for (a,) in aliases):
+            return True
+        said = _CUES[action][0].sub(" ", _fold(target) if target is not None else folded)
+        wanted = set(tokenize(said)) - _FILLER
+        return bool(wanted & set(tokenize(f"{page.title}\n{page.description}\n{page.body}")))
 
     def _resolve(self, tool: str, target: str) -> Page | ToolResult:
         """One page for ``target``: an active alias, else an exact title, else a clear lexical winner."""
@@ -520,7 +564,7 @@ class ToolBox:
         out = self.mem._review.forget(page.id, authority="user",
                                       invalidate_aliases=lambda pid: invalidate_entity_aliases(wh, scope, clock, pid))
         return self._result("memory_forget", id=page.id, raw_session_retained=bool(out.get("raw_session_retained", True)),
-                            message=f"Memory {page.id} ({page.title}) forgotten; it leaves future Residents.")
+                            message=f"Memory {page.id} ({_label(page)}) forgotten; it leaves future Residents.")
 
     def _suppress(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_suppress", id, target)
@@ -528,7 +572,7 @@ class ToolBox:
             return page
         self.mem._review.suppress(page.id, reason="user-requested-suppression", authority="user")
         return self._result("memory_suppress", id=page.id,
-                            message=f"Memory {page.id} ({page.title}) suppressed; memory_restore undoes it.")
+                            message=f"Memory {page.id} ({_label(page)}) suppressed; memory_restore undoes it.")
 
     def _restore(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_restore", id, target)
@@ -536,10 +580,15 @@ class ToolBox:
             return page
         self.mem._review.restore(page.id, reason="user-requested-restore", authority="user")
         return self._result("memory_restore", id=page.id,
-                            message=f"Memory {page.id} ({page.title}) restored; it may be mentioned again.")
+                            message=f"Memory {page.id} ({_label(page)}) restored; it may be mentioned again.")
+
+
+def _label(page: Page) -> str:
+    """How a page is named to the model: its title, or a fixed label when it is protected."""
+    return page.title if page.sensitivity == "normal" else PROTECTED_LABEL
 
 
 def _candidate(page: Page) -> dict[str, str]:
-    """A candidate target as shown to the model; protected content is not repeated."""
-    summary = page.summary() if page.sensitivity == "normal" else "(protected memory; content withheld)"
-    return {"id": page.id, "title": page.title, "summary": summary}
+    """A candidate target as shown to the model; protected content is not repeated, title included."""
+    summary = page.summary() if page.sensitivity == "normal" else f"({PROTECTED_LABEL})"
+    return {"id": page.id, "title": _label(page), "summary": summary}

@@ -18,11 +18,12 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import InvalidArgumentError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, InvalidArgumentError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
+from .private_files import FILE_MODE, private_dir, private_file
 from .scope import MemoryScope
 
-__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps"]
+__all__ = ["Warehouse", "WriterLock", "naive_utc", "dumps", "missing_memory", "require_memory"]
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -45,8 +46,8 @@ class WriterLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -84,6 +85,26 @@ _OPEN: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
 _OPEN_GUARD = threading.Lock()
 
 
+def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
+    """The error for a scope that has no warehouse yet (reads never create one)."""
+    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
+        "create", preset=scope.preset)
+
+
+def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
+    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
+    directory = Path(root).absolute() / "warehouse" / scope.storage_key
+    if not (directory / "riko.duckdb").exists():
+        raise missing_memory(scope, directory)
+
+
+class _ClosedConnection:
+    """Stands in for the connection after ``close()``: any use raises a clear :class:`ClosedError`."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise ClosedError()
+
+
 class Warehouse:
     """One scope's DuckDB database under ``<root>/warehouse/<storage-key>/riko.duckdb``."""
 
@@ -99,10 +120,7 @@ class Warehouse:
         self._hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         if read_only:
             if not self.path.exists():
-                raise RikoError(
-                    f"no memory for scope {scope.key} at {self.directory}; "
-                    "open it once without read_only=True to create it"
-                )
+                raise missing_memory(scope, self.directory)
             self.con = self._connect(read_only=True)
         else:
             self.lock.acquire()
@@ -124,7 +142,7 @@ class Warehouse:
                 _OPEN[key] = (con, refs + 1)
                 self._key = key
                 return con.cursor()
-            self.directory.mkdir(parents=True, exist_ok=True)
+            private_dir(self.directory)
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.IOException as exc:
@@ -133,18 +151,20 @@ class Warehouse:
                     pid = _pid_from_duckdb_message(text)
                     raise RikoLockedError(self.path, pid) from None
                 raise RikoError(f"cannot open warehouse {self.path}: {text}") from exc
+            if not read_only:
+                private_file(self.path)  # raw conversation: the owner's alone
             _OPEN[key] = (con, 1)
             self._key = key
             return con.cursor()
 
     def close(self) -> None:
         con = getattr(self, "con", None)
-        if con is None:
+        if con is None or isinstance(con, _ClosedConnection):
             return
         try:
             con.close()
         finally:
-            self.con = None  # type: ignore[assignment]
+            self.con = _ClosedConnection()  # type: ignore[assignment]
             with _OPEN_GUARD:
                 shared = _OPEN.get(self._key)
                 if shared is not None:

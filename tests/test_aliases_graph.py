@@ -34,7 +34,8 @@ TEA = Page(id="tea", type="concept", title="Tea")
 @pytest.mark.parametrize("sentence, expected", [
     ("I had lunch with Anna (Annie) today", [("anna", "Annie")]),
     ("Annie (Anna) is my sister", [("anna", "Annie")]),
-    ("Auntie Anna called", [("anna", "Auntie")]),
+    ("my Auntie Anna called", [("anna", "Auntie")]),
+    ("Auntie Anna called", []),                             # sentence-initial: every first word is capitalised
     ("Bob Stone（老石）来了", [("bob", "老石")]),
     ("Anna (Annie) and Bob Stone (Bobby) came", []),       # two entities: ambiguous
     ("Anna (Annie) or Anna (Nan)?", []),                    # two aliases: ambiguous
@@ -174,3 +175,17 @@ def test_memory_graph_reflects_the_wiki(mem):
     assert broken_links(graph) == [(anna, "Jazz")]
     mem.forget(tea.id)
     assert broken_links(mem.graph()) == [(anna, "Jazz"), (anna, "Tea")]
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Yesterday Joe went to the market", []),
+    ("Today Joe called me", []),
+    ("And Joe said hi", []),
+    ("Monday Joe starts", []),
+    ("we visited Uncle Joe last week", [("JOE", "Uncle")]),
+    ("Joe(Jojo) came over", [("JOE", "Jojo")]),
+    ("then Yesterday Joe left", []),
+])
+def test_explicit_coreference_takes_only_the_explicit_forms(sentence, expected):
+    joe = Page(id="JOE", type="entity", title="Joe", status="confirmed", consent=True, version=1)
+    assert explicit_coreferences(sentence, [joe]) == expected

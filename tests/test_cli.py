@@ -60,5 +60,5 @@ def test_preset_mismatch_reported_with_path(tmp_path, capsys):
 
 def test_read_commands_do_not_create_a_scope(tmp_path, capsys):
     code, _, err = run(capsys, "sessions", "--root", str(tmp_path), "--preset", "never")
-    assert code == 2 and "open it once" in err
+    assert code == 2 and "riko init --preset never" in err
     assert not (tmp_path / "warehouse" / "local--never").exists()

@@ -28,6 +28,8 @@ def cli(tmp_path, monkeypatch, capsys):
         return code, (json.loads(out) if json_out and out.strip() else out), err
 
     run.root = tmp_path  # type: ignore[attr-defined]
+    assert riko.cli.main(["init", "--root", str(tmp_path), "--preset", "companion"]) == 0  # only init/ingest create
+    capsys.readouterr()
     return run
 
 
@@ -150,14 +152,16 @@ def test_wiki_check_is_a_pre_commit_hook(cli):
     assert page.read_bytes() == broken and _audit_count(cli.root) == audits_before
 
 
-def test_wiki_check_needs_no_warehouse(tmp_path, cli):
-    scope = wiki_dir(cli.root) / "entities"
+def test_wiki_check_needs_no_warehouse(tmp_path, cli, capsys):
+    fresh = tmp_path / "fresh"
+    scope = wiki_dir(fresh) / "entities"
     scope.mkdir(parents=True)
     (scope / "a.md").write_text("---\nid: same\ntype: entity\ntitle: A\n---\n")
     (scope / "b.md").write_text("---\nid: same\ntype: entity\ntitle: B\n---\n")
-    code, out, _ = cli("wiki", "check")
+    code = riko.cli.main(["wiki", "check", "--root", str(fresh), "--preset", "companion", "--json"])
+    out = json.loads(capsys.readouterr().out)
     assert code == 1 and [e["line"] for e in out["errors"]] == [2, 2]
-    assert not (cli.root / "warehouse").exists()
+    assert not (fresh / "warehouse").exists()
 
 
 def test_wiki_sync_applies_edits_and_reports_errors(cli):

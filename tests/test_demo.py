@@ -29,3 +29,18 @@ def test_demo_runs_every_stage_end_to_end(tmp_path):
 def test_public_names():
     assert set(riko.__all__) == {"Memory", "open", "MemoryScope", "RikoError", "FixedClock", "SystemClock", "__version__"}
     assert riko.Memory.__module__ == "riko.memory"
+
+
+def test_demo_text_reads_as_a_story(tmp_path):
+    from riko.demo import RULE_WIDTH
+    from riko.rows import display_width
+
+    out = subprocess.run([sys.executable, "-m", "riko", "demo", "--root", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    headers = [line for line in out.splitlines() if line.startswith("== ")]
+    assert len(headers) >= 8 and all(display_width(h) == RULE_WIDTH and h.endswith("===") for h in headers), headers
+    assert "2 log(s) belong to other presets (work) and were left for them" in out
+    assert "refused" not in out.split("== 2.")[0]  # it says what happened instead
+    kyoto = out.split("5. recall: Do you remember my ticket number")[1].split("\n== ")[0]
+    assert "[silent_use]" in kyoto and "text is withheld" in kyoto
+    assert f"sample logs under {tmp_path / 'samples'}" in out

@@ -444,3 +444,22 @@ def test_every_provider_meets_the_protocol(server):
     for provider in providers:
         assert isinstance(provider, DreamProvider)
         assert provider.name and provider.model
+
+
+def test_provider_pickles_for_a_worker_without_its_client(server, monkeypatch):
+    import pickle
+
+    provider = openai(server)
+    server.script += [Reply(body=openai_reply(GOOD_FILE)) for _ in range(3)]
+    assert provider.extract(transcript()) == GOOD_FILE  # the pooled client now exists
+    assert SECRET not in pickle.dumps(provider).decode("latin-1")
+    copies = [pickle.loads(pickle.dumps(provider)) for _ in range(2)]
+    assert all("_http_client" not in c.__dict__ for c in copies)
+    with pytest.raises(ProviderError, match="RIKO_TEST_DREAM_KEY is not set"):
+        copies[0].extract(transcript())  # a worker reads the credential from its own environment
+    monkeypatch.setenv("RIKO_TEST_DREAM_KEY", SECRET)
+    assert [c.extract(transcript()) for c in copies] == [GOOD_FILE, GOOD_FILE]
+    # copies in one worker process share one pooled client, and closing one keeps it open
+    assert copies[0]._client() is copies[1]._client()
+    copies[0].close()
+    assert not copies[1]._client().is_closed

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import riko
+from riko.contracts import parse_ref
 from riko.clock import FixedClock
 from riko.dense import DenseDoc, DenseIndex, DeterministicProvider
 from riko.dense.store import read_generation, read_pointer
@@ -475,3 +476,31 @@ def test_session_id_matches_only_as_a_whole_identifier() -> None:
     needles = Needles("s1")
     assert needles.mentions("session:s1/event:4") and needles.mentions("s1") and needles.mentions("[\"s1\"]")
     assert not needles.mentions("s10") and not needles.mentions("xs1") and not needles.mentions("s1-b")
+
+
+def test_a_typo_fix_keeps_the_evidence_and_purge_still_reaches_the_page(world: World) -> None:
+    with world.open() as mem:
+        sources = mem.page(world.page_a).sources
+        typo = mem.page(world.page_a).description.replace("honeybees", "honeybeees")
+        mem.correct(world.page_a, typo)
+        mem.correct(world.page_a, typo.replace("honeybeees", "honeybees"))
+        assert mem.page(world.page_a).sources == sources  # the claim never changed
+        sid, seq = parse_ref(world.ra)
+        assert not mem._wh.fetchone("SELECT correction_invalidated FROM evidence WHERE session_id = ? AND seq = ?",
+                                    [sid, seq])[0]
+        report = mem.purge(world.a)
+        assert world.page_a in report["impact"]["pages"]["removed"]
+
+
+def test_purge_follows_the_version_lineage_of_a_page_whose_sources_were_edited_away(world: World) -> None:
+    with world.open() as mem:
+        row = mem.pages().filter(mem.pages()["id"] == world.page_a)
+        file = mem._canon.dir / row["path"][0]
+        text = file.read_text(encoding="utf-8")
+        kept = [line for line in text.splitlines(keepends=True) if world.a not in line]
+        file.write_text("".join(kept).replace("sources:\n", "sources: []\n"), encoding="utf-8")
+        assert world.page_a in mem.sync().edited and not mem.page(world.page_a).sources
+        report = mem.purge(world.a)
+        assert world.page_a in report["impact"]["pages"]["removed"]
+        mem.purge(world.a, dry_run=False, confirmation=report["confirmation"])
+        assert mem.page(world.page_a).status == "forgotten"

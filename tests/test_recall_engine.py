@@ -163,20 +163,56 @@ def test_evidence_restating_a_cited_page_is_folded_into_it(mem) -> None:
     assert set(row["channels"]) >= {"lexical", "rawEvidence"}
 
 
-def test_channel_weights_follow_measured_quality() -> None:
+def test_channel_weights_are_plain_with_the_dense_model_weight_and_overrides() -> None:
     from riko.dense import DeterministicProvider
-    from riko.recall.engine import LEXICAL_GATE, channel_weights
+    from riko.recall.engine import DENSE_WEIGHTS, channel_weights
 
-    plain = channel_weights(None, quality={"lexical": 1.0, "rawEvidence": 0.4})
-    assert plain["lexical"] == 1.0 and plain["rawEvidence"] == pytest.approx(0.4)
-    assert channel_weights(None, quality={"lexical": 0.01})["lexical"] == pytest.approx(0.1)  # floor
-    dense = channel_weights(DeterministicProvider(64), quality={"lexical": LEXICAL_GATE - 0.01, "rawEvidence": 0.9},
-                            dense=True)
-    assert dense["lexical"] == 0.0 and dense["rawEvidence"] == pytest.approx(0.9) and dense["dense"] == 0.5
+    plain = channel_weights(None)
+    assert set(plain.values()) == {1.0}  # no per-query gating of a BM25 channel
+    dense = channel_weights(DeterministicProvider(64))
+    assert dense["dense"] == DENSE_WEIGHTS["deterministic-local-v1"] and dense["rawEvidence"] == 1.0
+    assert channel_weights(DeterministicProvider(64), {"dense": 2.0, "lexical": 0.0})["dense"] == 2.0
     index = SparseBM25()
     index.add([["green", "tea"], ["black", "coffee"], ["tea", "cup"]])
     assert index.coverage(["green", "tea"], 0) == pytest.approx(1.0)
     assert 0 < index.coverage(["green", "tea"], 2) < 0.5 and index.coverage(["unseen"], 0) == 0.0
+
+
+def test_a_line_is_scored_with_its_neighbours_as_context(mem) -> None:
+    from riko.recall.channels import raw_evidence
+    from riko.recall.text import tokenize
+
+    # Both replies name Lisbon; only the first answers the conference question before it.
+    for text in ("Where is the conference this year?", "Lisbon, I think, but the plan may change.", "Sounds great."):
+        say(mem, "s1", text)
+    for text in ("The garden needs water.", "Lisbon!", "The bus was late."):
+        say(mem, "s2", text)
+    cache = cache_for(mem)
+    cache.refresh()
+    tokens = tokenize("lisbon conference")
+
+    def order(weight: float) -> list[str]:
+        return raw_evidence(cache, tokens, [], 10, neighbour_weight=weight).ids
+
+    alone, with_context = order(0.0), order(0.5)
+    # alone, the short "Lisbon!" outscores the longer reply; its question lifts the reply above
+    assert alone.index("session:s2/event:1") < alone.index("session:s1/event:1")
+    assert with_context.index("session:s1/event:1") < with_context.index("session:s2/event:1")
+    # a line with no match of its own never takes a seat, however good its neighbour
+    assert set(with_context) == set(alone) == {"session:s1/event:0", "session:s1/event:1", "session:s2/event:1"}
+    ranked = mem.retrieve("lisbon conference", k=10)  # the research ranking uses the same channel
+    assert ranked["doc_id"].to_list().index("session:s1/event:1") < ranked["doc_id"].to_list().index("session:s2/event:1")
+
+
+def test_neighbours_follow_seq_order_within_a_session() -> None:
+    from riko.recall.index_cache import EvidenceSide
+
+    side = EvidenceSide()
+    for line, (session, seq) in enumerate([("a", 0), ("b", 0), ("a", 4), ("a", 2), ("b", 1)]):
+        side.line_keys.append((session, seq))
+        side.link(session, seq, line)
+    assert side.neighbours(0) == (3,) and side.neighbours(3) == (0, 2) and side.neighbours(2) == (3,)
+    assert side.neighbours(1) == (4,) and side.neighbours(4) == (1,)
 
 
 # -- the cache ------------------------------------------------------------------------------------------

@@ -157,7 +157,8 @@ def test_gate_outcomes_for_protected_pages(mem) -> None:
     row = row_of(asked, provisional.id)
     assert (row["decision"], row["reason"]) == ("explicit", "user-explicit-only-projection")
     assert "4471" in asked.context
-    unasked = mem.recall("what is my gym locker code")
+    assert "4471" in mem.recall("what is my gym locker code?").context  # asking for one's own detail
+    unasked = mem.recall("heading to the gym, the locker code keypad there is broken again")
     row = row_of(unasked, provisional.id)
     assert (row["decision"], row["reason"]) == ("silent_use", "sensitive-no-explicit-request")
     assert "4471" not in unasked.context

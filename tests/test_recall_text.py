@@ -159,3 +159,10 @@ def test_chunk_properties(text: str, max_chars: int, overlap: int) -> None:
     longest = max(e - s for s, e in split_sentences(text))
     if longest <= max_chars:
         assert set(ends) <= sentence_ends  # never mid-sentence when every sentence fits
+
+
+def test_english_words_are_stemmed_so_inflections_meet() -> None:
+    assert tokenize("She was running to the meetings") == tokenize("run to a meeting")
+    assert tokenize("happiness, cats") == ["happi", "cat"]
+    # identifiers, numbers, short words and other scripts stay as written
+    assert tokenize("B-417 v1.2 2023 ox 深色") == ["b-417", "b", "417", "v1.2", "v1", "2", "2023", "ox", "深色"]

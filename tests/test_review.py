@@ -529,3 +529,66 @@ def test_a_repeated_grounded_statement_does_not_duplicate_the_page(mem):
     assert set(page.sources) == {"session:s1/event:0", "session:s2/event:0"}
     assert mem._review.candidate(second.candidate_id)["status"] == "accepted"
     assert mem.audits("candidate-merged-into-page").height == 1
+
+
+# -- subject + predicate + value conflicts, and tightening from a repeat ----------------------------
+
+
+def test_an_additive_fact_under_an_existing_title_contests_nothing(tmp_path, clock):
+    with open_mem(tmp_path / "root", clock) as mem:
+        old = mem.create_page("Coffee", description="drinks coffee every morning")
+        cid = mem.propose("Coffee", description="prefers oat milk")
+        assert mem._review.candidate(cid)["status"] == "pending" and mem.conflicts().height == 0
+        assert "every morning" in mem.resident().text and old.id not in mem._review.contested_page_ids()
+        mem.propose("Coffee", description="prefers almond milk")  # merges into the pending addition
+        lisbon = mem.create_page("Home", description="I live in Lisbon")
+        mem.propose("Home", description="I live in Porto")
+        assert mem.conflicts("contested")["page_id"].to_list() == [lisbon.id]
+        assert mem.propose("Home", description="My home is in Lisbon") is None  # a paraphrase
+
+
+def test_a_dream_repeat_tightens_an_existing_page_and_never_loosens(tmp_path, clock):
+    from riko.dream.proposals import Proposal, propose_batch
+    from riko.dream.protocol import ProposedPage
+
+    def dream(mem, title, description, sensitivity):
+        ref = say(mem, "s1", description)
+        page = ProposedPage(path=f"concepts/{title.lower()}.md", folder="concepts", type="concept", title=title,
+                            description=description, body="", tags=(), confidence=0.9, kind=None, category=None,
+                            sensitivity=sensitivity, links=())
+        with mem.warehouse.transaction():
+            return propose_batch(mem._review, [Proposal(page, "s1", (ref,))])[0]
+
+    with open_mem(tmp_path / "root", clock) as mem:
+        page = mem.create_page("Thursdays", description="I see Dr. Silva on Thursdays")
+        assert page.sensitivity == "normal"
+        outcome = dream(mem, "Thursdays", "I see Dr. Silva on Thursdays", "sensitive")
+        assert outcome.action == "dropped-duplicate" and mem.page(page.id).sensitivity == "sensitive"
+        changed = audits(mem, "memory-sensitivity-changed")[-1]
+        assert changed["authority"] == "model_proposal" and changed["detail"]["to"] == "sensitive"
+        again = dream(mem, "Thursdays", "I see Dr. Silva on Thursdays", "normal")
+        assert again.action == "dropped-duplicate" and mem.page(page.id).sensitivity == "sensitive"
+        assert "Dr. Silva" not in mem.resident().text
+
+
+def test_a_typo_fix_through_the_review_page_keeps_the_evidence(tmp_path, clock):
+    from riko.server import create_app
+    from starlette.testclient import TestClient
+
+    root = tmp_path / "root"
+    with open_mem(root, clock) as mem:
+        ref = say(mem, "s1", "I prefer oolong tea without sugar, brewed for three minuets")
+        cid = mem.propose("Tea", description="I prefer oolong tea",
+                          body="I prefer oolong tea without sugar, brewed for three minuets", evidence=[ref])
+        pid = mem.confirm(cid).id
+    app = create_app(root, {"api_tokens": {"companion": "tok-companion-123456"}})
+    headers = {"x-dsh-memory-profile": "companion", "authorization": "Bearer tok-companion-123456"}
+    with TestClient(app, client=("127.0.0.1", 50000)) as c:
+        fixed = "I prefer oolong tea without sugar, brewed for three minutes"
+        assert c.put(f"/memory/v1/wiki/pages/{pid}", headers=headers, json={"content": fixed}).status_code == 200
+        changed = "I prefer green tea with honey"
+        assert c.put(f"/memory/v1/wiki/pages/{pid}", headers=headers, json={"content": changed}).status_code == 200
+    with open_mem(root, clock) as mem:
+        versions = mem.page_versions(pid)["text"].to_list()
+        assert ref in versions[-1]  # the typo fix kept the evidence ...
+        assert mem.page(pid).sources == []  # ... the real change did not

@@ -6,15 +6,17 @@ text stays hidden; screenshots land in ``tests/artifacts/``. Chromium missing is
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-
-from riko.server import create_app
 from server_data import ADMIN, TOKEN_CONFIG, TOKENS, Data, LiveServer, populate
+
+import riko
+from riko.server import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -26,6 +28,11 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Data]]:
     data = populate(tmp_path_factory.mktemp("browser"))
+    with riko.open(data.root, preset="companion") as mem:  # a candidate that cites its evidence
+        sid = data.sessions[0]
+        seq = mem.evidence(sid, user_only=True)["seq"][0]
+        data.candidates["evidenced"] = mem.propose("Candidate evidenced", body="Mira said so herself.",
+                                                   type="episode", evidence=[f"session:{sid}/event:{seq}"])
     with LiveServer(create_app(data.root, TOKEN_CONFIG)) as url:
         yield url, data
 
@@ -145,3 +152,76 @@ def test_owner_admin_reveal_and_settings(page: Page, live: tuple[str, Data]) -> 
     expect(page.locator("#graph")).not_to_contain_text("Health note")
     expect(page.locator("#legend")).to_contain_text("supports")
     page.screenshot(path=str(ARTIFACTS / "review-page-graph.png"), full_page=True)
+
+
+def _no_horizontal_overflow(page: Page) -> None:
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the page is {width[0]} px wide in a {width[1]} px window"
+
+
+def test_evidence_refs_open_the_evidence_viewer(page: Page, live: tuple[str, Data]) -> None:
+    url, data = live
+    _connect(page, url, TOKENS["companion"])
+    page.click('#tabs button[data-tab="candidates"]')
+    card = page.locator(f'article[data-candidate="{data.candidates["evidenced"]}"]')
+    link = card.locator("a.evref")
+    expect(link).to_have_count(1)
+    sid, seq = link.get_attribute("data-session"), link.get_attribute("data-seq")
+    assert link.inner_text() == f"session:{sid}/event:{seq}"
+    link.click()
+    expect(page.locator("#tab-sessions")).to_have_class("tab active")
+    target = page.locator(f'#session-detail .line.target[data-seq="{seq}"]')
+    expect(target).to_be_visible()
+    expect(page.locator("#session-detail h2")).to_have_text(f"Session {sid}")
+
+
+def test_protected_pages_read_as_what_they_are_and_when(page: Page, live: tuple[str, Data]) -> None:
+    url, data = live
+    _connect(page, url, TOKENS["companion"])
+    page.click('#tabs button[data-tab="wiki"]')
+    item = page.locator(f'#wiki-tree .item[data-page="{data.pages["health"]}"] .title')
+    expect(item).to_have_text(re.compile(r"^protected concept · created \d{4}-\d{2}-\d{2}$"))
+    assert data.pages["health"][:8] not in item.inner_text()
+    whole = item.evaluate("""(el) => { const r = el.getBoundingClientRect(), box = el.closest('.item').getBoundingClientRect();
+        return el.scrollWidth <= el.clientWidth && r.right <= box.right + 0.5; }""")
+    assert whole, "the label is shown whole inside its row, not cut off"
+
+
+def test_graph_edges_have_arrowheads(page: Page, live: tuple[str, Data]) -> None:
+    url, _ = live
+    _connect(page, url, TOKENS["companion"])
+    page.click('#tabs button[data-tab="graph"]')
+    edges = page.locator("#graph line.edge")
+    expect(edges.first).to_be_attached()  # a vertical line has a zero-width box, so not "visible"
+    markers = page.evaluate("""() => [...document.querySelectorAll('#graph line.edge')].map(
+        (l) => [l.getAttribute('marker-end'), !!document.querySelector(l.getAttribute('marker-end').slice(4, -1) + ' path')])""")
+    assert markers and all(ref.startswith("url(#arrow-") and found for ref, found in markers)
+
+
+def test_the_page_fits_420_and_1280_px_windows_with_a_cjk_font(page: Page, live: tuple[str, Data]) -> None:
+    url, _ = live
+    fonts = page.evaluate("() => getComputedStyle(document.body).fontFamily")
+    assert "Noto Sans CJK SC" in fonts and "PingFang SC" in fonts
+    browser = page.context.browser
+    assert browser is not None
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width in (420, 1280):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        _connect(tab, url, TOKENS["companion"])
+        expect(tab.locator("#resident-version")).not_to_have_text("–")
+        _no_horizontal_overflow(tab)
+        # the Dream facts stay readable: a value gets more than a few characters a line
+        assert tab.evaluate("() => document.querySelector('#dream-state').getBoundingClientRect().width") > 120
+        tab.screenshot(path=str(ARTIFACTS / f"review-page-{width}px.png"), full_page=True)
+        for name in ("wiki", "candidates", "sessions", "audits", "graph"):
+            tab.click(f'#tabs button[data-tab="{name}"]')
+            expect(tab.locator(f"#tab-{name}")).to_have_class("tab active")
+            tab.wait_for_load_state("networkidle")
+            _no_horizontal_overflow(tab)
+        tab.click('#tabs button[data-tab="candidates"]')
+        tab.screenshot(path=str(ARTIFACTS / f"review-page-{width}px-candidates.png"), full_page=True)
+        context.close()
+        assert errors == []

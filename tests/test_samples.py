@@ -41,7 +41,7 @@ def test_layout_header_frame_and_batches(tmp_path: Path) -> None:
     presets = []
     for path in paths:
         project, sid, name = path.relative_to(tmp_path).parts
-        assert name == "session.jsonl.zstd" and UUID.match(sid) and re.match(r"^--[a-z0-9-]+--$", project)
+        assert name == "session.jsonl.zstd" and UUID.match(sid) and re.match(r"^[a-z0-9][a-z0-9-]*$", project)
         with open(path, "rb") as fh:
             frames = list(iter_frames(fh))
         assert len(frames) >= 4 and all(isinstance(f, tuple) for f in frames)
@@ -63,7 +63,9 @@ def test_samples_read_cleanly_with_every_event_kind(tmp_path: Path) -> None:
         path = reader.path
         events = list(reader.events())
         assert reader.issues == [] and reader.bytes_consumed == path.stat().st_size
-        assert reader.header is not None and reader.header.project_key == path.parent.parent.name
+        project = path.parent.parent.name
+        assert not project.startswith("-"), "a shell must read the folder as a name, not an option"
+        assert reader.header is not None and reader.header.project_key == f"--{project}--"
         types = {e.type for e in events}
         assert {"turn/start", "user/message", "assistant/message", "tool/call", "tool/result", "turn/end"} <= types
         assert all(JAN_2026 <= e.time_ms < JAN_2027 for e in events)

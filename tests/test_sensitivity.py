@@ -245,3 +245,33 @@ def test_safe_classify_passes_through_a_usable_answer_without_loosening() -> Non
     assert safe_classify(classify_text, "I like oolong tea", "normal") == "normal"
     assert safe_classify(classify_text, "anna@example.com", "normal") == "provisional_sensitive"
     assert safe_classify(lambda t, b: "normal", "I like tea", "provisional_sensitive") == "provisional_sensitive"
+
+
+# ---------------------------------------------------------------------------- the labelled set
+
+
+@pytest.mark.parametrize("text", [
+    "My bank PIN is 4412", "locker code Z-9981", "ticket B-417", "call me on 0912 345 678",
+    "My IBAN is DE89 3704 0044 0532 0130 00", "我的储物柜号码是Z-9981", "我的车牌号是沪A12345",
+])
+def test_identifier_shaped_claims_are_protected(text):
+    assert classify_text(text) != "normal"
+
+
+@pytest.mark.parametrize("text", ["I read 3 books in 2023", "The room was 25 degrees all night",
+                                  "我2023年读了3本书", "我3月2号去北京出差"])
+def test_numbers_that_identify_nothing_stay_normal(text):
+    assert classify_text(text) == "normal"
+
+
+def test_the_labelled_sensitivity_set_meets_its_targets():
+    from riko.evaluation.labelled import labelled_file, score_sensitivity
+
+    rows = labelled_file("sensitivity").read_text(encoding="utf-8").splitlines()
+    assert len(rows) >= 300 and {'"lang": "en"', '"lang": "zh"'} <= {r[r.index('"lang"'):r.index('"lang"') + 12] for r in rows}
+    report = score_sensitivity()
+    for label in ("sensitive", "identifier", "protected"):
+        assert report.classes[label].recall >= 0.95, report.text()
+    for label in ("sensitive", "identifier", "normal", "protected"):
+        assert report.classes[label].precision >= 0.85, report.text()
+    assert report.to_dict()["classes"]["protected"]["support"] == report.classes["protected"].support

@@ -92,6 +92,7 @@ ROUTES: list[tuple[str, str, Any, set[int]]] = [
     ("GET", "/audits", None, {200}),
     ("GET", "/sessions", None, {200}),
     ("GET", "/sessions/{sid}", None, {200}),
+    ("PUT", "/sessions/{sid}/events/2/sensitivity", {"sensitivity": "sensitive"}, {200}),
     ("GET", "/purges", None, {200}),
     ("POST", "/purge", {"sessionId": "{sid}", "dryRun": True}, {404}),  # purge_enabled is off
     ("POST", "/recall", {"query": "what do I drink?"}, {404}),  # recall_enabled is off
@@ -230,6 +231,12 @@ def test_owner_admin_only_mode(tmp_path: Any) -> None:
 def test_loopback_header_only_mode(tmp_path: Any) -> None:
     app = create_app(tmp_path, {})
     with _client(app) as c:
+        r = c.get(API + "/wiki", headers={"x-dsh-memory-profile": "companion"})
+        assert r.status_code == 404 and r.json()["error"] == "no-scope"  # reads never create a scope
+        assert not (tmp_path / "warehouse").exists()
+        import riko
+
+        riko.open(tmp_path, preset="companion").close()
         r = c.get(API + "/wiki", headers={"x-dsh-memory-profile": "companion"})
         assert r.status_code == 200
         cfg = c.get(API + "/config", headers={"x-dsh-memory-profile": "companion"}).json()

@@ -225,6 +225,8 @@ def test_observation_routes(client: TestClient, data: Data) -> None:
     r = client.post(API + "/observations", headers=USER, json=body)
     if hasattr(riko.Memory, "add_observation"):
         assert r.status_code == 201
+        [row] = get(client, "/observations").json()["observations"]
+        assert row["anchors"] == body["anchors"] and isinstance(row["session_ids"], list)  # arrays, not JSON text
     else:
         assert r.status_code == 501 and "Memory.add_observation()" in r.json()["message"]
     assert client.post(API + "/observations", headers=USER, json={"text": "x", "anchors": []}).status_code == 400
@@ -447,3 +449,15 @@ def test_loosening_a_protected_page_needs_owner_admin(client: TestClient, data: 
                       json={"sensitivity": "provisional_sensitive"}).json()["redacted"] is True
     r = client.put(API + f"/wiki/pages/{data.pages['atlas']}", headers=ADMIN_H, json={"sensitivity": "normal"})
     assert r.status_code == 200 and r.json()["title"] == "Atlas"
+
+
+def test_a_protected_page_s_conflict_does_not_show_its_title(tmp_path) -> None:
+    root = tmp_path / "root"
+    with riko.open(root, preset="companion") as mem:
+        page = mem.create_page("I take insulin at 8", description="I take insulin at 8", sensitivity="sensitive")
+        mem.propose("I take insulin at 8", description="I take insulin at 9")
+        assert mem.conflicts("contested")["page_id"].to_list() == [page.id]
+    app = create_app(root, TOKEN_CONFIG)
+    with TestClient(app, client=LOCAL) as c:
+        body = c.get(API + "/conflicts", headers=USER).text
+    assert "insulin" not in body and '"redacted":true' in body.replace(" ", "")

@@ -307,7 +307,7 @@ def test_forget_needs_a_cue_and_keeps_raw_evidence(mem):
     assert refused.error == "memory_forget requires an explicit deletion cue in the latest raw user message"
     assert pid in live_ids(mem)
     say(mem, "s1", "Please forget that I like green tea.")
-    assert "target text" in box.call("memory_forget", {"target": "coffee"}).error
+    assert "target named in the latest" in box.call("memory_forget", {"target": "coffee"}).error
     result = box.call("memory_forget", {"target": "green tea"})
     assert result.ok and result.id == pid and result.raw_session_retained is True
     assert result.to_dict()["rawSessionRetained"] is True and "retained" in result.text()
@@ -430,3 +430,73 @@ def test_an_id_from_another_scope_is_not_reachable(tmp_path):
         assert "no memory in scope local:companion" in box.call("memory_forget", {"target": "standing desks"}).error
     with riko.open(root, preset="work", clock=clock) as work:
         assert foreign in live_ids(work)
+
+
+# ---------------------------------------------------------------------------- authority of the target
+
+
+@pytest.mark.parametrize("tool,cue", [
+    ("memory_forget", "ok forget it, never mind"),
+    ("memory_suppress", "never mind, don't mention it"),
+    ("memory_restore", "fine, you can mention it again"),
+])
+def test_an_id_the_user_did_not_name_is_refused(mem, tool, cue):
+    box = ToolBox(mem, "s1")
+    pid = remember(mem, box, "I work at the corner bakery")
+    if tool == "memory_restore":
+        say(mem, "s1", "Please don't mention the bakery")
+        assert box.call("memory_suppress", {"target": "bakery"}).ok
+    before = mem.page(pid)
+    say(mem, "s1", cue)
+    result = box.call(tool, {"id": pid})
+    assert not result.ok and result.error == f"{tool} requires a target named in the latest raw user message"
+    after = mem.page(pid)
+    assert (after.status, after.usage_policy, after.version) == (before.status, before.usage_policy, before.version)
+    refusal = mem.audits("memory-tool-refused")
+    assert refusal["target"].to_list()[-1] == tool
+
+
+def test_an_id_written_by_the_user_or_named_by_an_alias_is_accepted(mem):
+    box = ToolBox(mem, "s1")
+    pid = remember(mem, box, "I work at the corner bakery")
+    say(mem, "s1", f"forget {pid} please")
+    assert box.call("memory_forget", {"id": pid}).ok
+    alice = mem.create_page("Alice", type="entity", description="A person the user knows")
+    mem.add_alias(alice.id, "Ali")
+    say(mem, "s1", "Never mention Ali again")
+    assert box.call("memory_suppress", {"id": alice.id}).ok
+    say(mem, "s1", "Delete the other one, the tea thing")
+    assert "named in the latest" in box.call("memory_forget", {"id": alice.id}).error
+
+
+# ---------------------------------------------------------------------------- protected text in tool results
+
+
+def test_protected_pages_never_reach_the_model_through_tool_text(mem):
+    box = ToolBox(mem, "s1")
+    hiv = remember(mem, box, "I have HIV diagnosis since 2020")
+    pin = remember(mem, box, "my bank PIN is 9999")
+    pwd = remember(mem, box, "my bank password is hunter2")
+    assert mem.page(hiv).sensitivity == "sensitive" and mem.page(pin).sensitivity != "normal"
+    for pid in (hiv, pin, pwd):
+        assert not {"HIV", "9999", "hunter2"} & set(mem.page(pid).title.split())
+    say(mem, "s1", "Forget my bank stuff")
+    ambiguous = box.call("memory_forget", {"target": "my bank"})
+    assert ambiguous.confirmation_required and {c["id"] for c in ambiguous.candidates} == {pin, pwd}
+    texts = [ambiguous.text(), json.dumps(ambiguous.to_dict())]
+    for pid in (hiv, pin, pwd):
+        say(mem, "s1", f"Please forget {pid}")
+        done = box.call("memory_forget", {"id": pid})
+        assert done.ok
+        texts += [done.text(), json.dumps(done.to_dict())]
+    for text in texts:
+        assert not any(word in text for word in ("HIV", "9999", "hunter2", "2020")), text
+
+
+def test_filler_words_beside_a_cue_name_no_memory(mem):
+    box = ToolBox(mem, "s1")
+    pid = remember(mem, box, "I never mind the rain, it is just one of those things")
+    say(mem, "s1", "ok forget it, never mind, just one thing")
+    assert "named in the latest" in box.call("memory_forget", {"id": pid}).error
+    say(mem, "s1", "forget the rain one")
+    assert box.call("memory_forget", {"id": pid}).ok

@@ -95,10 +95,10 @@ def test_write_atomic_replaces_and_keeps_permissions(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
-def test_write_atomic_new_file_is_readable_by_others(tmp_path: Path) -> None:
+def test_write_atomic_new_file_is_private_to_its_owner(tmp_path: Path) -> None:
     target = tmp_path / "page.md"
     write_atomic(target, "x\n")
-    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
 def test_failed_write_leaves_existing_file_and_no_temp_files(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from ..clock import Clock, as_clock, iso
 from ..errors import ConfigError, ProviderError
+from ..progress import progress_enabled
 from .providers import EmbeddingProvider, normalize_rows
 from .store import (
     GENERATIONS_DIR,
@@ -325,10 +326,14 @@ class DenseIndex:
         """Embed ``texts`` in bounded batches, validating each returned batch."""
         dim = int(provider.dimension)
         out: list[tuple[int, np.ndarray]] = []
-        with tqdm(total=len(texts), unit="text", desc="embedding", disable=not progress) as bar:
-            for start in range(0, len(texts), self.batch_size):
-                batch = texts[start : start + self.batch_size]
-                vectors = np.asarray(provider.embed_passages(batch), dtype=np.float32)
+        starts = range(0, len(texts), self.batch_size)
+        batches = [texts[start : start + self.batch_size] for start in starts]
+        # A provider that spreads batches over workers (riko.executor) gets them all at once.
+        many = getattr(provider, "embed_passage_batches", None)
+        answers = many(batches) if callable(many) else (provider.embed_passages(b) for b in batches)
+        with tqdm(total=len(texts), unit="text", desc="embedding", disable=not progress_enabled(progress)) as bar:
+            for start, batch, answer in zip(starts, batches, answers):
+                vectors = np.asarray(answer, dtype=np.float32)
                 if vectors.shape != (len(batch), dim):
                     raise ProviderError(
                         "invalid-response",

@@ -125,6 +125,9 @@ def _text_parts(value: Any) -> str:
 
 
 _CLIENT_GUARD = threading.Lock()
+# In a worker process (riko.executor) every task unpickles its own provider: they share one
+# pooled client per host instead of paying for a new one per task.
+_PROCESS_CLIENTS: dict[tuple[str, bool], httpx.Client] = {}
 
 
 class _HTTPProvider(ABC):
@@ -209,6 +212,10 @@ class _HTTPProvider(ABC):
         """Ask the model for FILE blocks about ``transcript``; returns its text unparsed."""
         return self._complete(self.prompt_for(transcript, existing_titles), self.timeout_ms)
 
+    def complete(self, prompt: str) -> str:
+        """The assistant text for one user message ``prompt`` (used by answer-side evaluation)."""
+        return self._complete(prompt, self.timeout_ms)
+
     def reflect(self, request: ReflectionRequest) -> str:
         """Ask the model for one JSON object of observations; failures are ``reflection-*``."""
         try:
@@ -275,15 +282,31 @@ class _HTTPProvider(ABC):
             with _CLIENT_GUARD:
                 client = self.__dict__.get("_http_client")
                 if client is None:
-                    client = httpx.Client(trust_env=not _is_loopback(self._host), follow_redirects=False,
-                                          limits=httpx.Limits(max_connections=64, max_keepalive_connections=16))
+                    shared = self.__dict__.get("_process_client", False)
+                    key = (self._host, not _is_loopback(self._host))
+                    client = _PROCESS_CLIENTS.get(key) if shared else None
+                    if client is None:
+                        client = httpx.Client(trust_env=key[1], follow_redirects=False,
+                                              limits=httpx.Limits(max_connections=64, max_keepalive_connections=16))
+                        if shared:
+                            _PROCESS_CLIENTS[key] = client
                     self.__dict__["_http_client"] = client
         return client
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable for a worker process (riko.executor): the pooled client stays behind, and so does
+        an explicit ``environ`` mapping, so no credential value travels; the worker reads its own."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_http_client", "_process_client")}
+        state["_environ"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _process_client=True)
 
     def close(self) -> None:
         """Release pooled connections (also done when the provider is garbage-collected)."""
         client = self.__dict__.pop("_http_client", None)
-        if client is not None:
+        if client is not None and not self.__dict__.get("_process_client"):
             client.close()
 
     def _retry_wait(self, response: httpx.Response) -> float:

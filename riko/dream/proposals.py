@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..authority import normalize_claim
+from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
 from ..review import ProposalOutcome, candidate_fingerprint
@@ -108,12 +109,14 @@ class _Batch:
         match = self.canon.get((page.type, normalize_claim(title)))
         if match is not None:
             claim = page.description or page.body
-            same = not claim.strip() or normalize_claim(match.summary()) == normalize_claim(claim)
-            if same or not _is_current_state(match):
+            related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"
+            repeat = related == "paraphrase" or not _is_current_state(match)
+            if repeat and rank(sensitivity) <= rank(match.sensitivity):
                 self.audits.append(("candidate-dropped-duplicate", match.id, dumps({"source": SOURCE, "title": title})))
                 return ProposalOutcome(None, "dropped-duplicate")
-            self.review_prints.add(fp)
-            return None
+            if repeat or related != "addition":
+                self.review_prints.add(fp)  # a tightening or a contested claim: review decides
+                return None
         row = self.pending.get(fp)
         if row is not None:
             row["tags"] |= set(page.tags)

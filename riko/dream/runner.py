@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import Any, Callable
 
 import pyarrow as pa
@@ -151,10 +152,12 @@ class _Run:
     """State of one ``run_dream`` call."""
 
     def __init__(self, mem: Any, provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
-                 use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str]) -> None:
+                 use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str],
+                 executor: Any = None) -> None:
         self.mem, self.wh, self.scope, self.cfg = mem, mem._wh, mem.scope, mem.config
         self.provider = provider
-        self.workers = workers
+        self.executor = executor
+        self.workers = executor.workers if executor is not None else workers
         self.progress = progress
         self.shard = shard
         self.rescan = rescan
@@ -194,7 +197,7 @@ class _Run:
             names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
             missing = [s for s in names if s not in known]
             if missing:
-                raise NotFoundError("session", missing[0], "list sessions with mem.sessions()")
+                raise NotFoundError("session", missing[0], listing="sessions")
             rows = [known[s] for s in names]
         works: list[_Work] = []
         for sid, last_seq, cursor, attempts, created in rows:
@@ -562,6 +565,54 @@ class _Run:
                             [dumps(w.result), naive_utc(self.mem.clock.now()), self.scope.key, w.job_id])
 
     # -- the loop ---------------------------------------------------------------------------------
+    def _bar(self, total: int) -> Any:
+        if self.progress:
+            from tqdm.auto import tqdm
+        else:  # tqdm.auto warns in a notebook without widgets even when the bar is off
+            from tqdm import tqdm
+        return tqdm(total=total, desc="dream", unit="session", disable=not self.progress, leave=False)
+
+    def run_on_executor(self, works: list[_Work]) -> None:
+        """Provider calls of each batch on ``self.executor`` (every call, offline ones included);
+        results are applied here in selection order and in the batches a local inline run uses,
+        so both runs write the same candidates, pages, job rows and audits."""
+        self.bar = self._bar(len(works))
+        source = self.work_iter(works)
+
+        def send() -> tuple[list[_Work], list[tuple[_Work, Future[Any]]]]:
+            batch = list(islice(source, _APPLY_BATCH))
+            calls = [(w, self.prepare(w)) for w in batch]
+            submitted = [(w, self.executor.submit(call)) for w, call in calls if call is not None]
+            if submitted:
+                self.mark([w for w, _ in submitted], "running")
+            return batch, submitted
+
+        try:
+            batch, submitted = send()
+            while batch:
+                # the next batch's calls run while this one is applied (prompts never depend on it)
+                following = send()
+                for w, future in submitted:
+                    self.finish_call(w, future.result())
+                self.apply(batch)
+                reflections = []
+                for w in batch:
+                    w.release_text()
+                    if self.wants_reflection(w):
+                        request, key, call, cached = self.prepare_reflection(w)
+                        reflections.append((w, request, key, cached,
+                                            self.executor.submit(call) if call is not None else None))
+                for w, request, key, cached, future in reflections:
+                    if future is None:
+                        self.apply_reflection(w, request, key, cached, None, False)
+                    else:
+                        answer, error = future.result()
+                        self.apply_reflection(w, request, key, answer, error, True)
+                batch, submitted = following
+        finally:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.bar.close()
+
     def run(self, works: list[_Work]) -> None:
         with self.lock:
             self.titles = tuple(r[0] for r in self.wh.fetchall(
@@ -570,12 +621,18 @@ class _Run:
         if not works:
             return
         self.mark(works, "queued")
+        if self.executor is not None:
+            self.run_on_executor(works)
+            return
         inline = not self.remote or self.workers == 1
         pool = None if inline else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="riko-dream")
         pending: dict[Future[Any], tuple[str, _Work, Any]] = {}
         ready: list[_Work] = []
         source = self.work_iter(works)
         exhausted = False
+        from ..progress import progress_enabled
+
+        self.progress = progress_enabled(self.progress)
         if self.progress:
             from tqdm.auto import tqdm
         else:  # tqdm.auto warns in a notebook without widgets even when the bar is off
@@ -649,6 +706,8 @@ def run_dream(
     model: str | None = None,
     credential_ref: str | None = None,
     environ: Mapping[str, str] | None = None,
+    executor: Any = None,
+    address: str | None = None,
 ) -> DreamReport:
     """Dream every session whose evidence moved past its cursor (or the named ``sessions``).
 
@@ -658,8 +717,19 @@ def run_dream(
     to shard I of N. ``use_cache=False`` ignores cached answers; ``replay_only=True`` fails a
     job (``cache-miss``) instead of calling out. ``rescan=True`` ignores cursors and re-reads
     whole sessions (candidates merge by fingerprint). ``reflection`` overrides
-    ``config.reflection_enabled``. Never writes canon itself; ``candidate_auto_confirm`` applies.
+    ``config.reflection_enabled``. ``executor`` (``"ray"``, ``"local"`` or an executor from
+    :mod:`riko.executor`; ``address`` names a Ray cluster) runs the provider calls elsewhere while
+    this process stays the one writer. Never writes canon itself; ``candidate_auto_confirm`` applies.
     """
+    if isinstance(executor, str) and executor != "local" or address is not None:
+        from ..executor import open_executor
+
+        with open_executor(executor or "ray", address=address) as chosen_executor:
+            return run_dream(mem, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,
+                             replay_only=replay_only, rescan=rescan, reflection=reflection, url=url, model=model,
+                             credential_ref=credential_ref, environ=environ, executor=chosen_executor)
+    if executor == "local":
+        executor = None
     started = time.perf_counter()
     mem._wh.require_writable()
     cfg = mem.config
@@ -673,7 +743,7 @@ def run_dream(
     run = _Run(mem, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
                replay_only=replay_only, rescan=rescan,
                reflection=cfg.reflection_enabled if reflection is None else bool(reflection),
-               secrets=_secrets(chosen, environ))
+               secrets=_secrets(chosen, environ), executor=executor)
     try:
         with run.lock:
             run._auto_confirm()  # what a killed run committed but did not confirm yet

@@ -1,5 +1,6 @@
 """Evaluation: the Appendix F companion corpus and its runner, the Appendix G metrics, the
-labelled calibration and challenge case sets, and the retrieval harness for public datasets."""
+labelled calibration and challenge case sets, the retrieval harness for public datasets, and
+answer-side evaluation with a model endpoint (``run_qa``)."""
 
 from .cases import Case, CaseReport, CaseResult, load_cases, run_cases
 from .corpus import SCENARIOS, Scenario, Step, Turn
@@ -13,6 +14,7 @@ from .metrics import (
     metrics_frame,
 )
 from .outcomes import ScenarioOutcome
+from .qa import QAReport, run_qa
 from .retrieval import Query, RetrievalReport, load_queries, run_retrieval, score_ranking
 from .runner import CompanionRun, outcomes_frame, run_companion, run_scenario
 from .synthetic import generate_dataset
@@ -27,6 +29,7 @@ __all__ = [
     "CaseResult",
     "CompanionRun",
     "MetricRecord",
+    "QAReport",
     "Query",
     "RetrievalReport",
     "Scenario",
@@ -42,6 +45,7 @@ __all__ = [
     "outcomes_frame",
     "run_cases",
     "run_companion",
+    "run_qa",
     "run_retrieval",
     "run_scenario",
     "score_ranking",

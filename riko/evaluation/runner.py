@@ -29,7 +29,7 @@ from .artifacts import ArtifactRun
 from .corpus import BASE_TIME, SCENARIOS, Scenario
 from .harness import Harness, StepFailure, TurnRecord, step_to_json, stub_environment
 from .metrics import MetricRecord, aggregate_metrics, gate_failures, metrics_frame
-from .outcomes import ScenarioOutcome
+from .outcomes import ANSWER_ARTIFACT, ScenarioOutcome
 from .probes import run_probe
 from .stubs import LoopbackStub
 
@@ -236,11 +236,14 @@ def run_companion(
     keep: int = 3,
     k: int = 8,
     on_outcome: Callable[[ScenarioOutcome], None] | None = None,
+    answer: Callable[[ScenarioOutcome], str | None] | None = None,
 ) -> CompanionRun:
     """Run the corpus (or ``scenarios``), writing artifacts under ``out`` when given.
 
     ``raw-results.json`` is rewritten after every scenario; ``metrics.json`` at the end.
-    ``on_outcome`` is called with each row as it finishes (progress display).
+    ``on_outcome`` is called with each row as it finishes (progress display). ``answer``, when
+    given, returns the answer model's reply to a row's turn (stored in ``artifacts["answer"]``),
+    and the answer-side metrics are measured from those replies.
     """
     chosen = list(SCENARIOS if scenarios is None else scenarios)
     started = time.perf_counter()
@@ -248,6 +251,10 @@ def run_companion(
     outcomes: list[ScenarioOutcome] = []
     for scenario in chosen:
         outcome = run_scenario(scenario)
+        if answer is not None and outcome.status in ("passed", "failed"):
+            reply = answer(outcome)
+            if reply is not None:
+                outcome.artifacts[ANSWER_ARTIFACT] = reply
         outcomes.append(outcome)
         if run is not None:
             run.write_results([o.to_dict() for o in outcomes], scenarios=[s.id for s in chosen])
@@ -256,7 +263,7 @@ def run_companion(
     metrics: dict[str, MetricRecord] | None = None
     error: str | None = None
     try:
-        metrics = aggregate_metrics(outcomes, k=k)
+        metrics = aggregate_metrics(outcomes, k=k, answer_model=answer is not None)
     except ValueError as exc:
         error = str(exc)
     result = CompanionRun(outcomes, metrics, error, run.path if run else None, time.perf_counter() - started)

@@ -8,6 +8,7 @@ import orjson
 
 from ..errors import InvalidArgumentError
 from ..clock import iso, utc
+from ..private_files import private_dir, private_tree
 from ..scope import MemoryScope
 from ..warehouse import Warehouse
 
@@ -16,8 +17,7 @@ __all__ = ["export_evidence"]
 
 def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, format: str = "parquet") -> Path:
     """Write this scope's evidence under ``directory/<storage-key>/`` and return that folder."""
-    out = directory / scope.storage_key
-    out.mkdir(parents=True, exist_ok=True)
+    out = private_dir(directory / scope.storage_key)
     if format == "parquet":
         # scope keys are validated to a safe alphabet, so the literal cannot break the SQL
         wh.con.execute(
@@ -26,6 +26,7 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
             f"WHERE scope_key = '{scope.key}' ORDER BY session_id, seq) "
             f"TO '{out.as_posix()}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (session_id), OVERWRITE_OR_IGNORE)"
         )
+        private_tree(out)
         return out
     if format != "jsonl":
         raise InvalidArgumentError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
@@ -55,4 +56,5 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
     finally:
         if handle is not None:
             handle.close()
+        private_tree(out)
     return out

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from ..clock import Clock, from_ms
 from ..errors import IngestError, PresetMismatchError, ScopeError
+from ..progress import progress_enabled
 from ..scope import MemoryScope
 from ..warehouse import Warehouse, naive_utc
 from .parse import (
@@ -50,7 +51,7 @@ class IngestReport:
     events: int = 0
     duplicates: int = 0
     truncated: int = 0
-    refused: list[dict[str, str]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
     workers: int = 1
     issue_rows: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
@@ -147,7 +148,7 @@ def ingest_paths(
     plans = [_plan(wh, scope, path, report) for path in files]
     todo = [plan for plan in plans if plan is not None]
     bar = None
-    if progress and len(files) > 1:
+    if progress_enabled(progress) and len(files) > 1:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(files), unit="file", desc="ingest", leave=False)
@@ -228,7 +229,8 @@ def _plan(wh: Warehouse, scope: MemoryScope, path: Path, report: IngestReport) -
 def _refused(ctx: _Context, plan: _Plan, exc: PresetMismatchError) -> None:
     if plan.path.resolve() in ctx.explicit_files:
         raise exc
-    ctx.report.refused.append({"path": str(plan.path), "reason": str(exc)})
+    ctx.report.refused.append({"path": str(plan.path), "reason": str(exc), "message": exc.message(),
+                               "remedy": exc.remedy, "remedy_fields": dict(exc.remedy_fields)})
 
 
 def _ingest_serial(ctx: _Context, plan: _Plan) -> None:
@@ -381,18 +383,14 @@ def _check_preset(path: Path, fmt: str, header: Any, scope: MemoryScope, explici
         return
     header_preset = header.preset if header is not None else None
     if header_preset is None:
-        raise PresetMismatchError(
-            f"log has no agentPreset (format {fmt}); assign it explicitly with "
-            f"preset={scope.preset!r} (CLI: --assign-preset {scope.preset})",
-            path,
-        )
+        raise PresetMismatchError(f"log has no agentPreset (format {fmt})", path).with_remedy(
+            "assign", preset=scope.preset)
     if header_preset != scope.preset:
         raise PresetMismatchError(
             f"log belongs to preset {header_preset!r}, not to this memory's scope {scope.key!r}; "
-            f"nothing was written. Ingest it into a memory opened with preset={header_preset!r}, "
-            f"or pass preset={scope.preset!r} to assign it here on purpose",
+            "nothing was written",
             path,
-        )
+        ).with_remedy("other-preset", other=header_preset, preset=scope.preset)
 
 
 def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStats, reader: ParsedFile, path: Path, now: Any) -> None:

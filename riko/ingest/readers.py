@@ -208,7 +208,7 @@ class LogReader:
                 preset=preset if isinstance(preset, str) and preset else None,
                 created_ms=_time_ms(obj.get("createdAt")),
                 cwd=cwd if isinstance(cwd, str) else None,
-                project_key=_project_key(self.path),
+                project_key=_project_key(self.path) or _cwd_project_key(cwd),
                 parent_session=parent if isinstance(parent, str) and parent else None,
                 format="harness",
             )
@@ -604,6 +604,13 @@ def _project_key(path: Path) -> str | None:
         if _PROJECT_KEY_RE.match(folder):
             return folder
     return None
+
+
+def _cwd_project_key(cwd: Any) -> str | None:
+    """The harness's project key for a working directory, for logs kept outside its folders."""
+    if not isinstance(cwd, str) or not cwd.strip("/"):
+        return None
+    return "--" + cwd.strip("/").replace("/", "-") + "--"
 
 
 def _classify(obj: Any) -> tuple[str, str] | None:

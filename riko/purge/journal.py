@@ -198,7 +198,7 @@ def _plan_report(mem: "Memory", session_id: str) -> tuple[Needles, Plan, dict[st
     needles = Needles.from_warehouse(mem._wh, mem.scope.key, session_id)
     plan = build_plan(mem, needles)
     if plan.empty:
-        raise NotFoundError("session", session_id, "list sessions with mem.sessions()")
+        raise NotFoundError("session", session_id, listing="sessions")
     return needles, plan, _report(mem, plan, plan.token(mem.scope.key))
 
 

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
+from ..corrections import claim_changed
 from ..errors import WikiFormatError
 from ..wiki import parse_page, render_page
 from .needles import Needles
@@ -226,8 +227,15 @@ class _Planner:
 
     def pages(self) -> None:
         p = self.plan
-        for r in self.rows("pages"):
+        # a page whose earlier version cited the session and said the same claim derives from it,
+        # whatever its sources say now (an edit that kept the claim is not a new claim)
+        lineage: dict[str, list[str]] = {}
+        for r in self.rows("page_versions"):
+            lineage.setdefault(r["page_id"], []).append(r["text"])
+        for r in self.rows("pages", "list_contains(?::VARCHAR[], id)", [sorted(lineage)]):
             mine, others = _split(_loads(r["sources"]), self.needles)
+            if not mine and r["status"] != "forgotten" and self._same_claim_as(r, lineage.get(r["id"], [])):
+                mine = ["(earlier version)"]
             if self.hit(r, skip=("sources",)) or (mine and not others):
                 p.pages_removed.append(r["id"])
             elif mine:
@@ -247,6 +255,18 @@ class _Planner:
                 p.versions_removed.append(ident)
             else:
                 p.versions_rewritten[ident] = text
+
+    def _same_claim_as(self, row: dict[str, Any], versions: list[str]) -> bool:
+        claim = f"{row.get('description') or ''}\n{row.get('body') or ''}".strip()
+        for text in versions:
+            try:
+                page = parse_page(text)
+            except WikiFormatError:
+                continue
+            if _split(list(page.sources), self.needles)[0] and not claim_changed(
+                    f"{page.description}\n{page.body}".strip(), claim):
+                return True
+        return False
 
     def _rewritten_version(self, text: str) -> str | None:
         """An earlier page version without the session's refs, or None when it must go."""

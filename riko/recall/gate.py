@@ -34,7 +34,7 @@ __all__ = [
 
 DOC_KINDS = ("page", "evidence", "observation")
 DISCLOSURES = ("normal", "user_explicit_only", "never_explicit")
-OBSERVATION_STATUSES = ("candidate", "active", "weakened", "invalidated", "suppressed")
+from ..vocabulary import OBSERVATION_STATUSES  # noqa: E402
 MENTION_DECISIONS = ("explicit", "silent_use", "suppress")
 
 ELIGIBILITY_REASONS = (

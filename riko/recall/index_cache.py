@@ -10,6 +10,8 @@ deletions (purge) and edits of audited state rebuild what they touch.
 
 from __future__ import annotations
 
+import bisect
+
 import atexit
 import json
 import math
@@ -136,6 +138,11 @@ class EvidenceSide:
     ref_line: dict[str, int] = field(default_factory=dict)
     line_time_ms: list[int | None] = field(default_factory=list)
     line_chunks: list[list[int]] = field(default_factory=list)
+    # The session's lines in seq order and each line's previous / next line there (-1 at an
+    # end), for scoring a line with its neighbours as context.
+    session_lines: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    prev_line: list[int] = field(default_factory=list)
+    next_line: list[int] = field(default_factory=list)
     chunk_line: list[int] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
     chunk_of: dict[str, int] = field(default_factory=dict)
@@ -148,6 +155,27 @@ class EvidenceSide:
     invalidated: list[bool] = field(default_factory=list)
     suppressed_refs: set[str] = field(default_factory=set)
     meta_audit: int = -1
+
+
+    def link(self, session_id: str, seq: int, line: int) -> None:
+        """Place a new ``line`` among its session's lines by seq."""
+        self.prev_line.append(-1)
+        self.next_line.append(-1)
+        ordered = self.session_lines.setdefault(session_id, [])
+        if not ordered or ordered[-1][0] < seq:
+            if ordered:
+                last = ordered[-1][1]
+                self.prev_line[line], self.next_line[last] = last, line
+            ordered.append((seq, line))
+            return
+        bisect.insort(ordered, (seq, line))  # out of seq order: relink the session
+        for i, (_, member) in enumerate(ordered):
+            self.prev_line[member] = ordered[i - 1][1] if i else -1
+            self.next_line[member] = ordered[i + 1][1] if i + 1 < len(ordered) else -1
+
+    def neighbours(self, line: int) -> tuple[int, ...]:
+        """The lines just before and after ``line`` in its session (by seq)."""
+        return tuple(n for n in (self.prev_line[line], self.next_line[line]) if n >= 0)
 
 
 @dataclass
@@ -329,6 +357,7 @@ class RecallCache:
             ref = evidence_ref(session_id, int(seq))
             side.line_keys.append(key)
             side.line_of[key] = line
+            side.link(session_id, key[1], line)
             side.ref_line[ref] = line
             side.line_time_ms.append(None if time_ms is None else int(time_ms))
             side.sensitivity.append(evidence_sensitivity(value, origin, enabled))

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Sequence
 
 from .exact import quoted_phrases
-from .text import normalize, tokenize
+from .text import normalize, stem, tokenize
 
 __all__ = ["BM25Index", "bm25_idf"]
 
@@ -69,8 +69,8 @@ class BM25Index:
         return len(self._ids)
 
     def idf(self, term: str) -> float:
-        """IDF of one (already tokenised) term in this corpus; 0.0 for an unseen term."""
-        return self._idf.get(term, 0.0)
+        """IDF of one term in this corpus (a word is stemmed as the index was); 0.0 when unseen."""
+        return self._idf.get(term, self._idf.get(stem(term), 0.0))
 
     def _term_score(self, tf: int, length: int, idf: float) -> float:
         norm = 1.0 - self.b + self.b * (length / self._avgdl if self._avgdl else 0.0)

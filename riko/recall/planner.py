@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 INTENTS = ("correction_check", "temporal", "multi_hop", "episodic", "stable_profile", "entity", "none")
-CHANNEL_ORDER = ("lexical", "exact", "rawEvidence", "observation", "graph", "dense")
+from ..vocabulary import CHANNEL_ORDER  # noqa: E402
 TEMPORAL_MODES = ("current", "at", "history")
 
 
@@ -49,6 +49,7 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
     "correction": _en(
         r"correct(?:ion|ed|ing)?", r"actually", r"update[ds]?", r"wrong", r"mistaken?",
         r"no longer", r"not (?:true|right) any ?more", r"fix (?:that|this|it)", r"incorrect",
+        r"misspoke", r"misremembered", r"(?:that's|that is) not (?:true|right)", r"got (?:that|it) wrong",
     ) + _zh(r"纠正", r"更正", r"其实", r"实际上", r"更新", r"不对", r"错了", r"搞错", r"改成", r"改为", r"不再", r"修正"),
     "temporal": _en(
         r"when", r"yesterday", r"today", r"tonight", r"recently", r"earlier", r"ago",
@@ -77,10 +78,16 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
         r"remember", r"recall", r"remind me", r"did i (?:tell|mention|say|share)",
         r"what did i (?:tell|say|mention|share)", r"i (?:told|mentioned|said|shared)",
         r"you (?:know|remember) (?:about|that)", r"have i (?:told|mentioned)",
-    ) + _zh(
+ ) + _zh(
         r"还记得", r"记得", r"回忆", r"想起", r"提醒我", r"我说过", r"我提过", r"我提到过",
         r"我告诉过你", r"我跟你说过", r"我和你说过",
     ),
+    # The user asking for a detail of their own: a user-initiated request, like explicit recall,
+    # though the question itself is about an entity or a fact rather than an episode.
+    "own_detail": _en(
+        r"what(?:'s| is| was| are| were) my", r"tell me my", r"(?:do|did) you (?:still )?(?:have|know) my",
+        r"look up my", r"what did i (?:call|name)",
+    ) + _zh(r"我的[^，。？！?]{0,16}(?:是什么|是多少|是哪|叫什么|多少)", r"告诉我我的", r"查一下我的"),
     "experience": _en(
         r"we (?:talked|discussed|spoke|chatted|decided|agreed)", r"last time", r"that time",
         r"did (?:i|we)", r"have (?:i|we) ever", r"where did (?:i|we)", r"when did (?:i|we)",
@@ -364,6 +371,7 @@ def analyze_recall_query(
     terms = exact_terms(query)
     correction = _has("correction", text)
     explicit = _has("explicit_recall", text)
+    own_detail = _has("own_detail", text)
     historical = _has("historical", text)
     # A historical cue ("used to", "以前") speaks of the user's past: it is an experience cue.
     experience = _has("experience", text) or historical
@@ -441,7 +449,7 @@ def analyze_recall_query(
         keywords=tuple(dict.fromkeys(tokenize(strip_recall_cues(query)))),
         entities=tuple(entities),
         exact_terms=tuple(terms),
-        explicit_recall=explicit,
+        explicit_recall=explicit or own_detail,
         personal=personal,
         utility=utility,
         search_canonical=search_canonical,

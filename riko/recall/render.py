@@ -174,7 +174,11 @@ def render_item_for(
     source_type = _SOURCE_TYPES[doc.kind]
     authoritative = doc.kind == "page"
     if decision == "explicit":
-        return RenderItem(doc.doc_id, "explicit", source_type, doc.text, tuple(doc.refs), authoritative)
+        text = doc.text
+        if doc.kind == "page" and doc.valid_to is not None:
+            # a closed interval reaches the context only in history mode: say it is not current
+            text = f"[until {doc.valid_to.date().isoformat()}] {text}"
+        return RenderItem(doc.doc_id, "explicit", source_type, text, tuple(doc.refs), authoritative)
     if decision != "silent_use":
         raise ValueError(f"a {decision!r} result is not rendered (doc {doc.doc_id})")
     disclosure = effective_disclosure(doc, unclassified=unclassified_disclosure)

@@ -109,7 +109,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _riko_error(request: Request, exc: Exception) -> Response:
     status, code = status_for(exc)
-    return error_response(status, code, str(exc))
+    message = exc.render("http") if isinstance(exc, RikoError) else str(exc)
+    return error_response(status, code, message)
 
 
 async def _value_error(request: Request, exc: Exception) -> Response:

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..config import RikoConfig
+from ..errors import MissingScopeError
 from .auth import AuthPolicy, Principal
 from .redact import target_hash
 from .scopes import Scopes
@@ -48,8 +49,12 @@ class Ctx:
         return self.server.scopes.config_for(self.profile)
 
     async def run(self, fn: Callable[[Any], T]) -> T:
-        """``fn(memory)`` on this caller's scope, serialised with every other call into it."""
-        return await self.server.scopes.run(self.profile, fn)
+        """``fn(memory)`` on this caller's scope, serialised with every other call into it.
+
+        Reads (GET, HEAD) never create a scope: a profile with no warehouse answers 404.
+        """
+        creating = self.request.method not in ("GET", "HEAD")
+        return await self.server.scopes.run(self.profile, fn, create=creating)
 
     async def body(self, *, required: bool = True) -> dict[str, Any]:
         return await read_json(self.request, limit=self.server.max_body_bytes, required=required)
@@ -78,7 +83,10 @@ class Ctx:
             with mem.warehouse.transaction():
                 mem.warehouse.audit(event, authority, target_hash(mem.scope.key, kind, ident), detail)
 
-        await self.run(write)
+        try:
+            await self.run(write)
+        except MissingScopeError:
+            pass  # a read about a scope that does not exist: there is no record, and nothing is created
 
 
 def api(route: Callable[[Ctx], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:

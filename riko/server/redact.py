@@ -13,6 +13,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 from ..errors import InvalidArgumentError
+from ..rows import decode_row
 from ..wiki import FIELD_ORDER, Page
 
 __all__ = [
@@ -138,7 +139,7 @@ def observation_view(row: Mapping[str, Any]) -> dict[str, Any]:
         kept = {k: v for k, v in row.items() if k not in _OBSERVATION_TEXT}
         return {**kept, "anchor_count": len(_json_list(row.get("anchors"))),
                 **_shape(str(row.get("text") or "")), "redacted": True}
-    return {**dict(row), "redacted": False}
+    return {**decode_row(row), "redacted": False}
 
 
 _AUDIT_TEXT = frozenset({"title", "description", "body", "text", "content", "claim", "reason", "query"})

@@ -93,7 +93,7 @@ async def dream(ctx: Ctx) -> Any:
 
         def exists(mem: Any) -> None:
             if sid not in mem.sessions()["session_id"].to_list():
-                raise NotFoundError("session", sid, "list sessions with GET /sessions")
+                raise NotFoundError("session", sid, listing="sessions")
 
         await ctx.run(exists)
     state = ctx.server.scopes.dream_state(ctx.profile)

@@ -7,7 +7,9 @@ from typing import Any
 
 from starlette.routing import Route
 
+from ..contracts import evidence_ref
 from ..errors import NotFoundError
+from ..sensitivity import LEVELS, can_transition
 from .context import Ctx, api
 from .redact import audit_view, is_protected, session_detail
 from .wire import ApiError, body_field, check_id, jsonable, query_int
@@ -65,13 +67,43 @@ async def session(ctx: Ctx) -> Any:
         rows = mem.sessions().to_dicts()
         match = [row for row in rows if row["session_id"] == sid]
         if not match:
-            raise NotFoundError("session", sid, "list sessions with GET /sessions")
+            raise NotFoundError("session", sid, listing="sessions")
         return match[0], mem.evidence(sid).to_dicts()
 
     meta, lines = await ctx.run(read)
     if reveal:
         await ctx.audit("sensitive-content-revealed", "management", "session", sid)
     return session_detail(meta, lines, reveal=reveal, offset=offset, limit=limit)
+
+
+@api
+async def line_sensitivity(ctx: Ctx) -> Any:
+    """Mark one L0 line's sensitivity: tightening is open to the caller; relaxing needs the owner-admin
+    token (the line's text would then be shown); every attempt is audited."""
+    sid = ctx.path_id("id", "session id")
+    seq = ctx.path_id("seq", "event sequence number")
+    if not seq.isdigit():
+        raise ApiError(400, "bad-path", f"event sequence number must be a non-negative integer; got {seq!r}")
+    level = body_field(await ctx.body(), "sensitivity", required=True)
+    ref = evidence_ref(sid, int(seq))
+
+    def mark(mem: Any) -> Any:
+        authority = "management"
+        if not ctx.principal.owner_admin:
+            row = mem.warehouse.fetchone("SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? "
+                                         "AND seq = ?", [mem.scope.key, sid, int(seq)])
+            current = row[0] if row else None
+            if level in LEVELS and not can_transition(current, level, "model_proposal"):
+                authority = "refused"
+        if authority == "refused":
+            return None
+        return mem.mark_evidence_sensitivity(ref, level, authority=authority)
+
+    result = await ctx.run(mark)
+    if result is None:
+        await ctx.audit("memory-sensitivity-rejected", "refused", "evidence", ref)
+        raise ApiError(403, "owner-admin-required", "relaxing an evidence line's sensitivity needs the owner-admin token")
+    return result
 
 
 _PURGES_SQL = ("SELECT id, session_id, status, impact, error, created_at, updated_at FROM purges "
@@ -104,7 +136,9 @@ async def purge(ctx: Ctx) -> Any:
 
 async def _recall(ctx: Ctx) -> Any:
     if not ctx.config.recall_enabled:
-        raise ApiError(404, "not-found", "recall is disabled (recall_enabled = false)")
+        raise ApiError(404, "recall-disabled",
+                       "recall over HTTP is off (recall_enabled = false); set recall_enabled = true in riko.toml "
+                       "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
     at_time = body_field(body, "atTime", "at_time")
@@ -132,6 +166,7 @@ def routes(prefix: str) -> list[Route]:
         Route(f"{prefix}/audits", audits, methods=["GET"]),
         Route(f"{prefix}/sessions", sessions, methods=["GET"]),
         Route(f"{prefix}/sessions/{{id}}", session, methods=["GET"]),
+        Route(f"{prefix}/sessions/{{id}}/events/{{seq}}/sensitivity", line_sensitivity, methods=["PUT"]),
         Route(f"{prefix}/purges", purges, methods=["GET"]),
         Route(f"{prefix}/purge", purge, methods=["POST"]),
         Route(f"{prefix}/recall", recall, methods=["POST"]),

@@ -9,7 +9,7 @@ from starlette.routing import Route
 from ..errors import StateError
 from ..review import CANDIDATE_STATUSES
 from .context import Ctx, api
-from .redact import candidate_view, observation_view, page_view
+from .redact import candidate_view, is_protected, observation_view, page_view
 from .wire import ApiError, body_field, json_response
 
 __all__ = ["routes", "facade"]
@@ -92,8 +92,16 @@ async def conflicts(ctx: Ctx) -> Any:
     state = ctx.request.query_params.get("state") or None
     if state not in (None, "contested", "resolved"):
         raise ApiError(400, "bad-query", "state must be contested or resolved")
-    frame = await ctx.run(lambda mem: mem.conflicts(state))
-    return {"conflicts": frame.to_dicts()}
+    def read(mem: Any) -> list[dict[str, Any]]:
+        rows = mem.conflicts(state).to_dicts()
+        levels = dict(zip(mem.pages(include_forgotten=True)["id"], mem.pages(include_forgotten=True)["sensitivity"]))
+        for row in rows:
+            if is_protected(levels.get(row["page_id"])):
+                # the subject is the page's title: a protected page keeps it to itself
+                row.update(subject=None, redacted=True)
+        return rows
+
+    return {"conflicts": await ctx.run(read)}
 
 
 @api

@@ -18,6 +18,8 @@ import anyio.to_thread
 from ..clock import Clock
 from ..config import RikoConfig
 from ..dream.jobs import scope_lock
+from ..scope import MemoryScope
+from ..warehouse import require_memory
 
 __all__ = ["Scopes", "DreamState"]
 
@@ -67,33 +69,36 @@ class Scopes:
         with self._guard:
             return self._locks.setdefault(profile, threading.RLock())
 
-    def _open(self, profile: str) -> Any:
+    def _open(self, profile: str, create: bool = True) -> Any:
         import riko
 
         with self._lock(profile):
             memory = self._memories.get(profile)
             if memory is None:
                 cfg = self.config_for(profile)
+                if not create:
+                    require_memory(self.root, MemoryScope(cfg.owner_namespace, profile))
                 memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
                                    config=cfg.to_dict(), clock=self.clock)
                 self._memories[profile] = memory
             return memory
 
-    def call(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True) -> T:
+    def call(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True, create: bool = True) -> T:
         """Run ``fn(memory)`` with the profile's Memory (blocking).
 
         ``exclusive`` holds the scope's warehouse lock for the whole call; a Dream run passes
-        False because the runner takes that lock itself around each warehouse access.
+        False because the runner takes that lock itself around each warehouse access. Without
+        ``create`` (a read), a scope with no warehouse is a 404 rather than a new scope on disk.
         """
-        memory = self._open(profile)
+        memory = self._open(profile, create)
         if not exclusive:
             return fn(memory)
         with scope_lock(memory):
             return fn(memory)
 
-    async def run(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True) -> T:
+    async def run(self, profile: str, fn: Callable[[Any], T], *, exclusive: bool = True, create: bool = True) -> T:
         """:meth:`call` in a worker thread."""
-        return await anyio.to_thread.run_sync(lambda: self.call(profile, fn, exclusive=exclusive))
+        return await anyio.to_thread.run_sync(lambda: self.call(profile, fn, exclusive=exclusive, create=create))
 
     def reconfigure(self, profile: str, changes: dict[str, Any]) -> RikoConfig:
         """Apply Dream settings to one profile (validated first); its Memory reopens with them."""

@@ -19,9 +19,11 @@ from starlette.responses import Response
 
 from ..errors import (
     AuthorityError,
+    ClosedError,
     InvalidArgumentError,
     ConfigError,
     ConfirmationMismatchError,
+    MissingScopeError,
     NotFoundError,
     ProviderError,
     PurgeError,
@@ -117,6 +119,7 @@ def jsonable(value: Any) -> Any:
 # RikoError subclasses → (status, code); the first matching class wins, so order matters.
 _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (NotFoundError, 404, "not-found"),
+    (MissingScopeError, 404, "no-scope"),
     (ConfirmationMismatchError, 400, "confirmation-mismatch"),
     (AuthorityError, 403, "authority"),
     (ConfigError, 400, "invalid-config"),
@@ -126,6 +129,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (ReadOnlyError, 409, "read-only"),
     (PurgeError, 409, "purge"),
     (RikoLockedError, 503, "locked"),
+    (ClosedError, 503, "closed"),
     (ProviderError, 502, "provider"),
     (InvalidArgumentError, 400, "invalid"),
     (RikoError, 400, "riko"),

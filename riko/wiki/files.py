@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import ScopeError, WikiFormatError
+from ..private_files import private_dir
 from ..scope import validate_profile_id
 from .page import TYPE_FOLDERS, Page, parse_page, slugify
 
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 RESIDENT_FILE = "RESIDENT.md"  # generated beside the pages; never a page itself
-_DEFAULT_MODE = 0o644
+_DEFAULT_MODE = 0o600  # page files hold the user's words: the owner's alone
 _READ_CHUNK = 1 << 16
 
 
@@ -83,7 +84,7 @@ def write_atomic(path: Path, text: str) -> None:
     it is left untouched and the temporary file is removed.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:

@@ -39,7 +39,7 @@ __all__ = [
     "validate_page",
 ]
 
-PAGE_TYPES = ("source", "entity", "concept", "episode", "emotion", "relationship", "synthesis")
+from ..vocabulary import PAGE_TYPES  # noqa: E402
 TYPE_FOLDERS = {
     "source": "sources",
     "entity": "entities",
@@ -50,7 +50,7 @@ TYPE_FOLDERS = {
     "synthesis": "synthesis",
 }
 STATUSES = ("candidate", "confirmed", "superseded", "forgotten")
-SENSITIVITIES = ("normal", "provisional_sensitive", "sensitive")
+from ..vocabulary import SENSITIVITIES  # noqa: E402
 USAGE_POLICIES = ("normal", "suppressed")
 
 # The order keys are written in; extra (unknown) keys follow, sorted.

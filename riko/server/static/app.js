@@ -128,7 +128,9 @@
   }
 
   // -- Wiki tree and page detail -------------------------------------------------------------
-  function pageLabel(p) { return p.redacted ? `Protected ${p.type} (${short(p.id)})` : p.title; }
+  // a protected page is named by what it is and when it was recorded, never by a cut-off id
+  const day = (iso) => (iso ? iso.slice(0, 10) : "unknown date");
+  function pageLabel(p) { return p.redacted ? `protected ${p.type} · created ${day(p.recorded_at || p.observed_at)}` : p.title; }
 
   function renderTree(items, heading) {
     const tree = $("#wiki-tree");
@@ -141,9 +143,12 @@
       out.push(h("h4", {}, `${type} · ${groups[type].length}`));
       for (const p of groups[type]) {
         out.push(h("button", {
-          type: "button", class: "item" + (p.id === state.pageId ? " selected" : ""), dataset: { page: p.id },
+          // a protected page's label gets its own line so it is never cut off
+          type: "button", class: "item" + (p.redacted ? " two" : "") + (p.id === state.pageId ? " selected" : ""), dataset: { page: p.id },
           onclick: () => openPage(p.id),
-        }, h("span", { class: "title" }, pageLabel(p)),
+        }, h("span", { class: "title" }, p.redacted  // the date stays on one line when the label wraps
+          ? [`protected ${p.type} · created `, h("span", { class: "nowrap" }, day(p.recorded_at || p.observed_at))]
+          : pageLabel(p)),
         h("span", { class: "sub" }, p.status === "confirmed" ? (p.redacted ? p.sensitivity : "v" + p.version) : p.status)));
       }
     }
@@ -265,14 +270,27 @@
       root.firstChild.textContent = "No pages yet.";
     } else {
       const pos = layout(g.nodes, g.edges, width, height);
-      const at = new Map(g.nodes.map((node, i) => [node.id, pos[i]]));
-      const items = [];
+      const at = new Map(g.nodes.map((node, i) => [node.id, { ...pos[i], r: node.broken ? 6 : 9 }]));
+      const defs = svg("defs", {});
+      for (const [rel, color] of Object.entries(REL_COLORS)) {  // one arrowhead per relation colour
+        const marker = svg("marker", { id: "arrow-" + rel, viewBox: "0 0 10 10", refX: 9, refY: 5,
+          markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse", markerUnits: "userSpaceOnUse" });
+        marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: color }));
+        defs.append(marker);
+      }
+      const items = [defs];
+      const pairs = new Set(g.edges.map((e) => e.source + "\u0000" + e.target));
       for (const e of g.edges) {
         const a = at.get(e.source), b = at.get(e.target);
         if (!a || !b) continue;
-        const color = e.broken ? REL_COLORS.broken : REL_COLORS[e.rel || "link"] || REL_COLORS.link;
-        items.push(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: color, "stroke-width": 2,
-          "stroke-dasharray": e.broken ? "4 3" : "none" }));
+        const rel = e.broken ? "broken" : REL_COLORS[e.rel || "link"] ? e.rel || "link" : "link";
+        // end the line at the target's rim so the arrowhead stays visible; a link and its reverse
+        // are drawn side by side rather than on top of each other
+        const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1, cut = (b.r + 2) / len;
+        const side = pairs.has(e.target + "\u0000" + e.source) ? 3 : 0, ox = (-dy / len) * side, oy = (dx / len) * side;
+        items.push(svg("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x - dx * cut + ox, y2: b.y - dy * cut + oy, stroke: REL_COLORS[rel],
+          "stroke-width": 2, "stroke-dasharray": e.broken ? "4 3" : "none", "marker-end": `url(#arrow-${rel})`,
+          class: "edge", "data-rel": rel }));
       }
       g.nodes.forEach((node, i) => {
         const c = svg("circle", { cx: pos[i].x, cy: pos[i].y, r: node.broken ? 6 : 9,
@@ -322,13 +340,22 @@
         c.confidence !== null && c.confidence !== undefined ? h("span", { class: "badge" }, "confidence " + c.confidence) : null),
       c.redacted ? h("p", { class: "redacted" }, `${c.body_line_count} line(s), ${c.body_byte_count} bytes withheld`)
         : h("p", {}, c.description || c.body || ""),
-      !c.redacted && c.evidence.length ? h("p", { class: "note mono" }, c.evidence.join(", ")) : null,
+      !c.redacted && c.evidence.length ? h("p", { class: "note mono evidence" }, c.evidence.map(evidenceLink)) : null,
       h("p", { class: "note" }, "proposed " + when(c.created_at)),
       h("div", { class: "buttons" },
         h("button", { type: "button", class: "confirm", disabled: conflict,
           onclick: () => act("Candidate confirmed: it is now a canonical page.", () => api("POST", `/candidates/${c.id}/confirm`)) }, "Confirm"),
         h("button", { type: "button", class: "ghost reject",
           onclick: () => act("Candidate rejected.", () => api("POST", `/candidates/${c.id}/reject`)) }, "Reject")));
+  }
+
+  // "session:<id>/event:<seq>" opens the evidence viewer at that line
+  const REF = /^session:([^/\s]+)\/event:(\d+)$/;
+  function evidenceLink(ref) {
+    const m = REF.exec(ref);
+    if (!m) return h("span", {}, ref + " ");
+    return [h("a", { href: "#", class: "evref", dataset: { session: m[1], seq: m[2] }, title: "open in the evidence viewer",
+      onclick: (ev) => { ev.preventDefault(); showTab("sessions"); openSession(m[1], false, Number(m[2])); } }, ref), " "];
   }
 
   function conflictCard(k) {
@@ -355,7 +382,7 @@
     h("span", { class: "sub" }, `${row.event_count} events · ${row.user_event_count} from the user · ${short(row.session_id)}`))));
   }
 
-  async function openSession(id, reveal) {
+  async function openSession(id, reveal, seq) {
     state.sessionId = id;
     document.querySelectorAll("#session-list .item").forEach((b) => b.classList.toggle("selected", b.dataset.session === id));
     try {
@@ -371,11 +398,14 @@
         h("div", { class: "actions" }, d.revealed ? h("span", { class: "badge bad" }, "revealed (audited)")
           : h("button", { type: "button", class: "ghost", onclick: () => openSession(id, true) }, "Reveal hidden lines (owner admin)")),
         h("h3", {}, "Evidence"),
-        h("div", { class: "lines" }, d.lines.map((l) => h("div", { class: "line" + (l.is_user ? " user" : "") },
+        h("div", { class: "lines" }, d.lines.map((l) => h("div", { class: "line" + (l.is_user ? " user" : "") + (l.seq === seq ? " target" : ""),
+          dataset: { seq: l.seq } },
           h("span", { class: "seq" }, l.seq),
           h("span", { class: "kind" }, l.role && !l.type.startsWith(l.role + "/") ? `${l.role} · ${l.type}` : l.type),
           l.hidden ? h("span", { class: "hidden" }, `hidden · ${l.sensitivity} · ${l.byte_count} bytes`)
             : h("span", { class: "text" }, l.text || "")))));
+      const target = seq === undefined ? null : document.querySelector(`#session-detail .line[data-seq="${seq}"]`);
+      if (target) target.scrollIntoView({ block: "center" });
     } catch (err) { failed(err); }
   }
 
