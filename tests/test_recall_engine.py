@@ -208,11 +208,14 @@ def test_neighbours_follow_seq_order_within_a_session() -> None:
     from riko.recall.index_cache import EvidenceSide
 
     side = EvidenceSide()
-    for line, (session, seq) in enumerate([("a", 0), ("b", 0), ("a", 4), ("a", 2), ("b", 1)]):
+    hour = 3_600_000
+    lines = [("a", 0, 0), ("b", 0, None), ("a", 4, 60_000), ("a", 2, 30_000), ("b", 1, 5), ("a", 5, 60_000 + 2 * hour)]
+    for line, (session, seq, time_ms) in enumerate(lines):
         side.line_keys.append((session, seq))
-        side.link(session, seq, line)
+        side.link(session, seq, line, time_ms)
     assert side.neighbours(0) == (3,) and side.neighbours(3) == (0, 2) and side.neighbours(2) == (3,)
-    assert side.neighbours(1) == (4,) and side.neighbours(4) == (1,)
+    assert side.neighbours(1) == (4,) and side.neighbours(4) == (1,)  # an untimed line still has neighbours
+    assert side.neighbours(5) == ()  # two hours after the line before it: a separate event
 
 
 # -- the cache ------------------------------------------------------------------------------------------
