@@ -35,7 +35,6 @@ from .wiki import (
 from .wiki.check import check_files
 from .wiki.check import duplicate_errors as _duplicate_errors
 from .wiki.check import id_changed as _id_changed
-from .wiki.check import key_line as _key_line
 from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
