@@ -39,7 +39,7 @@ from .reranker import rerank
 from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
-from .vectors import build_generation, dense_index, index_status, provider_for
+from .vectors import build_generation, dense_index, index_status, provider_for, serving_reason
 
 __all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
@@ -225,6 +225,9 @@ class _Run:
                     trace.degrade("vector-degraded")
                     return []
                 build_generation(cache, index, self.now)
+            stale = serving_reason(cache, index, self.now)
+            if stale is not None:
+                trace.degrade(stale)  # still served: only documents still in the set can hit
             with trace.timed("embedding"):
                 vector = provider.embed_query(self.query)
             with trace.timed("vector"):
@@ -417,6 +420,7 @@ def retrieve(mem: Any, query: str, *, k: int = 10, channels: Iterable[str] | Non
         if used_provider is not None:
             index = dense_index(cache, used_provider, mem.warehouse_dir / "dense", mem.clock)
         if index is not None and index.searchable:
+            serving_reason(cache, index, utc(mem.clock.now()))  # a stale generation hides gone documents
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation").with_remedy("index")
