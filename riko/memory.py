@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import polars as pl
 
@@ -53,7 +54,10 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        self.warehouse_dir = self.root / "warehouse" / self.scope.storage_key
+        self._batch_depth = 0
+        from .storage_migration import warehouse_dir
+
+        self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
         self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only)
         self._closed = False
@@ -62,13 +66,25 @@ class Memory:
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
         self.last_sync: SyncReport | None = None
         if not read_only:
-            from .purge import recover_interrupted
+            try:
+                self._recover()
+            except BaseException:
+                self._closed = True
+                self._wh.close()  # a failed open keeps no lock: the next open may succeed
+                raise
 
-            # a purge that died mid-way is finished before sync could copy old page text anywhere
-            recover_interrupted(self)
-            self.last_sync = self._canon.sync()
-            if self.last_sync.changed:
-                self._resident.refresh()
+    def _recover(self) -> None:
+        """Finish what a dead process left in flight, then apply what people changed in the files."""
+        from .purge import recover_interrupted
+        from .file_journal import resident_stale
+        from .recovery import recover_open
+
+        recover_open(self._canon)
+        # a purge that died mid-way is finished before sync could copy old page text anywhere
+        recover_interrupted(self)
+        self.last_sync = self._canon.sync()
+        if self.last_sync.changed or resident_stale(self._wh):
+            self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -117,20 +133,24 @@ class Memory:
         """
         from .ingest.pipeline import ingest_paths
 
-        return ingest_paths(
+        report = ingest_paths(
             self._wh, self.scope, paths, clock=self.clock, preset=preset, progress=progress,
             max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
             workers=workers,
         )
+        self._after_write()
+        return report
 
     def capture(self, event: Mapping[str, Any]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
         from .ingest.capture import capture_event
 
-        return capture_event(
+        ref = capture_event(
             self._wh, self.scope, event, clock=self.clock,
             max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
         )
+        self._after_write()
+        return ref
 
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
@@ -181,6 +201,25 @@ class Memory:
     def _changed(self) -> None:
         """Every durable mutation recompiles the Resident (the version moves with the text)."""
         self._resident.refresh()
+        self._after_write()
+
+    def _after_write(self) -> None:
+        """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
+        if self._batch_depth:
+            return  # the enclosing batch refreshes once when it ends
+        from .recall.vectors import refresh_after_write
+
+        refresh_after_write(self)
+
+    @contextmanager
+    def _write_batch(self) -> Iterator[None]:
+        """Group many writes (a Dream run, an auto-confirm pass) into one refresh at the end."""
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            self._after_write()
 
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
@@ -204,7 +243,8 @@ class Memory:
     def auto_confirm(self, candidate_ids: Iterable[str] | None = None, policy: str | None = None) -> list[str]:
         """Apply ``candidate_auto_confirm`` (or ``policy``) to pending candidates; returns page ids."""
         ids = list(candidate_ids) if candidate_ids is not None else self._review.candidates("pending")["id"].to_list()
-        return self._review.auto_confirm(ids, policy or self.config.candidate_auto_confirm)
+        with self._write_batch():
+            return self._review.auto_confirm(ids, policy or self.config.candidate_auto_confirm)
 
     def reject(self, candidate_id: str) -> None:
         self._review.reject(candidate_id, authority="management")
@@ -333,7 +373,8 @@ class Memory:
         """
         from .dream.runner import run_dream
 
-        return run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
+        with self._write_batch():
+            return run_dream(self, sessions=sessions, provider=provider, workers=workers, progress=progress, **options)
 
     def dream_jobs(self) -> pl.DataFrame:
         """Dream job records: id, session, cursor, status, attempts, last error."""

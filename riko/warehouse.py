@@ -13,12 +13,12 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ClosedError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, InvalidArgumentError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .private_files import FILE_MODE, private_dir, private_file
 from .scope import MemoryScope
@@ -117,6 +117,7 @@ class Warehouse:
         self.lock = WriterLock(self.directory / "writer.lock")
         self._tx_depth = 0
         self._write_guard = threading.RLock()
+        self._hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         if read_only:
             if not self.path.exists():
                 raise missing_memory(scope, self.directory)
@@ -199,31 +200,73 @@ class Warehouse:
             audit_mark = self._next_audit_id
             try:
                 yield self.con
+                for before_commit, _ in list(self._hooks):
+                    before_commit()
             except BaseException:
                 self._tx_depth = 0
-                self.con.execute("ROLLBACK")
-                self._next_audit_id = audit_mark
+                try:
+                    self.con.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # the error that ended the transaction is the one worth raising
+                finally:
+                    self._next_audit_id = audit_mark
+                    self._end_hooks(False)
                 raise
             self._tx_depth = 0
-            self.con.execute("COMMIT")
+            try:
+                self.con.execute("COMMIT")
+            except BaseException:
+                self._next_audit_id = audit_mark
+                self._end_hooks(False)
+                raise
+            self._end_hooks(True)
+
+    def on_transaction_end(self, before_commit: Callable[[], None], after: Callable[[bool], None]) -> None:
+        """Join the open transaction: ``before_commit()`` runs inside it, ``after(committed)`` once it ends.
+
+        This is how files written beside the database commit or roll back with it.
+        """
+        if not self._tx_depth:
+            raise RikoError("on_transaction_end needs an open warehouse transaction")
+        self._hooks.append((before_commit, after))
+
+    def _end_hooks(self, committed: bool) -> None:
+        hooks, self._hooks = self._hooks, []
+        for _, after in hooks:
+            after(committed)
 
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        self.con.register("_riko_batch", data)
-        try:
+        with self.registered("_riko_batch", data):
             self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
-        finally:
-            self.con.unregister("_riko_batch")
+
+    @contextmanager
+    def registered(self, name: str, data: Any) -> Iterator[None]:
+        """``data`` visible to SQL as ``name`` for the block.
+
+        When a statement fails, the transaction is aborted and unregistering fails too; that
+        second error must not hide the first, which says what was wrong.
+        """
+        self.con.register(name, data)
+        try:
+            yield
+        except BaseException:
+            try:
+                self.con.unregister(name)
+            except duckdb.Error:
+                pass
+            raise
+        self.con.unregister(name)
 
     def insert_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         """Insert a few dict rows (scope_key and schema_version added); for small writes only."""
         if not rows:
             return
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ["scope_key", "schema_version", *rows[0].keys()]
         marks = ", ".join("?" for _ in cols)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"

@@ -70,6 +70,9 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "eval companion": ["eval", "companion", "--only", "F.99"],
         "eval cases": ["eval", "cases", nosuch + ".jsonl"],
         "eval retrieval": ["eval", "retrieval", "--sessions", nosuch, "--queries", nosuch + ".jsonl"],
+        "eval qa": ["eval", "qa", "--dataset", nosuch, "--answer-endpoint", "http://127.0.0.1:9/v1",
+                    "--answer-model", "m"],
+        "mark-evidence": ["mark-evidence", "session:NOSUCH/event:0", "normal", *R],
     }
 
 

@@ -413,7 +413,7 @@ def test_batch_proposals_store_what_item_by_item_review_stores(tmp_path, clock):
     assert stores["batch"] == stores["review"]
     actions = [s if isinstance(s, str) else s[1] for s in stores["batch"][2]]
     assert actions == ["created", "merged", "merged", "dropped-duplicate", "conflict", "merged", "created",
-                       "created", "ValueError"]
+                       "created", "InvalidArgumentError"]
 
 
 def test_progress_bar_and_report_rendering(mem, capsys):

@@ -45,16 +45,17 @@ def test_single_cjk_character_stays_unigram() -> None:
     assert tokenize("猫 and 狗") == ["猫", "狗"]
 
 
-def test_chinese_stopwords_and_particles_cut_runs() -> None:
-    # 的 is a particle, 我 a pronoun, 什么 a stopword: each cuts the run before bigramming.
-    assert tokenize("我的猫") == ["猫"]
+def test_chinese_function_bigrams_are_dropped_and_lone_characters_kept() -> None:
+    # bigrams across 的 stay ("的猫"); pronoun + particle, stopwords ("什么", "我们") and
+    # sentence-final particles ("式吗") go; a lone content character stays as a unigram.
+    assert tokenize("我的猫") == ["的猫", "猫"]
     assert tokenize("什么是区块链") == ["是区", "区块", "块链"]
-    assert tokenize("你还记得我们聊过深色模式吗") == ["还记", "记得", "聊过", "过深", "深色", "色模", "模式"]
+    assert tokenize("你还记得我们聊过深色模式吗") == ["还记", "记得", "得我", "们聊", "聊过", "过深", "深色", "色模", "模式"]
     assert "的" in STOPWORDS and "什么" in STOPWORDS
 
 
 def test_mixed_english_and_chinese() -> None:
-    assert tokenize("我喜欢Python编程, dark mode") == ["喜欢", "python", "编程", "dark", "mode"]
+    assert tokenize("我喜欢Python编程, dark mode") == ["我喜", "喜欢", "python", "编程", "dark", "mode"]
 
 
 def test_fullwidth_and_case_variants_tokenize_alike() -> None:

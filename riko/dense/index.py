@@ -4,10 +4,16 @@ A build assembles a private generation (reusing vectors of unchanged texts), val
 vector, writes it beside the active one and promotes it by replacing the ``ACTIVE`` pointer.
 The active generation is never touched while a provider call is in flight, so a failed build
 leaves the previous generation loaded and searchable.
+
+A refresh of a loaded generation is a delta: only new or changed texts are embedded, the new
+rows go into an appended segment (the older segment files are hard-linked, not rewritten),
+superseded rows are listed as dead, and the loaded rows and HNSW graph are extended in place
+of being rebuilt. When deltas pile up the generation is compacted into one segment.
 """
 
 from __future__ import annotations
 
+import operator
 import secrets
 import threading
 import time
@@ -24,6 +30,7 @@ from ..errors import ConfigError, ProviderError
 from ..progress import progress_enabled
 from .providers import EmbeddingProvider, normalize_rows
 from .store import (
+    DELTA_PREFIX,
     GENERATIONS_DIR,
     INVALIDATION_REASONS,
     KINDS,
@@ -31,6 +38,7 @@ from .store import (
     SCHEMA_VERSION,
     Generation,
     InvalidGeneration,
+    Segment,
     dequantize,
     quantize,
     read_generation,
@@ -64,23 +72,154 @@ class DenseDoc:
             raise ConfigError("kind", f"document {self.doc_id!r} has kind {self.kind!r}; expected one of {KINDS}")
 
 
+class _Graph:
+    """An hnswlib graph shared by successive views of one generation line; labels are row numbers.
+
+    A refresh adds the new rows and marks superseded rows deleted instead of rebuilding.
+    A view that was replaced keeps searching it and drops labels it does not know.
+    """
+
+    def __init__(self, dimension: int, matrix: np.ndarray, rows: np.ndarray) -> None:
+        import hnswlib
+
+        self.lock = threading.Lock()
+        self.graph = hnswlib.Index(space="ip", dim=dimension)
+        self.capacity = max(16, int(len(rows) * 1.25))
+        self.graph.init_index(max_elements=self.capacity, M=16, ef_construction=200, random_seed=100)
+        if len(rows):
+            self.graph.add_items(matrix[rows], rows)
+        self.size = len(rows)
+        self.deleted = 0
+
+    def extend(self, matrix: np.ndarray, rows: np.ndarray, dead: np.ndarray) -> None:
+        with self.lock:
+            if len(rows):
+                if self.size + len(rows) > self.capacity:
+                    self.capacity = max(self.size + len(rows), int(self.capacity * 1.5))
+                    self.graph.resize_index(self.capacity)
+                self.graph.add_items(matrix, rows)
+                self.size += len(rows)
+            for row in dead.tolist():
+                self.graph.mark_deleted(int(row))
+            self.deleted += len(dead)
+
+
+class _Rows:
+    """A grow-only float32 row buffer: a view reads its first ``n`` rows, later rows are appended.
+
+    ``by_hash`` maps a text hash to a row holding its vector (any row, dead ones included: a
+    vector stays valid for its text), so a refresh reuses vectors without a scan.
+    """
+
+    def __init__(self, matrix: np.ndarray, hashes: list[str]) -> None:
+        self.data = matrix
+        self.used = len(matrix)
+        self.by_hash = {h: i for i, h in enumerate(hashes)}
+
+    def truncate(self, n: int) -> None:
+        """Forget rows past ``n`` (left by an attempt that was never promoted)."""
+        if self.used > n:
+            self.by_hash = {h: i for h, i in self.by_hash.items() if i < n}
+            self.used = n
+
+    def append(self, rows: np.ndarray, hashes: list[str]) -> _Rows:
+        """Append ``rows``; returns the buffer holding them (itself, or a grown copy)."""
+        target = self
+        if self.used + len(rows) > len(self.data):
+            grown = np.empty((max(self.used + len(rows), int(len(self.data) * 1.25) + 64), self.data.shape[1]),
+                             dtype=np.float32)
+            grown[: self.used] = self.data[: self.used]
+            target = _Rows(grown[:0], [])
+            target.data, target.used, target.by_hash = grown, self.used, dict(self.by_hash)
+        target.data[target.used : target.used + len(rows)] = rows
+        for offset, digest in enumerate(hashes):
+            target.by_hash.setdefault(digest, target.used + offset)
+        target.used += len(rows)
+        return target
+
+
+@dataclass
+class _Header:
+    generation_id: str
+    model: str
+    dimension: int
+    source_revision: str
+    created_at: str
+
+
 class _Loaded:
-    """A generation made searchable: normalised float32 rows, kind codes, optional HNSW graph."""
+    """A generation made searchable: normalised float32 rows, liveness, kind codes, optional graph.
 
-    def __init__(self, gen: Generation, exact_threshold: int) -> None:
-        self.gen = gen
-        self.matrix = normalize_rows(dequantize(gen.codes, gen.scales))
-        self.kind_codes = np.array([_KIND_CODE[k] for k in gen.kinds], dtype=np.uint8)
-        self.row_by_hash = {h: i for i, h in enumerate(gen.text_hashes)}
-        self.hnsw: Any = None
-        self.hnsw_lock = threading.Lock()
-        if gen.count and gen.count >= exact_threshold:
-            import hnswlib
+    Views of successive delta refreshes share the row buffer and the graph; each view has its
+    own row count, live mask and id maps, so a search on an older view stays consistent.
+    """
 
-            graph = hnswlib.Index(space="ip", dim=gen.dimension)
-            graph.init_index(max_elements=gen.count, M=16, ef_construction=200, random_seed=100)
-            graph.add_items(self.matrix, np.arange(gen.count))
-            self.hnsw = graph
+    def __init__(self, header: _Header, rows: _Rows, n: int, doc_ids: list[str], kind_codes: np.ndarray,
+                 hashes: list[str], live: np.ndarray, segments: list[Segment], dead: np.ndarray,
+                 graph: _Graph | None, row_of: dict[str, int] | None = None) -> None:
+        self.header, self.rows, self.n = header, rows, n
+        self.doc_ids, self.kind_codes, self.hashes = doc_ids, kind_codes, hashes
+        self.live, self.segments, self.dead, self.graph = live, segments, dead, graph
+        self.live_rows = np.flatnonzero(live)
+        self.count = len(self.live_rows)
+        self.row_of = row_of if row_of is not None else {doc_ids[i]: i for i in self.live_rows.tolist()}
+        self.masked = False  # rows hidden by ``restrict`` are still alive in the graph
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self.rows.data[: self.n]
+
+    @classmethod
+    def from_generation(cls, gen: Generation, exact_threshold: int) -> _Loaded:
+        matrix = normalize_rows(gen.vectors())
+        header = _Header(gen.generation_id, gen.model, gen.dimension, gen.source_revision, gen.created_at)
+        live = gen.live
+        kind_codes = np.array([_KIND_CODE[k] for k in gen.column("kinds")], dtype=np.uint8)
+        segments = [Segment(seg.prefix, [], [], [], None, None, seg.files, seg.rows) for seg in gen.segments]
+        hashes = gen.column("text_hashes")
+        rows = _Rows(matrix, hashes)
+        rows.data = np.empty((gen.rows + max(64, gen.rows // 8), gen.dimension), dtype=np.float32)
+        rows.data[: gen.rows] = matrix  # headroom, so the next refreshes append without a copy
+        loaded = cls(header, rows, gen.rows, gen.stored_ids, kind_codes, hashes,
+                     live, segments, gen.dead, None)
+        if loaded.count and loaded.count >= exact_threshold:
+            loaded.graph = _Graph(gen.dimension, matrix, loaded.live_rows)
+        return loaded
+
+    def extend(self, header: _Header, new_rows: np.ndarray, ids: list[str], kinds: list[str], hashes: list[str],
+               dead: np.ndarray, segments: list[Segment], exact_threshold: int) -> _Loaded:
+        """The view after a delta: ``new_rows`` appended, rows ``dead`` retired."""
+        self.rows.truncate(self.n)
+        buffer = self.rows.append(new_rows, hashes)
+        n = self.n + len(new_rows)
+        live = np.concatenate([self.live, np.ones(len(new_rows), dtype=bool)])
+        retired = np.setdiff1d(dead, self.dead).astype(np.int64)
+        live[retired] = False
+        kind_codes = np.concatenate([self.kind_codes, np.array([_KIND_CODE[k] for k in kinds], dtype=np.uint8)])
+        doc_ids = self.doc_ids + ids
+        row_of = dict(self.row_of)
+        for row in retired.tolist():
+            if row_of.get(doc_ids[row]) == row:
+                del row_of[doc_ids[row]]
+        row_of.update(zip(ids, range(self.n, n)))
+        view = _Loaded(header, buffer, n, doc_ids, kind_codes, self.hashes + hashes, live, segments,
+                       dead, self.graph, row_of)
+        if view.graph is not None:
+            view.graph.extend(new_rows, np.arange(self.n, n), retired)
+        elif view.count >= exact_threshold:
+            view.graph = _Graph(header.dimension, view.matrix, view.live_rows)
+        return view
+
+    def restricted(self, keep_ids: Collection[str]) -> _Loaded:
+        """This view with live rows outside ``keep_ids`` hidden (memory only; nothing is written)."""
+        live = self.live.copy()
+        for doc_id, row in self.row_of.items():
+            if doc_id not in keep_ids:
+                live[row] = False
+        view = _Loaded(self.header, self.rows, self.n, self.doc_ids, self.kind_codes, self.hashes, live,
+                       self.segments, self.dead, self.graph)
+        view.masked = self.masked or view.count != self.count
+        return view
 
 
 class DenseIndex:
@@ -122,6 +261,13 @@ class DenseIndex:
         self._degraded_reason: str | None = None
         self._meta: dict[str, Any] | None = None
         self._load_error: str | None = None
+        self._keys: dict[str, tuple[str, str]] = {}
+        self._keys_model: str | None = None
+        #: (added documents, retired doc ids) of the last build when it was a delta, else None.
+        self.last_delta: tuple[list[DenseDoc], list[str]] | None = None
+        self._last_build: tuple[_Header, list[DenseDoc], list[str]] | None = None
+        self._masked: _Loaded | None = None  # the active view minus documents that left the set
+        self._mask_token: str | None = None
         self._restore()
 
     def __repr__(self) -> str:
@@ -166,7 +312,7 @@ class DenseIndex:
             if self._degraded_reason == "purge-rebuild-required":
                 return  # may still describe purged text: keep the metadata, never the vectors
             gen = read_generation(path, **self._expected())
-            self._active = _Loaded(gen, self.exact_threshold)
+            self._active = _Loaded.from_generation(gen, self.exact_threshold)
         except InvalidGeneration as exc:
             self._active = None
             self._load_error = str(exc)
@@ -179,13 +325,47 @@ class DenseIndex:
         """Whether search can return hits: a loaded generation not awaiting a purge rebuild."""
         return self._active is not None and self._degraded_reason != "purge-rebuild-required"
 
+    @property
+    def count(self) -> int:
+        """Live vectors of the loaded generation (0 when none is loaded)."""
+        active = self._active
+        return 0 if active is None else active.count
+
+    @property
+    def degraded_reason(self) -> str | None:
+        """The invalidation reason recorded in the pointer, if any (cheap; status() walks the disk)."""
+        return self._degraded_reason
+
+    @property
+    def active_revision(self) -> str | None:
+        """The source revision the loaded generation was built from (None when none is loaded)."""
+        active = self._active
+        return None if active is None else active.header.source_revision
+
+    def serve_for(self, source_revision: str, keep_ids: Callable[[], Collection[str]]) -> bool:
+        """Serve the loaded generation for the documents at ``source_revision``; True when stale.
+
+        A generation built from another revision keeps serving, with the vectors of documents
+        outside ``keep_ids()`` hidden in memory (nothing is written) until the next promotion;
+        one built from this revision is served whole. Repeated calls for one revision are free.
+        """
+        with self._lock:
+            active = self._active
+            if active is None or active.header.source_revision == source_revision:
+                self._masked, self._mask_token = None, None
+                return False
+            if self._mask_token != source_revision or self._masked is None or self._masked.header is not active.header:
+                self._masked = active.restricted(keep_ids())
+                self._mask_token = source_revision
+            return True
+
     def needs_rebuild(self, source_revision: str) -> bool:
         """True with no usable active generation, after invalidation, or when the inputs moved."""
         with self._lock:
             active = self._active
             if active is None or self._degraded_reason is not None:
                 return True
-            gen = active.gen
+            gen = active.header
             if gen.source_revision != source_revision:
                 return True
             if self.provider is not None and (
@@ -194,8 +374,11 @@ class DenseIndex:
                 return True
             return (self._meta or {}).get("schema_version") != SCHEMA_VERSION
 
-    def status(self) -> dict[str, Any]:
-        """A JSON-ready summary of the active generation and why it is degraded, if it is."""
+    def status(self, *, disk: bool = True) -> dict[str, Any]:
+        """A JSON-ready summary of the active generation and why it is degraded, if it is.
+
+        ``disk=False`` leaves out ``bytes_on_disk`` (None), which walks the directory.
+        """
         with self._lock:
             meta = self._meta or {}
             active = self._active
@@ -204,16 +387,16 @@ class DenseIndex:
                 "previous_generation": self._previous_id,
                 "model": meta.get("model"),
                 "dimension": meta.get("dimension"),
-                "count": active.gen.count if active is not None else meta.get("count", 0),
+                "count": active.count if active is not None else meta.get("count", 0),
                 "source_revision": meta.get("source_revision"),
                 "schema_version": meta.get("schema_version", SCHEMA_VERSION),
                 "created_at": meta.get("created_at"),
                 "degraded_reason": self._degraded_reason,
                 "load_error": self._load_error,
                 "searchable": self.searchable,
-                "search_mode": None if active is None else ("hnsw" if active.hnsw is not None else "exact"),
+                "search_mode": None if active is None else ("hnsw" if active.graph is not None else "exact"),
                 "provider_model": None if self.provider is None else self.provider.model,
-                "bytes_on_disk": sum(p.stat().st_size for p in self.files()),
+                "bytes_on_disk": sum(p.stat().st_size for p in self.files()) if disk else None,
             }
 
     def files(self) -> list[Path]:
@@ -234,18 +417,27 @@ class DenseIndex:
             write_pointer(self.directory, self._active_id, self._previous_id, reason)
             self._degraded_reason = reason
             if reason == "purge-rebuild-required":
-                self._active = None
+                self._active, self._masked, self._mask_token = None, None, None
 
     # -- build -----------------------------------------------------------------------------
 
+    #: Past this many segments a refresh merges the delta segments into one (row numbers, and
+    #: so the HNSW graph, stay as they are); past this share of dead rows it compacts the
+    #: generation into one segment without them (rows renumbered, the graph rebuilt).
+    MAX_SEGMENTS = 32
+    MAX_DEAD_SHARE = 0.25
+
     def build(
-        self, docs: Sequence[DenseDoc], source_revision: str, *, progress: bool = False
+        self, docs: Sequence[DenseDoc], source_revision: str, *, progress: bool = False, full: bool = False
     ) -> dict[str, Any]:
         """Embed ``docs`` into a new generation and promote it; returns build statistics.
 
         Vectors of texts already in the active generation are reused; only new or changed
-        texts reach the provider, ``batch_size`` at a time. A ProviderError leaves the
-        active generation as it was.
+        texts reach the provider, ``batch_size`` at a time. With a loaded generation in the
+        same vector space the new generation is a delta over it (``mode`` ``delta``, ``merged``
+        or ``compacted``, see docs/vectors.md); otherwise, or with ``full``, it is written whole
+        (``full``; unchanged texts are still reused, not embedded).
+        A ProviderError leaves the active generation as it was.
         """
         provider = self.provider
         if provider is None:
@@ -259,66 +451,191 @@ class DenseIndex:
                     f"{len(unique)} documents exceed max_vectors={self.max_vectors}; raise the bound",
                 )
             model, dim = provider.model, int(provider.dimension)
-            hashes = [text_key(model, d.text) for d in unique]
-            reuse = self._reuse_source(model, dim)
-            matrix = np.zeros((len(unique), dim), dtype=np.float32)
-            pending: dict[str, list[int]] = {}
-            reused = 0
-            for row, digest in enumerate(hashes):
-                src = reuse.get(digest) if reuse else None
-                if src is not None:
-                    matrix[row] = src
-                    reused += 1
-                else:
-                    pending.setdefault(digest, []).append(row)
-            groups = list(pending.values())
-            texts = [unique[rows[0]].text for rows in groups]
-            for start, vectors in self._embed_batches(provider, texts, progress):
-                for offset, rows in enumerate(groups[start : start + len(vectors)]):
-                    matrix[rows] = vectors[offset]
-            embedded_rows = sum(len(rows) for rows in groups)
-            generation_id = self._new_generation_id()
-            codes, scales = quantize(matrix)
-            gen = Generation(
-                generation_id,
-                model,
-                dim,
-                source_revision,
-                iso(self._clock.now()),
-                [d.doc_id for d in unique],
-                [d.kind for d in unique],
-                hashes,
-                codes,
-                scales,
-            )
-            self._promote(gen)
-        return {
-            "embedded": len(texts),
-            "embedded_documents": embedded_rows,
-            "reused": reused,
-            "total": len(unique),
-            "seconds": round(time.perf_counter() - started, 3),
-            "generation_id": generation_id,
-            "previous_generation_id": self._previous_id,
-        }
+            with self._lock:
+                loaded = self._active
+            same = self._same_prefix(loaded, unique)
+            hashes = self._text_keys(model, unique, same)
+            if not full and loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
+                stats = self._refresh(provider, loaded, unique, hashes, source_revision, progress, same)
+            else:
+                stats = self._build_full(provider, unique, hashes, source_revision, progress)
+            active = self._active
+            self._last_build = None if active is None else (active.header, unique, hashes)
+        return {**stats, "seconds": round(time.perf_counter() - started, 3),
+                "previous_generation_id": self._previous_id}
 
-    def _reuse_source(self, model: str, dim: int) -> dict[str, np.ndarray]:
-        """Raw dequantized vectors of the active generation by text hash, when in this space."""
+    def _same_prefix(self, loaded: _Loaded | None, docs: list[DenseDoc]) -> int:
+        """How many leading ``docs`` are the very objects the build of ``loaded`` was given.
+
+        Callers that keep their document objects between builds (the scope's evidence list is
+        extended in place) thus skip the per-document diff of everything before the change.
+        """
+        last = self._last_build
+        if last is None or loaded is None or last[0] is not loaded.header:
+            return 0
+        previous = last[1]
+        n = min(len(previous), len(docs))
+        same = list(map(operator.is_, previous[:n], docs[:n]))
+        return same.index(False) if False in same else n
+
+    def _text_keys(self, model: str, docs: list[DenseDoc], same: int = 0) -> list[str]:
+        """Text keys of ``docs``, hashing only texts that changed since the last build; the
+        first ``same`` documents are those of the last build, whose keys are taken as they are."""
+        if self._keys_model != model:
+            self._keys, self._keys_model = {}, model
+            same = 0
+        memo = self._keys
+        out = self._last_build[2][:same] if same and self._last_build is not None else []
+        for doc in docs[len(out):]:
+            known = memo.get(doc.doc_id)
+            if known is None or known[0] != doc.text:
+                known = memo[doc.doc_id] = (doc.text, text_key(model, doc.text))
+            out.append(known[1])
+        if len(memo) > len(docs):  # documents left: forget their texts
+            wanted = {d.doc_id for d in docs}
+            self._keys = {k: v for k, v in memo.items() if k in wanted}
+        return out
+
+    def _build_full(self, provider: EmbeddingProvider, unique: list[DenseDoc], hashes: list[str],
+                    source_revision: str, progress: bool,
+                    embedded: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+        model, dim = provider.model, int(provider.dimension)
         with self._lock:
             loaded = self._active
+        if loaded is not None and (loaded.header.model, loaded.header.dimension) == (model, dim):
+            reuse = {h: loaded.matrix[i] for h, i in loaded.rows.by_hash.items() if i < loaded.n}
+        else:
+            reuse = self._reuse_source(model, dim)
+        reuse.update(embedded or {})
+        matrix = np.zeros((len(unique), dim), dtype=np.float32)
+        pending: dict[str, list[int]] = {}
+        reused = 0
+        for row, digest in enumerate(hashes):
+            src = reuse.get(digest) if reuse else None
+            if src is not None:
+                matrix[row] = src
+                reused += 1
+            else:
+                pending.setdefault(digest, []).append(row)
+        groups = list(pending.values())
+        texts = [unique[rows[0]].text for rows in groups]
+        for start, vectors in self._embed_batches(provider, texts, progress):
+            for offset, rows in enumerate(groups[start : start + len(vectors)]):
+                matrix[rows] = vectors[offset]
+        gen = self._whole(model, dim, source_revision, unique, hashes, matrix)
+        self._promote(gen)
+        self.last_delta = None
+        return {
+            "mode": "full", "embedded": len(texts), "embedded_documents": sum(len(rows) for rows in groups),
+            "reused": reused, "total": len(unique), "appended": len(unique), "retired": 0,
+            "generation_id": gen.generation_id,
+        }
+
+    def _whole(self, model: str, dim: int, source_revision: str, docs: list[DenseDoc], hashes: list[str],
+               matrix: np.ndarray) -> Generation:
+        codes, scales = quantize(matrix)
+        return Generation.single(
+            self._new_generation_id(), model, dim, source_revision, iso(self._clock.now()),
+            [d.doc_id for d in docs], [d.kind for d in docs], hashes, codes, scales,
+        )
+
+    def _refresh(self, provider: EmbeddingProvider, loaded: _Loaded, unique: list[DenseDoc], hashes: list[str],
+                 source_revision: str, progress: bool, same: int = 0) -> dict[str, Any]:
+        """A delta over the loaded generation: embed new texts only, append them, retire the rest."""
+        model, dim = provider.model, int(provider.dimension)
+        row_of, old_hashes, old_kinds = loaded.row_of, loaded.hashes, loaded.kind_codes.tolist()
+        live = loaded.live.copy()
+        changed: list[int] = []
+        present = same  # the first ``same`` documents are unchanged rows of ``loaded``
+        for i in range(same, len(unique)):
+            doc = unique[i]
+            row = row_of.get(doc.doc_id)
+            if row is not None:
+                present += 1
+                if old_hashes[row] == hashes[i] and old_kinds[row] == _KIND_CODE[doc.kind]:
+                    continue
+                live[row] = False
+            changed.append(i)
+        if present < loaded.count:  # documents that left the set
+            wanted = {d.doc_id for d in unique}
+            for doc_id, row in row_of.items():
+                if doc_id not in wanted:
+                    live[row] = False
+        by_hash = loaded.rows.by_hash
+        matrix = np.zeros((len(changed), dim), dtype=np.float32)
+        pending: dict[str, list[int]] = {}
+        for offset, i in enumerate(changed):
+            src = by_hash.get(hashes[i])
+            if src is not None and src < loaded.n:
+                matrix[offset] = loaded.rows.data[src]
+            else:
+                pending.setdefault(hashes[i], []).append(offset)
+        groups = list(pending.values())
+        texts = [unique[changed[rows[0]]].text for rows in groups]
+        for start, vectors in self._embed_batches(provider, texts, progress):
+            for offset, rows in enumerate(groups[start : start + len(vectors)]):
+                matrix[rows] = vectors[offset]
+        embedded_rows = sum(len(rows) for rows in groups)
+        stats = {"embedded": len(texts), "embedded_documents": embedded_rows, "reused": len(unique) - embedded_rows,
+                 "total": len(unique)}
+        dead = np.flatnonzero(np.concatenate([~live, np.zeros(len(changed), dtype=bool)])).astype(np.uint32)
+        rows_after = loaded.n + len(changed)
+        if len(dead) > self.MAX_DEAD_SHARE * rows_after:
+            full = np.zeros((len(unique), dim), dtype=np.float32)
+            fresh = iter(range(len(changed)))
+            for i, doc in enumerate(unique):
+                row = row_of.get(doc.doc_id)
+                full[i] = loaded.rows.data[row] if row is not None and live[row] else matrix[next(fresh)]
+            gen = self._whole(model, dim, source_revision, unique, hashes, full)
+            self._promote(gen)
+            self.last_delta = None
+            return {**stats, "mode": "compacted", "appended": len(unique), "retired": 0,
+                    "generation_id": gen.generation_id}
+        docs = [unique[i] for i in changed]
+        new_hashes = [hashes[i] for i in changed]
+        segments = list(loaded.segments)
+        ids, kinds, seg_hashes, block = [d.doc_id for d in docs], [d.kind for d in docs], new_hashes, matrix
+        merged_from = None
+        if len(changed) and len(segments) + 1 > self.MAX_SEGMENTS:
+            merged_from = segments[0].rows  # the deltas and the new rows become one segment
+            segments = segments[:1]
+            ids = loaded.doc_ids[merged_from:] + ids
+            kinds = [KINDS[c] for c in loaded.kind_codes[merged_from:].tolist()] + kinds
+            seg_hashes = loaded.hashes[merged_from:] + seg_hashes
+            block = np.concatenate([loaded.matrix[merged_from:], matrix])
+        codes, scales = quantize(block)
+        if len(changed):
+            segments.append(Segment(f"{DELTA_PREFIX}{len(segments):04d}.", ids, kinds, seg_hashes, codes, scales))
+        gen = Generation(self._new_generation_id(), model, dim, source_revision, iso(self._clock.now()),
+                         segments, dead)
+        written = normalize_rows(dequantize(codes, scales))  # search what a reopen would read
+        try:
+            self._promote_delta(loaded, gen, written, docs, new_hashes, merged_from)
+        except OSError:  # the active generation's files cannot be linked: write the whole of it
+            embedded = dict(zip(new_hashes, matrix))
+            return {**self._build_full(provider, unique, hashes, source_revision, progress, embedded),
+                    **stats, "mode": "full"}
+        retired = np.setdiff1d(dead, loaded.dead)
+        self.last_delta = (docs, [loaded.doc_ids[int(r)] for r in retired])
+        return {**stats, "mode": "delta" if merged_from is None else "merged", "appended": len(changed),
+                "retired": len(dead) - len(loaded.dead), "generation_id": gen.generation_id}
+
+    def _reuse_source(self, model: str, dim: int) -> dict[str, np.ndarray]:
+        """Vectors of the active generation on disk by text hash, when in this space.
+
+        Used when no generation is loaded (e.g. after a purge invalidation): reuse is by hash
+        of text still in canon, so reading the vectors back cannot revive purged text.
+        """
+        with self._lock:
             active_id = self._active_id
-        gen: Generation | None = loaded.gen if loaded is not None else None
-        if gen is None and active_id is not None:
-            # Not loaded (e.g. after a purge invalidation): reuse is by hash of text still in
-            # canon, so reading the vectors back cannot revive purged text.
-            try:
-                gen = read_generation(self._gen_path(active_id), model=model, dimension=dim)
-            except InvalidGeneration:
-                gen = None
-        if gen is None or gen.model != model or gen.dimension != dim:
+        if active_id is None:
             return {}
-        raw = dequantize(gen.codes, gen.scales)
-        return {h: raw[i] for i, h in enumerate(gen.text_hashes)}
+        try:
+            gen = read_generation(self._gen_path(active_id), model=model, dimension=dim)
+        except InvalidGeneration:
+            return {}
+        raw = gen.vectors()
+        return {h: raw[i] for i, h in enumerate(gen.column("text_hashes"))}
 
     def _embed_batches(
         self, provider: EmbeddingProvider, texts: list[str], progress: bool
@@ -353,29 +670,59 @@ class DenseIndex:
         stamp = self._clock.now().strftime("%Y%m%dT%H%M%S")
         return f"g{stamp}-{secrets.token_hex(4)}"
 
-    def _promote(self, gen: Generation) -> None:
-        """Write the staged generation, swap the pointer, then drop generations beyond two."""
+    def _stage(self, gen: Generation, link_from: Path | None = None) -> dict[str, Any]:
+        """Write ``gen`` beside the active generation and move it into place; returns its meta."""
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._generations.mkdir(mode=0o700, exist_ok=True)
         staging = self._generations / f".staging-{gen.generation_id}"
         try:
-            write_generation(staging, gen)
+            meta = write_generation(staging, gen, link_from=link_from)
             staging.rename(self._gen_path(gen.generation_id))
         except BaseException:
             remove_tree([staging])
             raise
+        return meta
+
+    def _promote(self, gen: Generation) -> None:
+        """Write the staged generation, swap the pointer, then drop generations beyond two."""
+        self._stage(gen)
         # Search uses exactly what was written, as a reopen would.
-        loaded = _Loaded(read_generation(self._gen_path(gen.generation_id)), self.exact_threshold)
+        loaded = _Loaded.from_generation(read_generation(self._gen_path(gen.generation_id)), self.exact_threshold)
+        self._activate(gen.generation_id, loaded, read_meta(self._gen_path(gen.generation_id)))
+
+    def _promote_delta(self, base: _Loaded, gen: Generation, rows: np.ndarray, docs: list[DenseDoc],
+                       hashes: list[str], merged_from: int | None) -> None:
+        """Link the base's segments, write the delta, then extend the loaded view in place of a reload.
+
+        ``rows`` are the last segment's rows as written; after a merge they start at row
+        ``merged_from`` and replace the requantized rows in memory too (the graph keeps its own
+        copies, which differ by quantization noise only).
+        """
+        meta = self._stage(gen, link_from=self._gen_path(base.header.generation_id))
+        header = _Header(gen.generation_id, gen.model, gen.dimension, gen.source_revision, gen.created_at)
+        kept = [Segment(seg.prefix, [], [], [], None, None, seg.files, seg.rows) for seg in gen.segments]
+        fresh = rows[len(rows) - len(docs):]
+        try:
+            loaded = base.extend(header, fresh, [d.doc_id for d in docs], [d.kind for d in docs], hashes,
+                                 gen.dead, kept, self.exact_threshold)
+            if merged_from is not None:
+                loaded.rows.data[merged_from : loaded.n] = rows
+        except (RuntimeError, ValueError, MemoryError):  # the graph refused the delta: load what was written
+            loaded = _Loaded.from_generation(read_generation(self._gen_path(gen.generation_id)), self.exact_threshold)
+        self._activate(gen.generation_id, loaded, meta)
+
+    def _activate(self, generation_id: str, loaded: _Loaded, meta: dict[str, Any]) -> None:
         with self._lock:
             previous = self._active_id
             if previous is not None and not self._gen_path(previous).is_dir():
                 previous = None
-            write_pointer(self.directory, gen.generation_id, previous, None)
-            self._active, self._active_id, self._previous_id = loaded, gen.generation_id, previous
-            self._meta = read_meta(self._gen_path(gen.generation_id))
+            write_pointer(self.directory, generation_id, previous, None)
+            self._active, self._active_id, self._previous_id = loaded, generation_id, previous
+            self._masked, self._mask_token = None, None
+            self._meta = meta
             self._degraded_reason = None
             self._load_error = None
-            keep = {gen.generation_id, previous}
+            keep = {generation_id, previous}
             remove_tree(p for p in self._generations.iterdir() if p.name not in keep)
             remove_tree(p for p in self.directory.iterdir() if p.name.startswith(f".{POINTER_NAME}."))
 
@@ -390,23 +737,25 @@ class DenseIndex:
         """
         with self._lock:
             loaded = self._active if self.searchable else None
-        if loaded is None or k <= 0 or loaded.gen.count == 0:
+            if loaded is not None and self._masked is not None and self._masked.header is loaded.header:
+                loaded = self._masked
+        if loaded is None or k <= 0 or loaded.count == 0:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-        if q.shape != (loaded.gen.dimension,) or not np.all(np.isfinite(q)):
+        if q.shape != (loaded.header.dimension,) or not np.all(np.isfinite(q)):
             raise ValueError(
-                f"query vector must be {loaded.gen.dimension} finite numbers, got shape {q.shape}"
+                f"query vector must be {loaded.header.dimension} finite numbers, got shape {q.shape}"
             )
         q = normalize_rows(q)
         allowed: np.ndarray | None = None
         if kinds is not None:
             codes = [_KIND_CODE[k_] for k_ in kinds if k_ in _KIND_CODE]
-            allowed = np.isin(loaded.kind_codes, codes)
-            if allowed.all():
-                allowed = None
-            elif not allowed.any():
+            allowed = np.isin(loaded.kind_codes, codes) & loaded.live
+            if not allowed.any():
                 return []
-        if loaded.hnsw is not None:
+            if allowed.sum() == loaded.count:
+                allowed = None
+        if loaded.graph is not None:
             hits = _search_hnsw(loaded, q, k, allowed)
             if hits is not None:
                 return hits
@@ -443,7 +792,7 @@ class DenseIndex:
                 except InvalidGeneration:
                     remove_tree([path])
                     continue
-                keep = np.array([not match(doc_id) for doc_id in gen.doc_ids], dtype=bool)
+                keep = np.array([not match(doc_id) for doc_id in gen.stored_ids], dtype=bool)
                 if keep.all():
                     continue
                 removed += int((~keep).sum())
@@ -463,10 +812,11 @@ class DenseIndex:
         remove_tree([trash])
 
     def _reload_active(self) -> None:
+        self._masked, self._mask_token = None, None
         path = self._gen_path(self._active_id or "")
         try:
             self._meta = read_meta(path)
-            self._active = _Loaded(read_generation(path, **self._expected()), self.exact_threshold)
+            self._active = _Loaded.from_generation(read_generation(path, **self._expected()), self.exact_threshold)
         except InvalidGeneration as exc:
             self._active = None
             self._load_error = str(exc)
@@ -475,6 +825,8 @@ class DenseIndex:
 
 def _dedupe(docs: Sequence[DenseDoc]) -> list[DenseDoc]:
     """Documents in order, the first of each doc id kept."""
+    if all(type(doc) is DenseDoc for doc in docs) and len({doc.doc_id for doc in docs}) == len(docs):
+        return list(docs)  # the common case, checked at C speed
     seen: set[str] = set()
     out: list[DenseDoc] = []
     for doc in docs:
@@ -489,27 +841,40 @@ def _dedupe(docs: Sequence[DenseDoc]) -> list[DenseDoc]:
 def _search_exact(
     loaded: _Loaded, q: np.ndarray, k: int, allowed: np.ndarray | None
 ) -> list[tuple[str, float]]:
-    rows = np.arange(loaded.gen.count) if allowed is None else np.flatnonzero(allowed)
+    rows = loaded.live_rows if allowed is None else np.flatnonzero(allowed)
     scores = loaded.matrix[rows] @ q
     k = min(k, len(rows))
     top = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
     top = top[np.lexsort((rows[top], -scores[top]))]
-    return [(loaded.gen.doc_ids[rows[i]], float(scores[i])) for i in top]
+    return [(loaded.doc_ids[rows[i]], float(scores[i])) for i in top]
 
 
 def _search_hnsw(
     loaded: _Loaded, q: np.ndarray, k: int, allowed: np.ndarray | None
 ) -> list[tuple[str, float]] | None:
-    """HNSW search; None when the graph cannot return k filtered hits (caller falls back)."""
-    k = min(k, loaded.gen.count if allowed is None else int(allowed.sum()))
-    filt = None if allowed is None else (lambda label: bool(allowed[label]))
+    """HNSW search; None when the graph cannot return k usable hits (caller falls back).
+
+    The graph may hold rows a newer view appended, or rows this view hides: those labels are
+    filtered (by callback when this view hides rows, afterwards otherwise).
+    """
+    graph = loaded.graph
+    assert graph is not None
+    k = min(k, loaded.count if allowed is None else int(allowed.sum()))
+    n = loaded.n
+    if allowed is None and loaded.masked:
+        allowed = loaded.live
+    filt = None if allowed is None else (lambda label: label < n and bool(allowed[label]))
     try:
-        with loaded.hnsw_lock:
-            loaded.hnsw.set_ef(max(100, 2 * k))
-            labels, distances = loaded.hnsw.knn_query(q, k=k, num_threads=1, filter=filt)
+        with graph.lock:
+            extra = graph.size - graph.deleted - loaded.count  # rows this view does not know
+            want = k + max(0, extra)
+            graph.graph.set_ef(max(100, 2 * want))
+            labels, distances = graph.graph.knn_query(q, k=want, num_threads=1, filter=filt)
     except RuntimeError:
         return None
-    return [
-        (loaded.gen.doc_ids[int(label)], float(1.0 - dist))
+    hits = [
+        (loaded.doc_ids[int(label)], float(1.0 - dist))
         for label, dist in zip(labels[0], distances[0])
+        if int(label) < n and loaded.live[int(label)]
     ]
+    return hits[:k] if len(hits) >= k else None

@@ -1,8 +1,11 @@
 """On-disk dense generations: int8 vectors with per-dimension scales, doc metadata and a pointer.
 
-One generation is one directory holding ``meta.json``, ``vectors.i8``, ``scales.f32`` and
-``docs.jsonl.zst``; the ``ACTIVE`` file beside ``generations/`` names the active and previous
-generation. docs/vectors.md is the specification of this layout.
+One generation is one directory holding ``meta.json`` and one or more segments: the base
+segment (``vectors.i8``, ``scales.f32``, ``docs.jsonl.zst``), then append-only delta segments
+(``delta-0001.vectors.i8`` ...) and a ``dead.u32`` list of superseded rows. A refresh links the
+previous generation's segment files into the new directory and writes only the delta, so its
+cost follows the change, not the corpus. The ``ACTIVE`` file beside ``generations/`` names the
+active and previous generation. docs/vectors.md is the specification of this layout.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,13 @@ from ..errors import StateError
 __all__ = [
     "SCHEMA_VERSION",
     "FORMAT",
+    "DELTA_PREFIX",
     "KINDS",
     "INVALIDATION_REASONS",
     "POINTER_NAME",
     "GENERATIONS_DIR",
     "Generation",
+    "Segment",
     "InvalidGeneration",
     "text_key",
     "quantize",
@@ -59,6 +64,9 @@ META_NAME = "meta.json"
 VECTORS_NAME = "vectors.i8"
 SCALES_NAME = "scales.f32"
 DOCS_NAME = "docs.jsonl.zst"
+DEAD_NAME = "dead.u32"
+DELTA_PREFIX = "delta-"
+SEGMENT_FILES = (VECTORS_NAME, SCALES_NAME, DOCS_NAME)
 _ZSTD_LEVEL = 3
 
 
@@ -80,8 +88,8 @@ def quantize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = np.asarray(matrix, dtype=np.float32)
     if m.shape[0] == 0:
         return np.zeros(m.shape, dtype=np.int8), np.ones(m.shape[1], dtype=np.float32)
-    peak = np.abs(m).max(axis=0)
-    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    step = (np.abs(m).max(axis=0) / np.float32(127.0)).astype(np.float32)
+    scales = np.where(step > 0, step, np.float32(1.0)).astype(np.float32)  # a denormal peak underflows to 0
     codes = np.clip(np.rint(m / scales), -127, 127).astype(np.int8)
     return codes, scales
 
@@ -92,39 +100,125 @@ def dequantize(codes: np.ndarray, scales: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class Segment:
+    """Rows written together with one set of scales; ``files`` is set when they are on disk.
+
+    A segment read back from disk (or just written) carries its checksummed file entries, so a
+    later generation can hard-link its files instead of holding or rewriting its codes.
+    """
+
+    prefix: str
+    doc_ids: list[str]
+    kinds: list[str]
+    text_hashes: list[str]
+    codes: np.ndarray | None
+    scales: np.ndarray | None
+    files: dict[str, dict[str, Any]] | None = None
+    size: int = -1  # row count of an on-disk segment held without its ids
+
+    @property
+    def rows(self) -> int:
+        return self.size if self.size >= 0 and not self.doc_ids else len(self.doc_ids)
+
+
+@dataclass
 class Generation:
-    """One immutable set of quantized vectors with the documents they stand for."""
+    """One immutable set of segments with the documents they stand for.
+
+    Rows are numbered across segments in order; rows listed in ``dead`` were superseded by a
+    later segment (changed text) or left the document set, and are never searched.
+    """
 
     generation_id: str
     model: str
     dimension: int
     source_revision: str
     created_at: str
-    doc_ids: list[str]
-    kinds: list[str]
-    text_hashes: list[str]
-    codes: np.ndarray
-    scales: np.ndarray
+    segments: list[Segment]
+    dead: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+
+    @classmethod
+    def single(
+        cls, generation_id: str, model: str, dimension: int, source_revision: str, created_at: str,
+        doc_ids: list[str], kinds: list[str], text_hashes: list[str], codes: np.ndarray, scales: np.ndarray,
+    ) -> Generation:
+        """A generation of one base segment and no dead rows."""
+        segment = Segment("", doc_ids, kinds, text_hashes, codes, scales)
+        return cls(generation_id, model, dimension, source_revision, created_at, [segment])
+
+    @property
+    def rows(self) -> int:
+        """Stored rows, dead ones included."""
+        return sum(seg.rows for seg in self.segments)
+
+    @property
+    def live(self) -> np.ndarray:
+        mask = np.ones(self.rows, dtype=bool)
+        mask[self.dead] = False
+        return mask
+
+    @property
+    def stored_ids(self) -> list[str]:
+        """The doc id of every stored row, dead rows included (what a purge must scrub)."""
+        return [doc_id for seg in self.segments for doc_id in seg.doc_ids]
+
+    @property
+    def doc_ids(self) -> list[str]:
+        """The doc ids of live rows, in row order."""
+        ids = self.stored_ids
+        if not len(self.dead):
+            return ids
+        return [ids[i] for i in np.flatnonzero(self.live)]
 
     @property
     def count(self) -> int:
-        return len(self.doc_ids)
+        return self.rows - len(self.dead)
+
+    def column(self, name: str) -> list[str]:
+        """``kinds`` or ``text_hashes`` of every stored row."""
+        return [value for seg in self.segments for value in getattr(seg, name)]
+
+    def vectors(self) -> np.ndarray:
+        """Dequantized float32 values of every stored row (not renormalised)."""
+        parts = [dequantize(seg.codes, seg.scales) for seg in self.segments
+                 if seg.rows and seg.codes is not None and seg.scales is not None]
+        if not parts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def subset(self, keep: np.ndarray) -> Generation:
-        """The same generation restricted to rows where ``keep`` is true (scales unchanged)."""
-        rows = np.flatnonzero(keep)
-        return Generation(
-            self.generation_id,
-            self.model,
-            self.dimension,
-            self.source_revision,
-            self.created_at,
-            [self.doc_ids[i] for i in rows],
-            [self.kinds[i] for i in rows],
-            [self.text_hashes[i] for i in rows],
-            self.codes[rows],
-            self.scales,
-        )
+        """The same generation restricted to stored rows where ``keep`` is true.
+
+        Each segment keeps its codes and scales; segments left empty are dropped and the dead
+        list is renumbered.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        segments: list[Segment] = []
+        start = 0
+        for seg in self.segments:
+            part = keep[start : start + seg.rows]
+            start += seg.rows
+            rows = np.flatnonzero(part)
+            if not len(rows):
+                continue
+            if len(rows) == seg.rows:
+                segments.append(seg)
+                continue
+            assert seg.codes is not None
+            segments.append(Segment(
+                seg.prefix, [seg.doc_ids[i] for i in rows], [seg.kinds[i] for i in rows],
+                [seg.text_hashes[i] for i in rows], seg.codes[rows], seg.scales,
+            ))
+        renumber = np.cumsum(keep) - 1
+        dead = renumber[self.dead[keep[self.dead]]].astype(np.uint32) if len(self.dead) else self.dead
+        if not segments:
+            segments = [Segment("", [], [], [], np.zeros((0, self.dimension), dtype=np.int8),
+                                np.ones(self.dimension, dtype=np.float32))]
+        elif segments[0].prefix:
+            first = segments[0]
+            segments[0] = Segment("", first.doc_ids, first.kinds, first.text_hashes, first.codes, first.scales)
+        return Generation(self.generation_id, self.model, self.dimension, self.source_revision, self.created_at,
+                          segments, dead)
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -148,24 +242,56 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_generation(path: Path, gen: Generation) -> dict[str, Any]:
-    """Write ``gen`` into the new directory ``path`` (data files first, meta.json last)."""
-    path.mkdir(mode=0o700, parents=False, exist_ok=False)
+def _encode_docs(seg: Segment) -> bytes:
     compressor = zstandard.ZstdCompressor(level=_ZSTD_LEVEL, write_content_size=True)
-    docs = b"".join(
+    return compressor.compress(b"".join(
         orjson.dumps({"id": i, "kind": k, "text_sha256": h}) + b"\n"
-        for i, k, h in zip(gen.doc_ids, gen.kinds, gen.text_hashes)
-    )
-    payloads = {
-        # int8 codes of dense embeddings are near-incompressible, so they are stored raw.
-        VECTORS_NAME: np.ascontiguousarray(gen.codes, dtype=np.int8).tobytes(),
-        SCALES_NAME: np.ascontiguousarray(gen.scales, dtype="<f4").tobytes(),
-        DOCS_NAME: compressor.compress(docs),
-    }
-    files = {}
-    for name, data in payloads.items():
-        _write_file(path / name, data)
-        files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        for i, k, h in zip(seg.doc_ids, seg.kinds, seg.text_hashes)
+    ))
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link an immutable segment file; copy where the filesystem has no links."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o600)
+
+
+def write_generation(path: Path, gen: Generation, *, link_from: Path | None = None) -> dict[str, Any]:
+    """Write ``gen`` into the new directory ``path`` (data files first, meta.json last).
+
+    Segments that carry ``files`` are hard-linked from ``link_from`` (their checksums are
+    reused, not recomputed); the others are encoded and written.
+    """
+    path.mkdir(mode=0o700, parents=False, exist_ok=False)
+    files: dict[str, dict[str, Any]] = {}
+    segments = []
+    for seg in gen.segments:
+        if seg.files is not None and link_from is not None:
+            for name in SEGMENT_FILES:
+                _link_or_copy(link_from / f"{seg.prefix}{name}", path / f"{seg.prefix}{name}")
+                files[f"{seg.prefix}{name}"] = seg.files[name]
+        else:
+            assert seg.codes is not None and seg.scales is not None
+            payloads = {
+                # int8 codes of dense embeddings are near-incompressible, so they are stored raw.
+                VECTORS_NAME: np.ascontiguousarray(seg.codes, dtype=np.int8).tobytes(),
+                SCALES_NAME: np.ascontiguousarray(seg.scales, dtype="<f4").tobytes(),
+                DOCS_NAME: _encode_docs(seg),
+            }
+            entries = {}
+            for name, data in payloads.items():
+                _write_file(path / f"{seg.prefix}{name}", data)
+                entries[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                files[f"{seg.prefix}{name}"] = entries[name]
+            seg.files = entries
+        segments.append({"prefix": seg.prefix, "rows": seg.rows})
+    if len(gen.dead):
+        data = np.ascontiguousarray(gen.dead, dtype="<u4").tobytes()
+        _write_file(path / DEAD_NAME, data)
+        files[DEAD_NAME] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     meta = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -173,6 +299,8 @@ def write_generation(path: Path, gen: Generation) -> dict[str, Any]:
         "model": gen.model,
         "dimension": gen.dimension,
         "count": gen.count,
+        "rows": gen.rows,
+        "segments": segments,
         "source_revision": gen.source_revision,
         "created_at": gen.created_at,
         "quantization": QUANTIZATION,
@@ -210,6 +338,45 @@ def _read_checked(path: Path, name: str, meta: dict[str, Any]) -> bytes:
     return data
 
 
+def _segment_plan(path: Path, meta: dict[str, Any], count: int) -> list[tuple[str, int]]:
+    """(prefix, rows) of every segment; a meta without ``segments`` is one base segment."""
+    raw = meta.get("segments")
+    if raw is None:
+        return [("", count)]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidGeneration("vector-degraded", f"{path.name} meta has a bad segments list")
+    plan = []
+    for entry in raw:
+        prefix = entry.get("prefix") if isinstance(entry, dict) else None
+        rows = entry.get("rows") if isinstance(entry, dict) else None
+        if not isinstance(prefix, str) or "/" in prefix or not isinstance(rows, int) or rows < 0:
+            raise InvalidGeneration("vector-degraded", f"{path.name} meta has a bad segment entry {entry!r}")
+        plan.append((prefix, rows))
+    if plan[0][0] != "" or len({prefix for prefix, _ in plan}) != len(plan):
+        raise InvalidGeneration("vector-degraded", f"{path.name} segments must start with the base and be distinct")
+    return plan
+
+
+def _read_segment(path: Path, meta: dict[str, Any], prefix: str, rows: int, dim: int) -> Segment:
+    names = {name: f"{prefix}{name}" for name in SEGMENT_FILES}
+    raw = _read_checked(path, names[VECTORS_NAME], meta)
+    try:
+        docs_raw = zstandard.ZstdDecompressor().decompress(_read_checked(path, names[DOCS_NAME], meta))
+    except zstandard.ZstdError as exc:
+        raise InvalidGeneration("vector-degraded", f"{path.name} does not decompress: {exc}") from None
+    scales = np.frombuffer(_read_checked(path, names[SCALES_NAME], meta), dtype="<f4").astype(np.float32)
+    if len(raw) != rows * dim or scales.shape != (dim,):
+        raise InvalidGeneration("vector-degraded", f"{path.name} vector data does not hold {rows}x{dim} values")
+    if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+        raise InvalidGeneration("vector-degraded", f"{path.name} has a non-finite or non-positive scale")
+    codes = np.frombuffer(raw, dtype=np.int8).reshape(rows, dim).copy()
+    if rows and np.any(~codes.any(axis=1)):
+        raise InvalidGeneration("vector-degraded", f"{path.name} holds an all-zero vector")
+    ids, kinds, hashes = _parse_docs(path, docs_raw, rows)
+    files = {name: meta["files"][full] for name, full in names.items()}
+    return Segment(prefix, ids, kinds, hashes, codes, scales, files)
+
+
 def read_generation(
     path: Path, *, model: str | None = None, dimension: int | None = None
 ) -> Generation:
@@ -232,32 +399,21 @@ def read_generation(
         )
     if not isinstance(dim, int) or not isinstance(count, int) or dim < 1 or count < 0:
         raise InvalidGeneration("vector-degraded", f"{path.name} meta has a bad dimension or count")
-    raw = _read_checked(path, VECTORS_NAME, meta)
-    try:
-        docs_raw = zstandard.ZstdDecompressor().decompress(_read_checked(path, DOCS_NAME, meta))
-    except zstandard.ZstdError as exc:
-        raise InvalidGeneration("vector-degraded", f"{path.name} does not decompress: {exc}") from None
-    scales = np.frombuffer(_read_checked(path, SCALES_NAME, meta), dtype="<f4").astype(np.float32)
-    if len(raw) != count * dim or scales.shape != (dim,):
-        raise InvalidGeneration("vector-degraded", f"{path.name} vector data does not hold {count}x{dim} values")
-    if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
-        raise InvalidGeneration("vector-degraded", f"{path.name} has a non-finite or non-positive scale")
-    codes = np.frombuffer(raw, dtype=np.int8).reshape(count, dim).copy()
-    if count and np.any(~codes.any(axis=1)):
-        raise InvalidGeneration("vector-degraded", f"{path.name} holds an all-zero vector")
-    ids, kinds, hashes = _parse_docs(path, docs_raw, count)
-    return Generation(
-        str(meta.get("generation_id", path.name)),
-        str(meta.get("model", "")),
-        dim,
-        str(meta.get("source_revision", "")),
-        str(meta.get("created_at", "")),
-        ids,
-        kinds,
-        hashes,
-        codes,
-        scales,
+    segments = [_read_segment(path, meta, prefix, rows, dim) for prefix, rows in _segment_plan(path, meta, count)]
+    total = sum(seg.rows for seg in segments)
+    dead = np.zeros(0, dtype=np.uint32)
+    if DEAD_NAME in meta.get("files", {}):
+        dead = np.frombuffer(_read_checked(path, DEAD_NAME, meta), dtype="<u4").astype(np.uint32)
+        if len(dead) and (int(dead.max()) >= total or len(np.unique(dead)) != len(dead)):
+            raise InvalidGeneration("vector-degraded", f"{path.name} dead rows do not fit its {total} rows")
+    gen = Generation(
+        str(meta.get("generation_id", path.name)), str(meta.get("model", "")), dim,
+        str(meta.get("source_revision", "")), str(meta.get("created_at", "")), segments, np.sort(dead),
     )
+    live_ids = gen.doc_ids
+    if len(live_ids) != count or len(set(live_ids)) != count:
+        raise InvalidGeneration("vector-degraded", f"{path.name} docs do not list {count} distinct live ids")
+    return gen
 
 
 def _parse_docs(path: Path, docs_raw: bytes, count: int) -> tuple[list[str], list[str], list[str]]:
@@ -275,8 +431,8 @@ def _parse_docs(path: Path, docs_raw: bytes, count: int) -> tuple[list[str], lis
         ids.append(doc_id)
         kinds.append(kind)
         hashes.append(digest)
-    if len(ids) != count or len(set(ids)) != count:
-        raise InvalidGeneration("vector-degraded", f"{path.name} docs do not list {count} distinct ids")
+    if len(ids) != count:  # ids are distinct among live rows (checked per generation), not per segment
+        raise InvalidGeneration("vector-degraded", f"{path.name} docs do not list {count} ids")
     return ids, kinds, hashes
 
 

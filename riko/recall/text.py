@@ -63,13 +63,9 @@ ZH_STOPWORDS: frozenset[str] = ZH_PARTICLES | frozenset(
 )
 
 STOPWORDS: frozenset[str] = EN_STOPWORDS | ZH_STOPWORDS
+_ZH_FINAL: frozenset[str] = frozenset("吗呢吧啊呀嘛哦")
+_ZH_FUNCTION: frozenset[str] = ZH_PARTICLES | frozenset("我你他她它您们是在和与也都就很还又这那有个把被给让什么")
 
-# Where a CJK run is cut before bigramming: particles and personal pronouns (single
-# characters) and every multi-character stopword. Other one-character stopwords (是, 在,
-# 有 ...) live inside too many content words (现在, 有趣) to cut at; they are only dropped
-# when they stand alone.
-_ZH_SEPARATORS: frozenset[str] = ZH_PARTICLES | frozenset("我你他她它您")
-_ZH_MULTI: frozenset[str] = frozenset(w for w in ZH_STOPWORDS if len(w) > 1)
 
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -97,34 +93,32 @@ def normalize(text: str) -> str:
     return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
 
 
-def _segments(run: str) -> list[str]:
-    """Cut a CJK run at particles, pronouns and multi-character stopwords (longest first)."""
-    segments: list[str] = []
-    current: list[str] = []
-    i = 0
-    while i < len(run):
-        word = next((run[i : i + n] for n in (3, 2) if run[i : i + n] in _ZH_MULTI), None)
-        if word is None and run[i] in _ZH_SEPARATORS:
-            word = run[i]
-        if word is not None:
-            segments.append("".join(current))
-            current = []
-            i += len(word)
-        else:
-            current.append(run[i])
-            i += 1
-    segments.append("".join(current))
-    return [seg for seg in segments if seg]
-
-
 def _cjk_tokens(run: str) -> list[str]:
-    tokens: list[str] = []
-    for seg in _segments(run):
-        if len(seg) == 1:
-            tokens.append(seg)
-        else:
-            tokens.extend(seg[i : i + 2] for i in range(len(seg) - 1))
-    return tokens
+    """Overlapping character bigrams of a CJK run (a one-character run stays a unigram),
+    without stopword bigrams and bigrams that hold only function characters.
+
+    Bigrams across 的 ("坛的", "的主") are kept: on MemDaily, cutting runs at particles and
+    pronouns lost .08 of hit@1. Bigrams with a sentence-final particle ("业吗") or of a
+    pronoun and a particle ("我的") carry no topic and are dropped. A content character
+    standing alone between function characters ("我的猫") is also kept as a unigram.
+    """
+    if len(run) == 1:
+        return [run]
+    out = []
+    last = len(run) - 1
+    for i, char in enumerate(run):
+        if char not in _ZH_FUNCTION and (i == 0 or run[i - 1] in _ZH_FUNCTION) \
+                and (i == last or run[i + 1] in _ZH_FUNCTION):
+            out.append(char)
+        if i == last:
+            break
+        pair = run[i : i + 2]
+        if pair in ZH_STOPWORDS or pair[0] in _ZH_FINAL or pair[1] in _ZH_FINAL:
+            continue
+        if pair[0] in _ZH_FUNCTION and pair[1] in _ZH_FUNCTION:
+            continue
+        out.append(pair)
+    return out
 
 
 def tokenize(text: str) -> list[str]:

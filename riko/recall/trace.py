@@ -29,6 +29,10 @@ DEGRADED_MODES = (
     "exact-degraded",
     "evidence-degraded",
     "observation-degraded",
+    # A dense generation that still serves although it was invalidated (the store's reasons).
+    "source-revision-changed",
+    "embedding-model-changed",
+    "index-schema-changed",
 )
 LATENCY_STAGES = ("planner", "lexical", "vector", "rerank", "embedding")
 _GATE_KEYS = {"explicit": "explicit", "silent_use": "silentUse", "suppress": "suppress"}

@@ -8,17 +8,21 @@ the new generation atomically; recall only ever embeds the query.
 from __future__ import annotations
 
 import hashlib
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..clock import iso
+from ..clock import iso, utc
 from ..dense import DenseDoc, DenseIndex, make_embedding_provider
 from ..errors import ConfigError, ProviderError
 from ..warehouse import dumps, naive_utc
 from .gate import eligibility_reason
 from .index_cache import RecallCache
 
-__all__ = ["provider_for", "dense_index", "dense_documents", "build_generation", "index_status", "MAX_VECTORS"]
+__all__ = ["provider_for", "dense_index", "dense_documents", "build_generation", "index_status", "serving_reason",
+           "refresh_after_write", "MAX_VECTORS"]
 
 #: Upper bound on the documents of one generation (a guard against runaway builds).
 MAX_VECTORS = 1_000_000
@@ -54,20 +58,65 @@ def dense_index(cache: RecallCache, provider: Any, directory: Any, clock: Any) -
         return index
 
 
-def dense_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
-    """Pages, evidence chunks and observations eligible in history mode (no query), in order."""
-    docs: list[DenseDoc] = []
+@dataclass
+class _EvidenceMemo:
+    """The evidence part of the dense documents, extended as lines are appended.
+
+    In history mode an L0 line's eligibility depends only on its suppression and correction
+    state, so while those sets stand still only appended lines are examined and hashed.
+    """
+
+    side: Any
+    lines: int
+    suppressed: frozenset[str]
+    invalid: frozenset[int]
+    docs: list[DenseDoc]
+    digest: Any
+
+
+_EVIDENCE: weakref.WeakKeyDictionary[Any, _EvidenceMemo] = weakref.WeakKeyDictionary()
+
+
+def _hash_docs(digest: Any, docs: Iterable[DenseDoc]) -> Any:
+    for doc in docs:
+        digest.update(f"{doc.doc_id}\0{doc.kind}\0{doc.text}\n".encode())
+    return digest
+
+
+def _evidence_documents(cache: RecallCache, now: datetime) -> _EvidenceMemo:
+    side = cache.evidence
+    suppressed = frozenset(side.suppressed_refs)
+    invalid = frozenset(i for i, flag in enumerate(side.invalidated) if flag)
+    memo = _EVIDENCE.get(cache)
+    if memo is None or memo.side is not side or memo.suppressed != suppressed or memo.invalid != invalid \
+            or memo.lines > len(side.line_chunks):
+        memo = _EvidenceMemo(side, 0, suppressed, invalid, [], hashlib.sha256())
+    if memo.lines < len(side.line_chunks):
+        added: list[DenseDoc] = []
+        for line in range(memo.lines, len(side.line_chunks)):
+            doc = cache.evidence_doc(line, keep=False)
+            if eligibility_reason(doc, mode="history", now=now) is None:
+                added.extend(DenseDoc(side.chunk_ids[i], side.chunk_texts[i], "evidence") for i in side.line_chunks[line])
+        memo.docs.extend(added)
+        _hash_docs(memo.digest, added)
+        memo.lines = len(side.line_chunks)
+    _EVIDENCE[cache] = memo
+    return memo
+
+
+def _page_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
+    docs = []
     for page_id in cache.pages.ids:
         doc = cache.pages.docs[page_id]
         if eligibility_reason(doc, mode="history", now=now) is None:
             page = cache.pages.pages[page_id]
             text = "\n".join(t for t in (page.title, page.description, page.body) if t)[:_PAGE_CHARS]
             docs.append(DenseDoc(page_id, text, "page"))
-    side = cache.evidence
-    for line, members in enumerate(side.line_chunks):
-        doc = cache.evidence_doc(line, keep=False)
-        if eligibility_reason(doc, mode="history", now=now) is None:
-            docs.extend(DenseDoc(side.chunk_ids[i], side.chunk_texts[i], "evidence") for i in members)
+    return docs
+
+
+def _observation_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
+    docs = []
     for obs_id in cache.observations.ids:
         doc = cache.observations.docs[obs_id]
         if eligibility_reason(doc, mode="history", now=now) is None:
@@ -75,12 +124,28 @@ def dense_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
     return docs
 
 
+def dense_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
+    """Evidence chunks, pages and observations eligible in history mode (no query), in order.
+
+    Evidence comes first: its document objects persist between revisions, so a refresh after
+    appended lines diffs only the tail (see DenseIndex build).
+    """
+    return _evidence_documents(cache, now).docs + _page_documents(cache, now) + _observation_documents(cache, now)
+
+
 def source_revision(docs: list[DenseDoc]) -> str:
     """Hash of the semantic document set (ids, kinds, texts); timestamps never enter it."""
+    return _hash_docs(hashlib.sha256(), docs).hexdigest()[:32]
+
+
+def _revision(cache: RecallCache, now: datetime) -> tuple[list[DenseDoc], str]:
+    """Documents and revision; the evidence part is hashed incrementally (see _EvidenceMemo)."""
+    pages, observations = _page_documents(cache, now), _observation_documents(cache, now)
+    evidence = _evidence_documents(cache, now)
     digest = hashlib.sha256()
-    for doc in docs:
-        digest.update(f"{doc.doc_id}\0{doc.kind}\0{doc.text}\n".encode("utf-8"))
-    return digest.hexdigest()[:32]
+    for part in (source_revision(pages), evidence.digest.hexdigest(), source_revision(observations)):
+        digest.update(part.encode())
+    return evidence.docs + pages + observations, digest.hexdigest()[:32]
 
 
 def current_revision(cache: RecallCache, now: datetime) -> tuple[list[DenseDoc], str]:
@@ -89,8 +154,7 @@ def current_revision(cache: RecallCache, now: datetime) -> tuple[list[DenseDoc],
         cached = cache.dense_revision
         if cached is not None and cached[0] == cache.revision:
             return cached[1]  # type: ignore[return-value]
-        docs = dense_documents(cache, now)
-        result = (docs, source_revision(docs))
+        result = _revision(cache, now)
         cache.dense_revision = (cache.revision, result)  # type: ignore[assignment]
         return result
 
@@ -100,7 +164,7 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
     wh = cache.wh
     if wh.read_only:
         return
-    status = index.status()
+    status = index.status(disk=False)
     with wh.transaction():
         wh.upsert("index_meta", {
             "name": "dense", "source_revision": status["source_revision"], "provider_model": status["model"],
@@ -111,36 +175,62 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
         }, key=("name",))
 
 
-def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str, now: datetime) -> None:
-    """Replace the provider-neutral ``vectors`` rows with the new generation's documents."""
+def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
     import pyarrow as pa
 
     from ..dense.store import text_key
     from ..migrations import RECORD_SCHEMA_VERSION
 
-    wh = cache.wh
     model, dim = index.provider.model, int(index.provider.dimension)
-    seen: set[str] = set()
-    unique = [d for d in docs if not (d.doc_id in seen or seen.add(d.doc_id))]
-    table = pa.table({
-        "scope_key": [cache.scope_key] * len(unique),
-        "schema_version": [RECORD_SCHEMA_VERSION] * len(unique),
-        "doc_id": [d.doc_id for d in unique],
-        "generation": [generation] * len(unique),
-        "model": [model] * len(unique),
-        "dimension": pa.array([dim] * len(unique), pa.int32()),
-        "text_hash": [text_key(model, d.text) for d in unique],
-        "source_kind": [d.kind for d in unique],
-        "source_id": [d.doc_id.split("#", 1)[0] if d.kind == "evidence" else d.doc_id for d in unique],
+    return pa.table({
+        "scope_key": [cache.scope_key] * len(docs),
+        "schema_version": [RECORD_SCHEMA_VERSION] * len(docs),
+        "doc_id": [d.doc_id for d in docs],
+        "generation": [generation] * len(docs),
+        "model": [model] * len(docs),
+        "dimension": pa.array([dim] * len(docs), pa.int32()),
+        "text_hash": [text_key(model, d.text) for d in docs],
+        "source_kind": [d.kind for d in docs],
+        "source_id": [d.doc_id.split("#", 1)[0] if d.kind == "evidence" else d.doc_id for d in docs],
     })
+
+
+def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], stats: dict[str, Any],
+                   now: datetime) -> None:
+    """Bring the provider-neutral ``vectors`` rows to the new generation's documents.
+
+    After a delta build only the added and retired documents' rows change (a row's
+    ``generation`` is the one that embedded it); a full build, or rows that drifted from the
+    index (a crash between the two writes), rewrite the scope's rows.
+    """
+    wh = cache.wh
+    generation = stats["generation_id"]
+    model, dim = index.provider.model, int(index.provider.dimension)
+    count = index.count
+    delta = index.last_delta
     with wh.transaction():
-        wh.con.execute("DELETE FROM vectors WHERE scope_key = ?", [cache.scope_key])
-        if unique:
-            wh.insert_arrow("vectors", table)
+        if delta is not None:
+            added, retired = delta
+            touched = sorted({d.doc_id for d in added} | set(retired))
+            if touched:
+                wh.con.execute("DELETE FROM vectors WHERE scope_key = ? AND list_contains(?::VARCHAR[], doc_id)",
+                               [cache.scope_key, touched])
+            if added:
+                wh.insert_arrow("vectors", _vector_rows(cache, index, added, generation))
+            row = wh.fetchone("SELECT count(*) FROM vectors WHERE scope_key = ?", [cache.scope_key])
+            delta = delta if row is not None and int(row[0]) == count else None
+        if delta is None:
+            seen: set[str] = set()
+            unique = [d for d in docs if not (d.doc_id in seen or seen.add(d.doc_id))]  # type: ignore[func-returns-value]
+            wh.con.execute("DELETE FROM vectors WHERE scope_key = ?", [cache.scope_key])
+            if unique:
+                wh.insert_arrow("vectors", _vector_rows(cache, index, unique, generation))
         wh.upsert("jobs", {
-            "id": "dense-generation", "kind": "dense-generation", "session_id": None, "cursor": len(unique),
+            "id": "dense-generation", "kind": "dense-generation", "session_id": None, "cursor": count,
             "status": "succeeded", "attempts": 1, "last_error": None,
-            "result": dumps({"generation": generation, "model": model, "dimension": dim, "count": len(unique)}),
+            "result": dumps({"generation": generation, "model": model, "dimension": dim, "count": count,
+                             "mode": stats["mode"], "embedded": stats["embedded"], "appended": stats["appended"],
+                             "retired": stats["retired"], "seconds": stats["seconds"]}),
             "lease_owner": None, "lease_expires_at": None, "created_at": naive_utc(now), "updated_at": naive_utc(now),
         }, key=("id",))
 
@@ -160,7 +250,7 @@ def build_generation(
                 "reused": len(docs), **_summary(index)}
     reason = _stale_reason(index, revision)
     try:
-        stats = index.build(docs, revision, progress=progress)
+        stats = index.build(docs, revision, progress=progress, full=force)
     except ProviderError as exc:
         write_index_meta(cache, index, now, degraded="vector-degraded")
         if not cache.wh.read_only:
@@ -173,13 +263,14 @@ def build_generation(
                 }, key=("id",))
         raise
     if not cache.wh.read_only:
-        _write_vectors(cache, index, docs, stats["generation_id"], now)
-    write_index_meta(cache, index, now)
+        with cache.wh.transaction():  # one commit for the vectors rows, the job and index_meta
+            _write_vectors(cache, index, docs, stats, now)
+            write_index_meta(cache, index, now)
     return {"status": "built", "reason": reason, "source_revision": revision, **stats, **_summary(index)}
 
 
 def _stale_reason(index: DenseIndex, revision: str) -> str:
-    status = index.status()
+    status = index.status(disk=False)
     if status["active_generation"] is None:
         return "no-generation"
     if status["degraded_reason"]:
@@ -208,3 +299,53 @@ def index_status(cache: RecallCache, index: DenseIndex, now: datetime) -> dict[s
     status["needs_rebuild"] = index.needs_rebuild(revision)
     status["checked_at"] = iso(now)
     return status
+
+
+def serving_reason(cache: RecallCache, index: DenseIndex, now: datetime) -> str | None:
+    """Why the served generation is degraded, if it is: ``source-revision-changed`` when it was
+    built before the scope's current documents, or the reason recorded in its pointer.
+
+    A stale generation keeps serving, but only for documents still in the dense set: the
+    vectors of documents that are gone or no longer eligible are hidden until the refresh.
+    """
+    docs, revision = current_revision(cache, now)
+    if index.serve_for(revision, lambda: {d.doc_id for d in docs}):
+        return "source-revision-changed"
+    return index.degraded_reason
+
+
+def refresh_after_write(mem: Any) -> dict[str, Any] | None:
+    """After a write batch, bring a served dense generation up to the scope's documents.
+
+    Runs only when dense recall is on, a provider is configured and a generation exists (the
+    first build stays explicit: ``riko index``). Only new texts are embedded. A failure never
+    fails the write: it is recorded in ``index_meta``/``jobs`` and recall reports the stale
+    generation until the next refresh.
+    """
+    cfg = mem.config
+    if mem.read_only or not cfg.recall_vector_enabled or cfg.embedding_provider == "off":
+        return None
+    from ..dense.store import POINTER_NAME
+    from .index_cache import cache_for
+
+    directory = mem.warehouse_dir / "dense"
+    if not (directory / POINTER_NAME).exists():
+        return None
+    cache = cache_for(mem)
+    provider = provider_for(cache)
+    if provider is None:
+        return None
+    try:
+        index = dense_index(cache, provider, directory, mem.clock)
+        # a loaded generation, or one whose vectors a purge dropped (rebuilt by reuse, not re-embedding)
+        if index.active_revision is None and index.degraded_reason != "purge-rebuild-required":
+            return None
+        cache.refresh()
+        now = utc(mem.clock.now())
+        if not index.needs_rebuild(current_revision(cache, now)[1]):
+            return None  # the batch moved nothing the dense set holds (e.g. an assistant turn)
+        return build_generation(cache, index, now)
+    except Exception:  # noqa: BLE001 - derived data: the write already landed and must not fail
+        # build_generation recorded a provider failure; any failure leaves the generation
+        # stale, which recall names (source-revision-changed) until the next refresh.
+        return None
