@@ -151,6 +151,10 @@ class InvalidArgumentError(RikoError, ValueError):
     """
 
 
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (also a ``TypeError``, for code that caught that)."""
+
+
 class ScopeError(RikoError):
     """A scope (owner + preset) is missing, malformed, or does not match."""
 

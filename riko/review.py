@@ -28,7 +28,7 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
-from .errors import AuthorityError, InvalidArgumentError, NotFoundError, StateError
+from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, protected_title, rank
@@ -149,7 +149,7 @@ class Review:
         """
         unknown = sorted(set(ignored) - _REVIEW_ONLY_FIELDS)
         if unknown:
-            raise TypeError(f"propose() got unexpected field(s): {', '.join(unknown)}")
+            raise InvalidTypeError(f"propose() got unexpected field(s): {', '.join(unknown)}")
         if type not in PAGE_TYPES:
             raise InvalidArgumentError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
         title = _one_line(title)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ProviderError
+from ..errors import InvalidArgumentError, InvalidTypeError, ProviderError
 from .providers import normalize_rows
 from .store import text_key
 
@@ -86,7 +86,7 @@ class PassageCache:
         if len(texts) == 0:
             return
         if matrix.shape != (len(texts), self.dimension):
-            raise ValueError(f"expected {len(texts)} vectors of dimension {self.dimension}, got {matrix.shape}")
+            raise InvalidArgumentError(f"expected {len(texts)} vectors of dimension {self.dimension}, got {matrix.shape}")
         keys = np.array([text_key(self.model, t) for t in texts])
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         name = f"shard-{os.getpid()}-{secrets.token_hex(6)}.npz"
@@ -125,7 +125,7 @@ class CachedProvider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         texts = list(texts)
         found = self.cache.get(texts)
         missing = sorted({t for t, v in zip(texts, found) if v is None})

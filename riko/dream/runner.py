@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from ..authority import normalize_claim
 from ..contracts import evidence_ref
-from ..errors import ConfigError, NotFoundError, ProviderError, RikoError
+from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
@@ -74,7 +74,7 @@ def resolve_provider(
             environ=environ,
         )
     if not isinstance(provider, DreamProvider):
-        raise TypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
+        raise InvalidTypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
     return provider
 
 

@@ -30,6 +30,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from ..errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import polars
@@ -78,20 +79,20 @@ def load_queries(path: str | os.PathLike[str]) -> list[Query]:
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise ValueError(f"{where}: not JSON ({exc})") from None
+            raise InvalidArgumentError(f"{where}: not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(data.get("question"), str):
-            raise ValueError(f"{where}: each line needs string 'id' and 'question'")
+            raise InvalidArgumentError(f"{where}: each line needs string 'id' and 'question'")
         evidence = data.get("evidence")
         if not isinstance(evidence, list) or not evidence:
-            raise ValueError(f"{where}: 'evidence' must be a non-empty list of {{session_id, seq}}")
+            raise InvalidArgumentError(f"{where}: 'evidence' must be a non-empty list of {{session_id, seq}}")
         refs = []
         for item in evidence:
             if not isinstance(item, dict) or not isinstance(item.get("session_id"), str) \
                     or not isinstance(item.get("seq"), int) or isinstance(item.get("seq"), bool):
-                raise ValueError(f"{where}: evidence items need a string session_id and an integer seq")
+                raise InvalidArgumentError(f"{where}: evidence items need a string session_id and an integer seq")
             refs.append((item["session_id"], item["seq"]))
         if data["id"] in seen:
-            raise ValueError(f"{where}: duplicate query id {data['id']!r}")
+            raise InvalidArgumentError(f"{where}: duplicate query id {data['id']!r}")
         seen.add(data["id"])
         out.append(Query(data["id"], data["question"], tuple(dict.fromkeys(refs)), str(data.get("category") or "")))
     return out
@@ -113,7 +114,7 @@ def evidence_ranks(ranked: Sequence[Hashable], gold: Iterable[Hashable]) -> list
 def ndcg_gain(ranks: Sequence[int | None], cutoff: int = NDCG_CUTOFF) -> float:
     """Binary-gain nDCG@cutoff of a query whose gold items sit at ``ranks`` (None: not retrieved)."""
     if not ranks:
-        raise ValueError("a query needs at least one gold evidence reference")
+        raise InvalidArgumentError("a query needs at least one gold evidence reference")
     dcg = math.fsum(1.0 / math.log2(r + 1) for r in ranks if r is not None and r <= cutoff)
     ideal = math.fsum(1.0 / math.log2(i + 1) for i in range(1, min(len(ranks), cutoff) + 1))
     return dcg / ideal
@@ -122,7 +123,7 @@ def ndcg_gain(ranks: Sequence[int | None], cutoff: int = NDCG_CUTOFF) -> float:
 def percentile(values: Sequence[float], share: float) -> float:
     """Nearest-rank percentile (``share`` in (0, 1]): the smallest value with at least that share at or below it."""
     if not values:
-        raise ValueError("percentile of no values")
+        raise InvalidArgumentError("percentile of no values")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
@@ -135,7 +136,7 @@ def score_ranking(ranked: Sequence[Ref], gold: Iterable[Ref], ks: Sequence[int])
     """
     ranks = evidence_ranks(ranked, gold)
     if not ranks:
-        raise ValueError("a query needs at least one gold evidence reference")
+        raise InvalidArgumentError("a query needs at least one gold evidence reference")
     out: dict[str, float] = {}
     for k in ks:
         found = sum(r is not None and r <= k for r in ranks)
@@ -276,7 +277,7 @@ def run_retrieval(
 
     cutoffs = tuple(sorted({int(k) for k in ks}))
     if not cutoffs or cutoffs[0] < 1:
-        raise ValueError(f"ks must be positive integers, got {list(ks)}")
+        raise InvalidArgumentError(f"ks must be positive integers, got {list(ks)}")
     items = list(queries) if not isinstance(queries, (str, os.PathLike)) else load_queries(queries)
     depth = max(cutoffs[-1], NDCG_CUTOFF)
     settings = {"embedding_provider": embedding or "off", **(config or {})}

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 import polars as pl
 
 from ..clock import utc
-from ..errors import ConfigError, ProviderError, StateError
+from ..errors import ConfigError, InvalidTypeError, ProviderError, StateError
 from ..warehouse import naive_utc
 from .channels import (
     Hits,
@@ -94,9 +94,9 @@ def recall(mem: Any, query: str, *, at_time: Any = None, history: bool = False, 
     """
     unknown = set(options) - _OPTIONS
     if unknown:
-        raise TypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
+        raise InvalidTypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
     if not isinstance(query, str):
-        raise TypeError(f"query must be a string, got {type(query).__name__}")
+        raise InvalidTypeError(f"query must be a string, got {type(query).__name__}")
     cfg = mem.config
     now = utc(mem.clock.now())
     stages = RecallTrace()
