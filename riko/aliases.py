@@ -8,7 +8,7 @@ import re
 import polars as pl
 
 from .clock import Clock
-from .errors import NotFoundError
+from .errors import InvalidArgumentError, NotFoundError
 from .recall.text import EN_STOPWORDS
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
@@ -42,10 +42,10 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
     person invalidated: the existing edge's id is returned and nothing changes.
     """
     if resolution_kind not in RESOLUTION_KINDS:
-        raise ValueError(f"resolution_kind must be one of {', '.join(RESOLUTION_KINDS)}")
+        raise InvalidArgumentError(f"resolution_kind must be one of {', '.join(RESOLUTION_KINDS)}")
     normalized = normalize_title(alias)
     if not normalized:
-        raise ValueError("an alias must not be empty")
+        raise InvalidArgumentError("an alias must not be empty")
     status = "contested" if resolution_kind == "derived_inference" else "active"
     now = naive_utc(clock.now())
     ident = _alias_id(scope, entity_id, normalized)

@@ -21,6 +21,7 @@ import polars as pl
 from .clock import Clock
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import NotFoundError, StateError, WikiFormatError
+from .file_journal import FileJournal
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import (
@@ -33,7 +34,7 @@ from .wiki import (
 )
 from .wiki.check import check_files
 from .wiki.check import duplicate_errors as _duplicate_errors
-from .wiki.check import key_line as _key_line
+from .wiki.check import id_changed as _id_changed
 from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
@@ -142,41 +143,30 @@ class Canon:
         self.scope = scope
         self.dir = wiki_dir
         self.clock = clock
-        self._depth = 0
-        self._journal: dict[Path, bytes | None] = {}
+        self._files = FileJournal(wh, wiki_dir)
 
     # -- transactions spanning the warehouse and the files ------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A warehouse transaction whose page-file writes are undone if it fails.
+        """A warehouse transaction whose page-file writes commit or roll back with it.
 
-        The warehouse's writer guard is taken first, so the file journal belongs to one thread.
+        The files' earlier bytes are journalled on disk first, so even a killed process is
+        undone by the next open (:func:`riko.file_journal.recover_journal`).
         """
         with self.wh.transaction():
-            outer = self._depth == 0
-            self._depth += 1
-            try:
-                yield
-            except BaseException:
-                if outer:
-                    self._undo_files()
-                raise
-            finally:
-                self._depth -= 1
-                if outer:
-                    self._journal.clear()
+            yield
 
     def _remember(self, path: Path) -> None:
-        if path not in self._journal:
-            self._journal[path] = path.read_bytes() if path.exists() else None
+        self._files.remember(path)
 
-    def _undo_files(self) -> None:
-        for path, data in reversed(list(self._journal.items())):
-            if data is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+    def resident_written(self) -> None:
+        """The Resident now reflects the pages (called inside the transaction that stored it)."""
+        self._files.clear_resident_stale()
+
+    def expected_hash(self, rel: str) -> str | None:
+        """The SHA-256 the ``pages`` table holds for the file at ``rel`` (None: no page lives there)."""
+        row = self.wh.fetchone("SELECT file_hash FROM pages WHERE scope_key = ? AND path = ?", [self.scope.key, rel])
+        return row[0] if row else None
 
     # -- reading ------------------------------------------------------------------------------
     def _rows(self, where: str = "", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
@@ -279,6 +269,7 @@ class Canon:
         """
         now = self.clock.now()
         with self.transaction():
+            self._files.mark_resident_stale()
             old = self.row(page.id) if self.exists(page.id) else None
             where = on_disk[0] if on_disk else (old["path"] if old else None)
             expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)
@@ -366,9 +357,7 @@ class Canon:
                     found[entry[0]] = _FileState(path, text, None)
                 continue
             if entry is not None and entry[0] != page.id:
-                errors.append(WikiFormatError(
-                    f"id changed from {entry[0]!r} to {page.id!r}; a page's id never changes: put back "
-                    f"'id: {entry[0]}', or save the new page as a new file", path, _key_line(text, "id"), "id"))
+                errors.append(_id_changed(entry[0], page.id, path, text))
                 found[entry[0]] = _FileState(path, text, None)
                 continue
             by_id.setdefault(page.id, []).append(rel)
@@ -470,7 +459,12 @@ class Canon:
 
     def check(self) -> list[WikiFormatError]:
         """Validate every page file and change nothing (for pre-commit hooks)."""
-        return check_files(self.dir)
+        return check_files(self.dir, self.stored_ids())
+
+    def stored_ids(self) -> dict[str, str]:
+        """Relative page-file path → the page id stored for it."""
+        return {r[0]: r[1] for r in self.wh.fetchall(
+            "SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
 
     def resident_path(self) -> Path:
         return self.dir / RESIDENT_FILE

@@ -324,6 +324,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except ValueError as exc:  # a bad argument some library below riko refused: still one line
+        print(f"riko: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
     except OSError as exc:  # a path the user named cannot be read or written
         where = f": {exc.filename}" if exc.filename else ""
         print(f"riko: error: {exc.strerror or exc}{where}", file=sys.stderr)

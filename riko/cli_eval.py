@@ -43,17 +43,38 @@ def register(sub: Any) -> None:
     k.add_argument("--gate", action="store_true", help="exit 1 unless every case passes")
     k.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    r = suites.add_parser("retrieval", help="score mem.retrieve on session logs against BM25")
-    r.add_argument("--sessions", required=True, metavar="DIR", help="session logs to ingest (files or directory)")
-    r.add_argument("--queries", required=True, metavar="FILE",
+    r = suites.add_parser(
+        "retrieval", help="score mem.retrieve on a dataset folder or on session logs, beside plain baselines",
+        description="Either --dataset DIR (the shared layout: sessions/<conversation>/<session>.jsonl and "
+                    "queries.jsonl; riko, riko+e5, bm25s, e5 and rrf in one run) or --sessions DIR --queries FILE "
+                    "(session logs and (session_id, seq) evidence; riko beside unstemmed BM25).")
+    r.add_argument("--dataset", default=None, metavar="DIR", help="one extracted dataset folder (shared layout)")
+    r.add_argument("--sessions", default=None, metavar="DIR", help="session logs to ingest (files or directory)")
+    r.add_argument("--queries", default=None, metavar="FILE",
                    help='JSONL: {"id", "question", "evidence": [{"session_id", "seq"}], "category"?}')
-    r.add_argument("--k", default="1,5,10", metavar="LIST", help="cutoffs (default 1,5,10)")
+    r.add_argument("--systems", default=None, metavar="LIST",
+                   help="--dataset: comma-separated systems (default riko,riko+e5,bm25s,e5,rrf)")
+    r.add_argument("--no-dense", action="store_true", help="--dataset: skip every system that needs the e5 model")
+    r.add_argument("--limit", type=int, default=None, metavar="N", help="--dataset: only the first N ranked questions")
+    r.add_argument("--conversations", default=None, metavar="LIST",
+                   help="--dataset: only these conversations (comma-separated names)")
+    r.add_argument("--max-conversations", type=int, default=None, metavar="N",
+                   help="--dataset: only the first N conversations (natural order)")
+    r.add_argument("--vector-cache", default=None, metavar="DIR",
+                   help="--dataset: passage-vector cache (default $RIKO_VECTOR_CACHE or ~/.cache/riko/vectors)")
+    r.add_argument("--work-dir", default=None, metavar="DIR", help="--dataset: keep the scopes here (default: a temp dir)")
+    r.add_argument("--depth", type=int, default=None, metavar="N", help="--dataset: ranking depth (default 100)")
+    r.add_argument("--no-categories", action="store_true", help="--dataset: print the overall table only")
+    r.add_argument("--k", default="1,5,10", metavar="LIST", help="--sessions: cutoffs (default 1,5,10)")
     r.add_argument("--channels", default=None, metavar="LIST",
-                   help="restrict mem.retrieve to these channels (lexical,exact,rawEvidence,observation,graph,dense)")
+                   help="--sessions: restrict mem.retrieve to these channels "
+                        "(lexical,exact,rawEvidence,observation,graph,dense)")
     r.add_argument("--embedding", default=None, metavar="PROVIDER",
-                   help="build a dense generation with this provider first (adds the dense channel)")
-    r.add_argument("--out", default=None, metavar="FILE", help="also write the full report (per-query rows) as JSON")
-    r.add_argument("--json", action="store_true", help="print machine-readable JSON")
+                   help="--sessions: build a dense generation with this provider first (adds the dense channel); "
+                        "--dataset: the embedding model of the dense systems instead of e5 (e.g. deterministic)")
+    r.add_argument("--out", default=None, metavar="FILE", help="--sessions: also write the full report as JSON")
+    r.add_argument("--json", nargs="?", const=True, default=False, metavar="FILE",
+                   help="with FILE: write the per-question records there as JSON; alone: print JSON")
 
     _register_qa(suites)
 
@@ -181,19 +202,52 @@ def _cases(args: argparse.Namespace) -> int:
 
 
 def _retrieval(args: argparse.Namespace) -> int:
+    if args.dataset is not None:
+        if args.sessions or args.queries:
+            raise UsageError("--dataset replaces --sessions/--queries; give one or the other")
+        return _retrieval_dataset(args)
+    if not args.sessions or not args.queries:
+        raise UsageError("eval retrieval needs --dataset DIR, or --sessions DIR with --queries FILE")
     from .evaluation.retrieval import run_retrieval
 
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
     except ValueError:
         raise UsageError(f"--k must be comma-separated integers, got {args.k!r}") from None
-    channels = [c.strip() for c in args.channels.split(",") if c.strip()] if args.channels else None
+    channels = _names(args.channels)
     report = run_retrieval(args.sessions, args.queries, ks=ks, channels=channels, embedding=args.embedding)
     data = report.to_dict()
-    if args.out:
-        Path(args.out).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    for target in (args.out, args.json if isinstance(args.json, str) else None):
+        if target:
+            Path(target).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     summary = {k: v for k, v in data.items() if k != "rows"}
+    if isinstance(args.json, str):
+        args.json = False
     emit(args, summary, text=_retrieval_text(report))
+    return 0
+
+
+def _names(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _retrieval_dataset(args: argparse.Namespace) -> int:
+    from .dense.providers import make_embedding_provider
+    from .evaluation.datasets import DEPTH, run_dataset
+
+    provider = make_embedding_provider(args.embedding) if args.embedding else None
+    report = run_dataset(args.dataset, systems=_names(args.systems), dense=not args.no_dense, limit=args.limit,
+                         conversations=_names(args.conversations), max_conversations=args.max_conversations,
+                         vector_cache=args.vector_cache, work_dir=args.work_dir,
+                         depth=args.depth or DEPTH, provider=provider)
+    if isinstance(args.json, str):
+        path = report.write_json(args.json)
+        print(report.text(categories=not args.no_categories))
+        print(f"per-question records: {path}")
+    elif args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        print(report.text(categories=not args.no_categories))
     return 0
 
 

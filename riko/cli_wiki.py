@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -209,10 +210,14 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 def _wiki_check(args: argparse.Namespace) -> int:
     """Validate the scope's page files without opening the warehouse (safe as a pre-commit hook)."""
     from .scope import MemoryScope
-    from .wiki.check import check_files
+    from .wiki.check import check_files, stored_page_ids
 
     scope = MemoryScope(args.owner, resolve_preset(args))
-    errors = check_files(Path(args.root).absolute() / "wiki" / scope.owner / scope.preset)
+    root = Path(args.root).absolute()
+    known, note = stored_page_ids(root, scope)
+    errors = check_files(root / "wiki" / scope.owner / scope.preset, known)
+    if note:
+        print(f"riko: note: {note}", file=sys.stderr)
     rows = [{"path": str(e.path), "line": e.line, "field": e.field, "message": str(e)} for e in errors]
     emit(args, {"ok": not errors, "errors": rows},
          text="\n".join(str(e) for e in errors) if errors else "wiki check: every page file is valid")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Protocol, runtime_checkable
+from .errors import InvalidTypeError
 
 __all__ = ["Clock", "SystemClock", "FixedClock", "as_clock", "utc", "to_ms", "from_ms", "iso"]
 
@@ -61,7 +62,7 @@ def as_clock(clock: Clock | Callable[[], datetime] | None) -> Clock:
         return clock
     if callable(clock):
         return _CallableClock(clock)
-    raise TypeError(f"clock must have a now() method or be callable, got {type(clock).__name__}")
+    raise InvalidTypeError(f"clock must have a now() method or be callable, got {type(clock).__name__}")
 
 
 def utc(value: datetime | str | int | float) -> datetime:
@@ -74,7 +75,7 @@ def utc(value: datetime | str | int | float) -> datetime:
             text = text[:-1] + "+00:00"
         value = datetime.fromisoformat(text)
     if not isinstance(value, datetime):
-        raise TypeError(f"expected a datetime, ISO string or epoch ms, got {type(value).__name__}")
+        raise InvalidTypeError(f"expected a datetime, ISO string or epoch ms, got {type(value).__name__}")
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc)

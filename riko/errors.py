@@ -4,6 +4,7 @@ Every error riko raises on purpose is a :class:`RikoError`. Messages say what wa
 where (file, line, field or id) and what to do next, so a CLI can print them as they are.
 
     RikoError
+    ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
@@ -30,6 +31,7 @@ __all__ = [
     "REMEDIES",
     "phrase",
     "RikoError",
+    "InvalidArgumentError",
     "ClosedError",
     "ScopeError",
     "MissingScopeError",
@@ -140,6 +142,17 @@ class RikoError(Exception):
 
     def __str__(self) -> str:
         return self.render("python")
+
+
+class InvalidArgumentError(RikoError, ValueError):
+    """An argument to a public call is not one riko accepts (the message says which and why).
+
+    It is also a ``ValueError``, so code that caught ``ValueError`` keeps working.
+    """
+
+
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (also a ``TypeError``, for code that caught that)."""
 
 
 class ScopeError(RikoError):

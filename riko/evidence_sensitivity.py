@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .contracts import parse_ref
-from .errors import AuthorityError, NotFoundError
+from .errors import AuthorityError, InvalidArgumentError, NotFoundError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES, LEVELS, can_transition
 from .warehouse import Warehouse
@@ -24,7 +24,7 @@ __all__ = ["mark_evidence_sensitivity", "propose_evidence_sensitivity"]
 def _line(wh: Warehouse, scope: MemoryScope, ref: str) -> tuple[str, int, str | None, str | None]:
     parsed = parse_ref(str(ref).strip())
     if parsed is None:
-        raise ValueError(f"evidence reference must look like session:<id>/event:<seq>; got {ref!r}")
+        raise InvalidArgumentError(f"evidence reference must look like session:<id>/event:<seq>; got {ref!r}")
     row = wh.fetchone("SELECT sensitivity, sensitivity_origin FROM evidence WHERE scope_key = ? AND session_id = ? "
                       "AND seq = ?", [scope.key, parsed[0], parsed[1]])
     if row is None:
@@ -36,9 +36,9 @@ def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level
                               authority: str) -> dict[str, Any]:
     """Set the sensitivity of the L0 line ``ref`` under ``authority``; raises AuthorityError when refused."""
     if level not in LEVELS:
-        raise ValueError(f"sensitivity must be one of {', '.join(LEVELS)}; got {level!r}")
+        raise InvalidArgumentError(f"sensitivity must be one of {', '.join(LEVELS)}; got {level!r}")
     if authority not in AUTHORITIES:
-        raise ValueError(f"authority must be one of {', '.join(AUTHORITIES)}; got {authority!r}")
+        raise InvalidArgumentError(f"authority must be one of {', '.join(AUTHORITIES)}; got {authority!r}")
     sid, seq, current, origin = _line(wh, scope, ref)
     shown = current if current is not None else "unclassified"
     detail = {"from": shown, "to": level, "record_kind": "evidence"}

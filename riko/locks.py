@@ -22,7 +22,7 @@ from .private_files import FILE_MODE, private_dir
 __all__ = ["FileLock", "Holder"]
 
 _POLL_S = 0.005
-_POLL_MAX_S = 0.05
+_POLL_MAX_S = 0.02
 _RECORD_BYTES = 160
 
 
@@ -67,20 +67,23 @@ class FileLock:
         flag = fcntl.LOCK_SH if mode == "read" else fcntl.LOCK_EX
         start = time.monotonic()
         delay = _POLL_S
-        wished = False
+        got = False
         try:
-            # another process asked for the file: let it in before taking the file back
-            if not self._wished_by_other():
-                wished = self._try(fd, flag)
-            while not wished:
+            while True:
+                # one waiter at a time is named in writer.want and goes first: the holder lets go
+                # for it, and nobody else (the holder included) takes the file before it does
+                if not self._wished_by_other():
+                    got = self._try(fd, flag)
+                    if got:
+                        break
+                    self._wish()
                 if time.monotonic() - start >= timeout_s:
+                    self._clear_wish()
                     holder = self.holder(fd)
                     raise RikoLockedError(self.path, holder.pid, activity=holder.activity, since=holder.since,
                                           waited_s=time.monotonic() - start, wanted=activity)
-                self._wish()
                 time.sleep(delay)
                 delay = min(delay * 1.5, _POLL_MAX_S)
-                wished = self._try(fd, flag)
         except BaseException:
             os.close(fd)
             raise
@@ -155,10 +158,17 @@ class FileLock:
         return True
 
     def _wish(self) -> None:
+        """Take the waiter's slot when it is free (an existing wish of another process stays)."""
         try:
-            self.want_path.write_text(str(os.getpid()), encoding="utf-8")
+            fd = os.open(self.want_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            return
         except OSError:
-            pass
+            return
+        try:
+            os.write(fd, str(os.getpid()).encode())
+        finally:
+            os.close(fd)
 
     def _clear_wish(self) -> None:
         try:

@@ -67,7 +67,9 @@ class Memory:
         self.clock = as_clock(clock)
         self.read_only = read_only
         self._batch_depth = 0
-        self.warehouse_dir = self.root / "warehouse" / self.scope.storage_key
+        from .storage_migration import warehouse_dir
+
+        self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
         self._wh = Warehouse(self.warehouse_dir, self.scope, self.clock, read_only=read_only,
                              lock_timeout_s=self.config.lock_timeout_ms / 1000,
@@ -84,14 +86,26 @@ class Memory:
         )
         self._dream_state = self._ctx.dream_state
         if not read_only:
-            from .purge import recover_interrupted
+            try:
+                self._recover()
+            except BaseException:
+                self._closed = True
+                self._wh.close()  # a failed open keeps no lock: the next open may succeed
+                raise
 
-            with self._wh.unit("open"):
-                # a purge that died mid-way is finished before sync could copy old page text anywhere
-                recover_interrupted(self._ctx)
-                self.last_sync = self._canon.sync()
-                if self.last_sync.changed:
-                    self._resident.refresh()
+    def _recover(self) -> None:
+        """Finish what a dead process left in flight, then apply what people changed in the files."""
+        from .purge import recover_interrupted
+        from .file_journal import resident_stale
+        from .recovery import recover_open
+
+        with self._wh.unit("open"):
+            recover_open(self._canon)
+            # a purge that died mid-way is finished before sync could copy old page text anywhere
+            recover_interrupted(self._ctx)
+            self.last_sync = self._canon.sync()
+            if self.last_sync.changed or resident_stale(self._wh):
+                self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:

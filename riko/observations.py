@@ -30,7 +30,7 @@ from .clock import Clock
 from .config import RikoConfig
 from .contracts import parse_ref
 from .dream.protocol import normalize_text
-from .errors import NotFoundError, StateError
+from .errors import InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import classify_text, observation_is_sensitive, rank, stricter
 from .warehouse import Warehouse, dumps, naive_utc
@@ -95,25 +95,25 @@ def _distinct(refs: Iterable[Any]) -> list[str]:
     seen: dict[str, None] = {}
     for ref in refs:
         if not isinstance(ref, str) or not ref.strip():
-            raise ValueError(f"an anchor must be a non-empty string, got {ref!r}")
+            raise InvalidArgumentError(f"an anchor must be a non-empty string, got {ref!r}")
         seen.setdefault(ref.strip(), None)
     return list(seen)
 
 
 def _check_confidence(confidence: Any) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
-        raise ValueError("observation confidence must be a number between 0 and 1")
+        raise InvalidArgumentError("observation confidence must be a number between 0 and 1")
     if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
-        raise ValueError("observation confidence must be a finite number between 0 and 1")
+        raise InvalidArgumentError("observation confidence must be a finite number between 0 and 1")
     return float(confidence)
 
 
 def _check_text(text: Any) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("an observation needs non-empty text")
+        raise InvalidArgumentError("an observation needs non-empty text")
     text = " ".join(text.split())
     if len(text) > _MAX_TEXT_CHARS:
-        raise ValueError(f"observation text is longer than {_MAX_TEXT_CHARS} characters")
+        raise InvalidArgumentError(f"observation text is longer than {_MAX_TEXT_CHARS} characters")
     return text
 
 
@@ -192,7 +192,7 @@ class ObservationStore:
     def frame(self, status: str | None = None) -> pl.DataFrame:
         """Observations (optionally of one status), oldest first, with anchor and session counts."""
         if status is not None and status not in OBSERVATION_STATUSES:
-            raise ValueError(f"status must be one of {', '.join(OBSERVATION_STATUSES)}; got {status!r}")
+            raise InvalidArgumentError(f"status must be one of {', '.join(OBSERVATION_STATUSES)}; got {status!r}")
         sql = (
             "SELECT id, status, text, confidence, sensitivity, epistemic_status, anchors, contradictions, "
             "session_ids, CAST(json_array_length(coalesce(anchors, '[]')) AS INTEGER) AS anchor_count, "
@@ -235,7 +235,7 @@ class ObservationStore:
             text = _check_text(text)
             refs = _distinct(refs)
             if len(refs) < self.config.min_observation_evidence:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"an observation needs {self.config.min_observation_evidence} distinct anchors; got {len(refs)}"
                 )
             checked.append((text, self.resolve_anchors(refs), _check_confidence(confidence)))
@@ -401,7 +401,7 @@ class ObservationStore:
         row = self.get(oid)
         refs = [r for r in _distinct(anchors) if r not in row["anchors"]]
         if not refs:
-            raise ValueError("contradicting anchors must differ from the observation's own anchors")
+            raise InvalidArgumentError("contradicting anchors must differ from the observation's own anchors")
         self.resolve_anchors(refs)
         merged = list(dict.fromkeys([*row["contradictions"], *refs]))
         now = naive_utc(self.clock.now())

@@ -8,6 +8,7 @@ from typing import Any
 from .canon import Canon
 from .clock import Clock, utc
 from .config import RikoConfig
+from .file_journal import resident_stale
 from .resident import ResidentBlock, ResidentSnapshot, compile_resident
 from .scope import MemoryScope
 from .warehouse import Warehouse, dumps, naive_utc
@@ -111,6 +112,9 @@ class ResidentStore:
         if self.wh.read_only:
             return snap
         if previous is not None and _same(previous, snap) and self.canon.resident_path().exists():
+            if resident_stale(self.wh):
+                with self.wh.transaction():
+                    self.canon.resident_written()
             return previous
         data = snap.to_dict()
         with self.wh.transaction():
@@ -125,6 +129,7 @@ class ResidentStore:
             self.wh.audit("resident-compiled", "deterministic_rule", snap.version,
                           {"included": len(snap.source_page_ids), "omitted": len(snap.omitted_page_ids)})
             write_atomic(self.canon.resident_path(), _resident_file(snap))
+            self.canon.resident_written()
         return snap
 
 

@@ -28,7 +28,7 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
-from .errors import AuthorityError, NotFoundError, StateError
+from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, protected_title, rank
@@ -87,7 +87,7 @@ class Review:
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates by status: ``pending`` (with ``pending_conflict``), any one status, or all (None)."""
         if status is not None and status not in CANDIDATE_STATUSES:
-            raise ValueError(f"status must be one of {', '.join(CANDIDATE_STATUSES)} or None; got {status!r}")
+            raise InvalidArgumentError(f"status must be one of {', '.join(CANDIDATE_STATUSES)} or None; got {status!r}")
         sql = ("SELECT id, status, type, title, description, body, tags, confidence, sensitivity, source, "
                "source_sessions, evidence, conflict_page_id, page_id, created_at, updated_at FROM candidates WHERE scope_key = ?")
         params: list[Any] = [self.scope.key]
@@ -149,12 +149,12 @@ class Review:
         """
         unknown = sorted(set(ignored) - _REVIEW_ONLY_FIELDS)
         if unknown:
-            raise TypeError(f"propose() got unexpected field(s): {', '.join(unknown)}")
+            raise InvalidTypeError(f"propose() got unexpected field(s): {', '.join(unknown)}")
         if type not in PAGE_TYPES:
-            raise ValueError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
+            raise InvalidArgumentError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
         title = _one_line(title)
         if not title:
-            raise ValueError("a candidate needs a non-empty title")
+            raise InvalidArgumentError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
         sessions = [session_id] if session_id and self.wh.fetchone(
@@ -354,7 +354,7 @@ class Review:
         Contested candidates stay pending either way.
         """
         if policy not in AUTO_CONFIRM_POLICIES:
-            raise ValueError(f"policy must be one of {', '.join(AUTO_CONFIRM_POLICIES)}; got {policy!r}")
+            raise InvalidArgumentError(f"policy must be one of {', '.join(AUTO_CONFIRM_POLICIES)}; got {policy!r}")
         done: list[str] = []
         if policy == "off":
             return done
@@ -416,7 +416,7 @@ class Review:
         Without an explicit ``sensitivity`` the conservative classifier decides it.
         """
         if type not in PAGE_TYPES:
-            raise ValueError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
+            raise InvalidArgumentError(f"type must be one of {', '.join(PAGE_TYPES)}; got {type!r}")
         if authority not in CONFIRMING_AUTHORITIES:
             self._refuse("page-create-refused", authority, _one_line(title),
                          f"authority {authority!r} cannot create a page; only user evidence or management can")
@@ -426,7 +426,7 @@ class Review:
             raise StateError(f"page {pid} already exists; change it with correct() or replace()")
         explicit = fields.pop("sensitivity", None)
         if explicit is not None and explicit not in SENSITIVITIES:
-            raise ValueError(f"sensitivity must be one of {', '.join(SENSITIVITIES)}; got {explicit!r}")
+            raise InvalidArgumentError(f"sensitivity must be one of {', '.join(SENSITIVITIES)}; got {explicit!r}")
         text = f"{title}\n{fields.get('description', '')}\n{body}"
         sensitivity = explicit if explicit is not None else classify_text(text, "normal")
         page = Page(id=pid, type=type, title=_one_line(title), body=body, status="confirmed", consent=True,
@@ -446,7 +446,7 @@ class Review:
         self._require_authority("page-correct-refused", authority, page_id)
         old = self._live_page(page_id)
         if not content.strip():
-            raise ValueError("a correction needs non-empty content")
+            raise InvalidArgumentError("a correction needs non-empty content")
         description, body = _claim_parts(content)
         new_refs = self._known_refs(evidence)
         # the review page edits the body (or the description when there is none): any of them may be the claim
@@ -487,7 +487,7 @@ class Review:
         if old.superseded_by:
             raise StateError(f"page {page_id} was already replaced by {old.superseded_by}; replace that page instead")
         if not content.strip():
-            raise ValueError("a replacement needs non-empty content")
+            raise InvalidArgumentError("a replacement needs non-empty content")
         start = utc(valid_from)
         if old.valid_from is not None and start <= old.valid_from:
             raise StateError(f"valid_from {start.isoformat()} must be after the current interval's start {old.valid_from.isoformat()}")
@@ -519,7 +519,7 @@ class Review:
         old = self._live_page(page_id)
         if by is not None:
             if by == page_id:
-                raise ValueError("a page cannot supersede itself")
+                raise InvalidArgumentError("a page cannot supersede itself")
             self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
         with self.canon.transaction():
@@ -589,7 +589,7 @@ class Review:
         if old.status == "forgotten":
             raise StateError(f"page {page_id} is forgotten")
         if level not in SENSITIVITIES:
-            raise ValueError(f"sensitivity must be normal, provisional_sensitive or sensitive; got {level!r}")
+            raise InvalidArgumentError(f"sensitivity must be normal, provisional_sensitive or sensitive; got {level!r}")
         allowed = authority in SENSITIVITY_AUTHORITIES and can_transition(old.sensitivity, level, authority)
         if not allowed:
             with self.wh.transaction():
@@ -647,7 +647,7 @@ class Review:
         evidence is invalidated), ``temporal_transition`` replaces it from ``valid_from`` (default
         now), ``management`` keeps the old page and accepts the candidate as a page of its own."""
         if resolution not in RESOLUTIONS:
-            raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
+            raise InvalidArgumentError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
         row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
         if row is None:
             raise NotFoundError("conflict", conflict_id, listing="conflicts")

@@ -11,6 +11,7 @@ never user evidence.
 
 from __future__ import annotations
 
+from .errors import InvalidArgumentError
 import os
 import random
 import uuid
@@ -373,7 +374,7 @@ def generate_synthetic_log(
     plain JSONL otherwise.
     """
     if events < 0 or frame_events < 1 or not 0.0 <= chunk_ratio <= 1.0:
-        raise ValueError("events >= 0, frame_events >= 1 and 0 <= chunk_ratio <= 1 are required")
+        raise InvalidArgumentError("events >= 0, frame_events >= 1 and 0 <= chunk_ratio <= 1 are required")
     out = Path(path)
     rng = random.Random(seed)
     now = _ms("2026-02-01T12:00:00Z")

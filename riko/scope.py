@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .errors import ScopeError
 
-__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_hash"]
+__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_storage_key", "scope_hash"]
 
 SCHEMA_VERSION = 1
 _PROFILE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -36,6 +36,25 @@ def storage_key(text: str) -> str:
     return _UNSAFE.sub("--", text)
 
 
+_PLAIN_SCOPE = re.compile(r"[A-Za-z0-9_]+:[A-Za-z0-9_]+")
+
+
+def scope_storage_key(key: str) -> str:
+    """The directory name of a scope: readable, and never shared by two scopes.
+
+    ``owner:preset`` made only of letters, digits and ``_`` is ``owner--preset`` (one ``--``,
+    so it reads back). Any other key — a ``.`` or ``-`` in a name — gets ``--h`` and 12 hex
+    digits of its SHA-256 after the readable form, so ``iso.x`` and ``iso--x`` stay apart.
+
+    >>> scope_storage_key("local:companion"), scope_storage_key("local:iso.x")
+    ('local--companion', 'local--iso--x--h17616248a640')
+    """
+    readable = storage_key(key)
+    if _PLAIN_SCOPE.fullmatch(key):
+        return readable
+    return f"{readable}--h{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}"
+
+
 def scope_hash(key: str) -> str:
     """First 16 hex characters of the SHA-256 of a scope key (safe to log)."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
@@ -61,6 +80,12 @@ class MemoryScope:
 
     @property
     def storage_key(self) -> str:
+        """The scope's directory name under ``warehouse/`` and ``exports/`` (see :func:`scope_storage_key`)."""
+        return scope_storage_key(self.key)
+
+    @property
+    def legacy_storage_key(self) -> str:
+        """The directory name older roots used, which two scopes could share."""
         return storage_key(self.key)
 
     @property

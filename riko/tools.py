@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from .aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
 from .authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim
 from .clock import utc
-from .errors import AuthorityError, NotFoundError, ScopeError, StateError, WikiFormatError
+from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
 from .sensitivity import classify_text, protected_title
@@ -134,7 +134,7 @@ def tool_schemas(shape: str = "openai") -> list[dict[str, Any]]:
                                                   "parameters": s.parameters()}} for s in specs]
     if shape == "anthropic":
         return [{"name": s.name, "description": s.description, "input_schema": s.parameters()} for s in specs]
-    raise ValueError(f"schema shape must be 'openai' or 'anthropic', got {shape!r}")
+    raise InvalidArgumentError(f"schema shape must be 'openai' or 'anthropic', got {shape!r}")
 
 
 class _Refused(Exception):

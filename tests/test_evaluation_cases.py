@@ -21,6 +21,23 @@ def test_calibration_gate_every_case_passes() -> None:
     assert report.score == 1.0
 
 
+def test_calibration_gate_holds_with_the_e5_dense_channel_on() -> None:
+    # A dense channel may only help: in these small scopes every page is some query's nearest
+    # neighbour, and only the dense-only margin keeps distractors out of the context.
+    report = run_cases("calibration", config={"recall_vector_enabled": True, "embedding_provider": "local"})
+    failures = {r.id: (r.missing, r.leaked, r.error) for r in report.failures()}
+    assert failures == {}
+
+
+def test_challenge_set_with_e5_and_lexical_keeps_its_measured_scores() -> None:
+    # lexical recall alone passes the distractor and ordering cases it can (it was 1/12);
+    # with e5 every case passes, the paraphrases and cross-lingual ones included (it was 11/12)
+    lexical = run_cases("challenge")
+    assert {"chal-zh-precision-01", "chal-en-order-01"} <= {r.id for r in lexical.results if r.passed}
+    dense = run_cases("challenge", config={"recall_vector_enabled": True, "embedding_provider": "local"})
+    assert [r.id for r in dense.failures()] == []
+
+
 def test_challenge_set_names_the_known_weaknesses_in_both_languages() -> None:
     challenge = load_cases(case_file("challenge"))
     calibration = load_cases(case_file("calibration"))

@@ -132,7 +132,7 @@ def test_a_scenario_that_raises_is_an_error_row_with_its_cause_chain() -> None:
     broken = replace(scenario("F.27"), setup=(Step("page", {"title": "Bad", "body": "x", "type": "no-such-type"}),))
     outcome = run_scenario(broken)
     assert outcome.status == "error"
-    assert "ValueError" in outcome.error and "StepFailure" in outcome.error
+    assert "InvalidArgumentError" in outcome.error and "StepFailure" in outcome.error
     assert "The above exception was the direct cause" in outcome.error
     with pytest.raises(ValueError, match="error rows"):
         aggregate_metrics([outcome])

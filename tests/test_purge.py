@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -321,7 +322,7 @@ def test_a_page_corrected_away_from_the_session_survives(world: World) -> None:
 def test_a_held_lease_refuses_a_second_purge(world: World) -> None:
     with world.open() as mem:
         token = mem.purge(world.a)["confirmation"]
-        acquire_lease(mem.context, "another-store")
+        acquire_lease(mem.context, f"another-store:{os.getppid()}:1")  # a live process holds it
         before = _tables(mem)
         with pytest.raises(PurgeError, match="holds the lease"):
             mem.purge(world.a, dry_run=False, confirmation=token)
@@ -408,6 +409,26 @@ def test_killed_purge_is_completed_on_the_next_open(world: World) -> None:
         assert recover_interrupted(mem.context) == []
     assert not (warehouse / "purge").exists() or not any((warehouse / "purge").iterdir())
     assert _bytes_hits(world.root, MARK) == []
+
+
+_KILLED_HOLDING_LEASE = textwrap.dedent("""
+    import os, signal, sys, riko
+    from riko.purge.journal import _owner, acquire_lease
+    mem = riko.open(sys.argv[1], preset="companion", config={"purge_enabled": True})
+    acquire_lease(mem.context, _owner(mem.context))
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_a_lease_whose_process_died_is_free_at_once(world: World) -> None:
+    with world.open() as mem:
+        token = mem.purge(world.a)["confirmation"]
+    proc = subprocess.run([sys.executable, "-c", _KILLED_HOLDING_LEASE, str(world.root)], capture_output=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+    with world.open() as mem:  # the clock has not moved: the 60 s lease has not run out
+        row = mem._wh.fetchone("SELECT lease_owner FROM jobs WHERE scope_key = ? AND id = ?", [mem.scope.key, LEASE_ID])
+        assert row is not None and row[0].split(":")[1].isdigit()
+        assert mem.purge(world.a, dry_run=False, confirmation=token)["verified"] is True
 
 
 # -- CLI --------------------------------------------------------------------------------------------

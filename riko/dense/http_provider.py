@@ -17,7 +17,7 @@ import httpx
 import numpy as np
 
 from ..endpoints import EndpointError, check_endpoint, public_endpoint
-from ..errors import ProviderError
+from ..errors import InvalidTypeError, ProviderError
 from .providers import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
 __all__ = ["OpenAICompatibleProvider", "DEFAULT_TIMEOUT_MS", "MAX_TIMEOUT_MS", "REASONS"]
@@ -114,7 +114,7 @@ class OpenAICompatibleProvider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self._embed(list(texts))

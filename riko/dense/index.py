@@ -26,7 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..clock import Clock, as_clock, iso
-from ..errors import ConfigError, ProviderError
+from ..errors import ConfigError, InvalidArgumentError, ProviderError
 from ..progress import progress_enabled
 from .providers import EmbeddingProvider, normalize_rows
 from .store import (
@@ -743,7 +743,7 @@ class DenseIndex:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         if q.shape != (loaded.header.dimension,) or not np.all(np.isfinite(q)):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"query vector must be {loaded.header.dimension} finite numbers, got shape {q.shape}"
             )
         q = normalize_rows(q)

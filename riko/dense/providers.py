@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidTypeError
 
 __all__ = [
     "EmbeddingProvider",
@@ -130,7 +130,7 @@ class DeterministicProvider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             out[row] = self._embed_one(text)
@@ -184,7 +184,7 @@ class E5Provider(_LazyModel):
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return normalize_rows(np.asarray(self._get().passage(list(texts))).reshape(len(texts), -1))
@@ -216,7 +216,7 @@ class USEProvider(_LazyModel):
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return normalize_rows(np.asarray(self._get().encode(list(texts))).reshape(len(texts), -1))

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ProviderError
+from ..errors import InvalidArgumentError, InvalidTypeError, ProviderError
 from .providers import normalize_rows
 from .store import text_key
 
@@ -46,6 +47,7 @@ class PassageCache:
         self._lock = threading.Lock()
         self._vectors: dict[str, np.ndarray] = {}
         self._seen: set[str] = set()
+        self.skipped: list[str] = []  #: shard files that were unreadable or of another shape
 
     def _load_new_shards(self) -> None:
         if not self.path.is_dir():
@@ -53,13 +55,16 @@ class PassageCache:
         for shard in sorted(self.path.glob(_SHARD_GLOB)):
             if shard.name in self._seen:
                 continue
+            self._seen.add(shard.name)  # shards are immutable: one look is enough
             try:
                 with np.load(shard, allow_pickle=False) as data:
                     keys, vectors = data["keys"], data["vectors"]
-            except (OSError, ValueError, KeyError):
-                continue  # a foreign or damaged file is no reason to fail an embedding run
-            self._seen.add(shard.name)
-            if vectors.ndim != 2 or vectors.shape[1] != self.dimension or len(keys) != len(vectors):
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                self.skipped.append(shard.name)  # a foreign or damaged file is no reason to fail a run
+                continue
+            if vectors.ndim != 2 or vectors.shape[1] != self.dimension or keys.ndim != 1 \
+                    or len(keys) != len(vectors):
+                self.skipped.append(shard.name)
                 continue
             for key, vector in zip(keys.tolist(), vectors):
                 self._vectors[str(key)] = vector
@@ -81,14 +86,18 @@ class PassageCache:
         if len(texts) == 0:
             return
         if matrix.shape != (len(texts), self.dimension):
-            raise ValueError(f"expected {len(texts)} vectors of dimension {self.dimension}, got {matrix.shape}")
+            raise InvalidArgumentError(f"expected {len(texts)} vectors of dimension {self.dimension}, got {matrix.shape}")
         keys = np.array([text_key(self.model, t) for t in texts])
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         name = f"shard-{os.getpid()}-{secrets.token_hex(6)}.npz"
         tmp = self.path / f".{name}.tmp"
-        with open(tmp, "wb") as fh:
-            np.savez(fh, keys=keys, vectors=matrix)
-        os.replace(tmp, self.path / name)
+        try:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, keys=keys, vectors=matrix)
+            os.replace(tmp, self.path / name)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         with self._lock:
             self._seen.add(name)
             for key, vector in zip(keys.tolist(), matrix):
@@ -116,7 +125,7 @@ class CachedProvider:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
-            raise TypeError("embed_passages takes a sequence of strings, not one string")
+            raise InvalidTypeError("embed_passages takes a sequence of strings, not one string")
         texts = list(texts)
         found = self.cache.get(texts)
         missing = sorted({t for t, v in zip(texts, found) if v is None})

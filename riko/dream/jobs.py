@@ -8,6 +8,7 @@ job, ``status`` is queued, running, succeeded or failed, ``last_error`` is sanit
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +17,14 @@ import pyarrow as pa
 
 from ..errors import ConfigError
 from ..migrations import RECORD_SCHEMA_VERSION
+from ..warehouse import naive_utc
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
     from ..warehouse import Turn
 
 __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "scope_lock", "in_flight",
-           "write_jobs", "jobs_frame"]
+           "write_jobs", "jobs_frame", "pending_confirms", "set_pending_confirms"]
 
 JOB_KIND = "dream"
 JOB_STATUSES = ("queued", "running", "succeeded", "failed")
@@ -82,11 +84,8 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
         "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
         **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
     })
-    wh.con.register("_riko_job_ids", table.select(["id"]))
-    try:
+    with wh.registered("_riko_job_ids", table.select(["id"])):
         wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id IN (SELECT id FROM _riko_job_ids)", [wh.scope.key])
-    finally:
-        wh.con.unregister("_riko_job_ids")
     wh.insert_arrow("jobs", table)
 
 
@@ -98,3 +97,25 @@ def jobs_frame(mem: "ScopeContext") -> pl.DataFrame:
             "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
             [mem.scope.key, JOB_KIND],
         )
+
+
+# Candidates a committed batch left for auto-confirm: written with the batch, removed with the
+# confirmations, so a run killed between the two is finished by the next run.
+_CONFIRM_ID = "dream-auto-confirm"
+
+
+def pending_confirms(wh: Any) -> list[str]:
+    """Candidate ids whose auto-confirm a committed Dream batch still owes."""
+    row = wh.fetchone("SELECT result FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, _CONFIRM_ID])
+    return list(json.loads(row[0])) if row and row[0] else []
+
+
+def set_pending_confirms(wh: Any, ids: Sequence[str]) -> None:
+    """Record (inside the caller's transaction) the candidate ids auto-confirm still owes."""
+    wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, _CONFIRM_ID])
+    if ids:
+        now = naive_utc(wh.clock.now())
+        wh.insert_rows("jobs", [{
+            "id": _CONFIRM_ID, "kind": _CONFIRM_ID, "session_id": None, "cursor": None, "status": "queued",
+            "attempts": 0, "last_error": None, "result": json.dumps(list(dict.fromkeys(ids))),
+            "lease_owner": None, "lease_expires_at": None, "created_at": now, "updated_at": now}])

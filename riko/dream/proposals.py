@@ -168,14 +168,11 @@ class _Batch:
                 "confidence": pa.array([s["confidence"] for s in merged], pa.float64()),
                 "sensitivity": pa.array([s["sensitivity"] for s in merged], pa.string()),
             })
-            self.wh.con.register("_riko_merge", update)
-            try:
+            with self.wh.registered("_riko_merge", update):
                 self.wh.con.execute(
                     "UPDATE candidates SET tags = u.tags, source_sessions = u.source_sessions, evidence = u.evidence, "
                     "confidence = u.confidence, sensitivity = u.sensitivity, updated_at = ? FROM _riko_merge u "
                     "WHERE candidates.scope_key = ? AND candidates.id = u.id", [self.now, self.scope_key])
-            finally:
-                self.wh.con.unregister("_riko_merge")
         if self.audits:
             _audit_many(self.wh, self.audits)
 

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from ..errors import ProviderError
+from ..errors import InvalidArgumentError, ProviderError
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -77,13 +77,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _YAML = YAMLHandler()
 
 # Lines and sentences through which a model claims authority it does not have.
+# Every run of blanks has one way to match (no \s* beside another \s*), so matching is linear
+# in the line: an answer with long blank runs cannot stall a worker.
 _AUTHORITY_LINE = re.compile(
-    r"(?i)^\s*[-*]?\s*(status|consent|locked|version|id|page_?id|source_?ids?|sources?|"
-    r"session_?ids?|sessions?|confirmed|approved)\s*:.*$"
+    r"(?i)\s*(?:[-*]\s*)?(status|consent|locked|version|id|page_?id|source_?ids?|sources?|"
+    r"session_?ids?|sessions?|confirmed|approved)\s*:"
 )
 _CONFIRMATION_CLAIM = re.compile(
     r"(?i)(\b(the\s+)?user\s+(has\s+)?(explicitly\s+)?(asked|told|wants|wanted|instructed|requested)\s+"
-    r"(me|us|you|the\s+assistant)?\s*to\s+(remember|save|store|keep|confirm)"
+    r"(?:(me|us|you|the\s+assistant)\s+)?to\s+(remember|save|store|keep|confirm)"
     r"|\b(confirmed|approved|verified)\s+by\s+(the\s+)?user\b"
     r"|用户(明确)?(要求|让|希望|请求)(我|你|助手)?(记住|保存|记下)"
     r"|(已|已经)(被)?用户确认)"
@@ -372,7 +374,7 @@ def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = Fal
     ('Likes tea', 'candidate')
     """
     if max_pages < 1:
-        raise ValueError("max_pages must be at least 1")
+        raise InvalidArgumentError("max_pages must be at least 1")
     if allow_empty and not (text or "").strip():
         return ParseResult(pages=(), rejected=())
     blocks, rejected = _blocks(text or "")

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ProviderError
+from ..errors import InvalidArgumentError, ProviderError
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -133,7 +133,7 @@ def parse_reflection(
     ()
     """
     if max_observations < 0 or min_evidence < 1:
-        raise ValueError("max_observations must be >= 0 and min_evidence >= 1")
+        raise InvalidArgumentError("max_observations must be >= 0 and min_evidence >= 1")
     data = _single_object(text)
     items = data.get("observations")
     if not isinstance(items, list):

@@ -25,10 +25,11 @@ import pyarrow as pa
 
 from ..authority import normalize_claim
 from ..contracts import evidence_ref
-from ..errors import ConfigError, NotFoundError, ProviderError, RikoError
+from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
-from .jobs import JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, scope_lock, shard_of, write_jobs
+from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
+                   set_pending_confirms, shard_of, write_jobs)
 from .proposals import Proposal, propose_batch
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
 from .providers import DreamProvider, ProviderChain, make_provider
@@ -76,7 +77,7 @@ def resolve_provider(
             environ=environ,
         )
     if not isinstance(provider, DreamProvider):
-        raise TypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
+        raise InvalidTypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
     return provider
 
 
@@ -360,6 +361,11 @@ class _Run:
         for w, proposal, outcome in zip(owners, proposals, outcomes):
             settled[id(w)].append((proposal.page, outcome))
         write_jobs(self.wh, [self._settle(w, settled[id(w)]) for w in done])
+        policy = self.cfg.candidate_auto_confirm
+        if policy != "off":  # committed with the cursors, so a killed run's confirmations are not lost
+            owed = [cid for w in done for cid in (w.auto_ids if policy == "all" else w.grounded)]
+            if owed:
+                set_pending_confirms(self.wh, [*pending_confirms(self.wh), *owed])
 
     def _store_alone(self, w: _Work) -> None:
         try:
@@ -449,18 +455,22 @@ class _Run:
             "reason": reason, "error": error, "reflection": None,
         })
 
-    def _auto_confirm(self, done: list[_Work]) -> None:
-        """Apply ``candidate_auto_confirm`` to the batch's candidates (one Resident recompile per batch)."""
+    def _auto_confirm(self, done: list[_Work] | None = None) -> None:
+        """Apply ``candidate_auto_confirm`` to the candidates committed batches still owe it
+        (one Resident recompile per batch); the record of what is owed goes with them."""
         policy = self.cfg.candidate_auto_confirm
-        if policy == "off":
-            return
-        ids = list(dict.fromkeys(cid for w in done for cid in (w.auto_ids if policy == "all" else w.grounded)))
+        ids = pending_confirms(self.wh)
         if not ids:
+            return
+        if policy == "off":  # the policy was turned off since: nothing more is owed
+            with self.wh.transaction():
+                set_pending_confirms(self.wh, [])
             return
         try:
             # one transaction for the batch: a failure undoes its page files and rows together
             with self.mem.canon.transaction():
                 confirmed = self.mem.review.auto_confirm(ids, policy)
+                set_pending_confirms(self.wh, [])
             self.report.auto_confirmed.extend(confirmed)
             return
         except (RikoError, OSError) as exc:
@@ -470,6 +480,8 @@ class _Run:
                 self.report.auto_confirmed.extend(self.mem.review.auto_confirm([cid], policy))
             except (RikoError, OSError) as exc:
                 log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
+        with self.wh.transaction():
+            set_pending_confirms(self.wh, [])
 
     # -- reflection -------------------------------------------------------------------------------
     def wants_reflection(self, w: _Work) -> bool:
@@ -737,6 +749,7 @@ def run_dream(
                secrets=_secrets(chosen, environ), executor=executor)
     try:
         with run.lock:
+            run._auto_confirm()  # what a killed run committed but did not confirm yet
             works = run.select(sessions)
         run.run(works)
     finally:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import InvalidArgumentError
+
 __all__ = ["TranscriptLine", "Transcript", "ROLES"]
 
 ROLES = ("user", "assistant")
@@ -26,7 +28,7 @@ class TranscriptLine:
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
-            raise ValueError(f"transcript role must be one of {ROLES}, got {self.role!r}")
+            raise InvalidArgumentError(f"transcript role must be one of {ROLES}, got {self.role!r}")
 
     def render(self) -> str:
         """``<role>: <text>`` on a single line (inner line breaks become spaces)."""

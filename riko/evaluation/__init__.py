@@ -4,6 +4,7 @@ answer-side evaluation with a model endpoint (``run_qa``)."""
 
 from .cases import Case, CaseReport, CaseResult, load_cases, run_cases
 from .corpus import SCENARIOS, Scenario, Step, Turn
+from .datasets import DatasetReport, load_dataset, run_dataset
 from .metrics import (
     IDEAL,
     METRIC_FIELDS,
@@ -28,6 +29,7 @@ __all__ = [
     "CaseReport",
     "CaseResult",
     "CompanionRun",
+    "DatasetReport",
     "MetricRecord",
     "QAReport",
     "Query",
@@ -40,11 +42,13 @@ __all__ = [
     "gate_failures",
     "generate_dataset",
     "load_cases",
+    "load_dataset",
     "load_queries",
     "metrics_frame",
     "outcomes_frame",
     "run_cases",
     "run_companion",
+    "run_dataset",
     "run_qa",
     "run_retrieval",
     "run_scenario",

@@ -17,6 +17,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from ..errors import InvalidArgumentError
 
 __all__ = ["ArtifactRun", "prune_runs", "RAW_RESULTS", "SCHEMA_VERSION"]
 
@@ -27,7 +28,7 @@ SCHEMA_VERSION = 1
 def prune_runs(base: str | os.PathLike[str], prefix: str, keep: int) -> list[Path]:
     """Delete all but the newest ``keep`` run folders named ``<prefix>…``; returns what was removed."""
     if keep < 1:
-        raise ValueError(f"keep must be at least 1, got {keep}")
+        raise InvalidArgumentError(f"keep must be at least 1, got {keep}")
     root = Path(base)
     if not root.is_dir():
         return []

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..clock import FixedClock
+from ..errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import polars
@@ -79,18 +80,18 @@ class Case:
         """Validate one decoded line; errors name the case and the field."""
         unknown = sorted(set(data) - _KEYS)
         if unknown:
-            raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
+            raise InvalidArgumentError(f"{where}: unknown key(s) {', '.join(unknown)}")
         for key in ("id", "lang", "dimension", "query"):
             if not isinstance(data.get(key), str) or not data[key].strip():
-                raise ValueError(f"{where}: {key!r} must be a non-empty string")
+                raise InvalidArgumentError(f"{where}: {key!r} must be a non-empty string")
         expect = data.get("expect") or {}
         contains = tuple(expect.get("contains") or ())
         excludes = tuple(expect.get("excludes") or ())
         silence = bool(expect.get("silence", False))
         if not contains and not silence:
-            raise ValueError(f"{where} ({data['id']}): expect needs 'contains' or 'silence': true")
+            raise InvalidArgumentError(f"{where} ({data['id']}): expect needs 'contains' or 'silence': true")
         if silence and contains:
-            raise ValueError(f"{data['id']}: a silent case cannot also expect text")
+            raise InvalidArgumentError(f"{data['id']}: a silent case cannot also expect text")
         return cls(
             id=data["id"], lang=data["lang"], dimension=data["dimension"], query=data["query"],
             expect_contains=contains, expect_excludes=excludes, expect_silence=silence,
@@ -125,7 +126,7 @@ class CaseResult:
 def case_file(name: str) -> Path:
     """The packaged case file of a set: ``calibration`` or ``challenge``."""
     if name not in CASE_SETS:
-        raise ValueError(f"case set must be one of {', '.join(CASE_SETS)}, got {name!r}")
+        raise InvalidArgumentError(f"case set must be one of {', '.join(CASE_SETS)}, got {name!r}")
     return Path(str(resources.files("riko"))) / "data" / "cases" / f"cases.{name}.jsonl"
 
 
@@ -140,14 +141,14 @@ def load_cases(path: str | os.PathLike[str]) -> list[Case]:
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise ValueError(f"{where}: not JSON ({exc})") from None
+            raise InvalidArgumentError(f"{where}: not JSON ({exc})") from None
         if not isinstance(data, dict):
-            raise ValueError(f"{where}: each line must be a JSON object")
+            raise InvalidArgumentError(f"{where}: each line must be a JSON object")
         cases.append(Case.from_dict(data, where))
     seen: set[str] = set()
     for case in cases:
         if case.id in seen:
-            raise ValueError(f"{source.name}: duplicate case id {case.id!r}")
+            raise InvalidArgumentError(f"{source.name}: duplicate case id {case.id!r}")
         seen.add(case.id)
     return cases
 

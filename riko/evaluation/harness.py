@@ -24,6 +24,7 @@ from typing import Any
 from ..clock import FixedClock, iso
 from .corpus import STUB_CREDENTIAL_REF, Step
 from .stubs import LoopbackStub
+from ..errors import InvalidArgumentError
 
 __all__ = ["Harness", "StepFailure", "FaultyGraph", "TurnRecord", "child_main", "stub_environment",
            "API_PREFIX", "CLIENT_ADDRESS"]
@@ -216,7 +217,7 @@ class Harness:
         self.clock.advance(minutes=_STEP_MINUTES)
         handler = getattr(self, f"_op_{step.op}", None)
         if handler is None:
-            raise ValueError(f"step {index}: unknown operation {step.op!r}")
+            raise InvalidArgumentError(f"step {index}: unknown operation {step.op!r}")
         args = self.resolve(dict(step.args)) if step.op != "process" else dict(step.args)
         record: dict[str, Any] = {"index": index, "op": step.op, "expect": step.expect}
         try:
@@ -294,7 +295,7 @@ class Harness:
 
     def _op_stub(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
         if self.stub is None:
-            raise ValueError("a stub step needs the scenario to declare its stubs")
+            raise InvalidArgumentError("a stub step needs the scenario to declare its stubs")
         self.stub.set_mode(a["route"], a["mode"])
         return "ok", None, {}
 
@@ -366,7 +367,7 @@ class Harness:
         self.clock.advance(minutes=_STEP_MINUTES)
         if via == "http":
             if fault is not None:
-                raise ValueError("fault injection runs through the facade; use via='memory'")
+                raise InvalidArgumentError("fault injection runs through the facade; use via='memory'")
             _, snap = self.request("GET", "/resident")
             body: dict[str, Any] = {"query": text, "history": history}
             if at_time is not None:
@@ -382,7 +383,7 @@ class Harness:
         if fault == "graph":
             options["graph"] = FaultyGraph()
         elif fault is not None:
-            raise ValueError(f"unknown fault {fault!r}; the corpus injects 'graph'")
+            raise InvalidArgumentError(f"unknown fault {fault!r}; the corpus injects 'graph'")
         result = mem.recall(text, at_time=at_time, history=history, **options)
         return TurnRecord(snapshot.text, snapshot.version, snapshot.to_dict(), result.context,
                           result.results.to_dicts(), result.trace, via)

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import RikoError
+from ..errors import InvalidArgumentError, RikoError
 
 __all__ = [
     "LABELLED_SETS",
@@ -120,7 +120,7 @@ class LabelledReport:
 def labelled_file(name: str) -> Path:
     """The packaged file of a labelled set: ``sensitivity``, ``conflicts`` or their ``.holdout`` sets."""
     if name not in LABELLED_SETS:
-        raise ValueError(f"labelled set must be one of {', '.join(LABELLED_SETS)}, got {name!r}")
+        raise InvalidArgumentError(f"labelled set must be one of {', '.join(LABELLED_SETS)}, got {name!r}")
     return Path(str(resources.files("riko"))) / "data" / "cases" / f"{name}.jsonl"
 
 
@@ -203,6 +203,6 @@ def score_conflicts(path: str | os.PathLike[str] | None = None) -> LabelledRepor
 def run_labelled(name: str) -> LabelledReport:
     """Score a packaged labelled set by name (a ``.holdout`` set was written after the rules, unseen by them)."""
     if name not in LABELLED_SETS:
-        raise ValueError(f"labelled set must be one of {', '.join(LABELLED_SETS)}, got {name!r}")
+        raise InvalidArgumentError(f"labelled set must be one of {', '.join(LABELLED_SETS)}, got {name!r}")
     score = score_sensitivity if name.startswith("sensitivity") else score_conflicts
     return score(labelled_file(name))

@@ -15,6 +15,7 @@ import orjson
 import zstandard
 
 from ..clock import to_ms, utc
+from ..errors import InvalidArgumentError
 
 __all__ = ["write_harness_log", "message_event", "PROJECT_KEY"]
 
@@ -34,7 +35,7 @@ def message_event(seq: int, time_ms: int, role: str, text: str) -> dict:
                 "data": {"turn": seq, "step": 0, "message": {
                     "role": "assistant", "content": [{"type": "text", "text": text}],
                     "source": {"kind": "model", "provider": "eval", "model": "eval"}}}}
-    raise ValueError(f"role must be user or assistant, got {role!r}")
+    raise InvalidArgumentError(f"role must be user or assistant, got {role!r}")
 
 
 def write_harness_log(

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .outcomes import ANSWER_ARTIFACT, EXCLUSION_CHECK, GRAPH_CHANNEL, INCLUSION_CHECK, ScenarioOutcome
+from ..errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import polars
@@ -160,16 +161,16 @@ def aggregate_metrics(
     or duplicate scenario ids, and for a row missing the judgment its metric needs.
     """
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
     k = int(k)
     rows = [row if isinstance(row, ScenarioOutcome) else ScenarioOutcome.from_dict(row) for row in outcomes]
     errors = [row for row in rows if row.status == "error"]
     if errors:
         listed = "; ".join(f"{row.id}: {row.error}" for row in errors)
-        raise ValueError(f"cannot score a batch with error rows; fix or rerun them first ({listed})")
+        raise InvalidArgumentError(f"cannot score a batch with error rows; fix or rerun them first ({listed})")
     duplicates = sorted(scenario for scenario, count in Counter(row.id for row in rows).items() if count > 1)
     if duplicates:
-        raise ValueError(f"duplicate scenario ids in the batch: {', '.join(duplicates)}")
+        raise InvalidArgumentError(f"duplicate scenario ids in the batch: {', '.join(duplicates)}")
     return _Scorer(rows, k, answer_model).records()
 
 
@@ -356,7 +357,7 @@ class _Scorer:
         for row in rows:
             for candidate in row.extracted_candidates:
                 if candidate not in row.candidate_judgments:
-                    raise ValueError(
+                    raise InvalidArgumentError(
                         f"{row.id}: extracted candidate {candidate!r} has no judgment; "
                         "add it to candidate_judgments rather than skipping it"
                     )
@@ -383,7 +384,7 @@ class _Scorer:
         def score(row: ScenarioOutcome) -> float:
             answer = row.artifacts.get(ANSWER_ARTIFACT)
             if not isinstance(answer, str):
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"{row.id}: answer_model is set but artifacts[{ANSWER_ARTIFACT!r}] holds no reply text"
                 )
             return float(any(text in answer for text in _judged(row, "excludes")))
@@ -394,7 +395,7 @@ class _Scorer:
         """1-based rank of the first recall result containing the target; 0 when absent."""
         target = row.target
         if not target:
-            raise ValueError(f"{row.id}: a ranking scenario needs its relevant target; target is missing")
+            raise InvalidArgumentError(f"{row.id}: a ranking scenario needs its relevant target; target is missing")
         for position, result in enumerate(row.recall_results, start=1):
             if target in result["text"]:
                 return position
@@ -402,7 +403,7 @@ class _Scorer:
 
     def multi_hop(self, row: ScenarioOutcome) -> float:
         if not row.target:
-            raise ValueError(f"{row.id}: the multi-hop trial needs its linked destination as target")
+            raise InvalidArgumentError(f"{row.id}: the multi-hop trial needs its linked destination as target")
         return float(
             any(GRAPH_CHANNEL in result["channels"] and row.target in result["text"] for result in row.recall_results)
         )
@@ -422,7 +423,7 @@ class _Scorer:
 def _judged(row: ScenarioOutcome, kind: str) -> tuple[str, ...]:
     texts = tuple(text for text in getattr(row, kind) if text)
     if not texts:
-        raise ValueError(f"{row.id}: the metric needs the corpus judgment {kind!r}, which is empty")
+        raise InvalidArgumentError(f"{row.id}: the metric needs the corpus judgment {kind!r}, which is empty")
     return texts
 
 

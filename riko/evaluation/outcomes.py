@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+from ..errors import InvalidArgumentError
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -76,24 +77,24 @@ class ScenarioOutcome:
     def __post_init__(self) -> None:
         where = f"scenario {self.id!r}"
         if not isinstance(self.id, str) or not self.id:
-            raise ValueError(f"{where}: id must be a non-empty string such as 'F.01'")
+            raise InvalidArgumentError(f"{where}: id must be a non-empty string such as 'F.01'")
         if self.status not in STATUSES:
-            raise ValueError(f"{where}: status {self.status!r} is not one of {', '.join(STATUSES)}")
+            raise InvalidArgumentError(f"{where}: status {self.status!r} is not one of {', '.join(STATUSES)}")
         if self.label not in LABELS:
-            raise ValueError(f"{where}: label {self.label!r} is not one of {', '.join(LABELS)}")
+            raise InvalidArgumentError(f"{where}: label {self.label!r} is not one of {', '.join(LABELS)}")
         if self.status == "unsupported" and not self.unsupported_reason:
-            raise ValueError(f"{where}: an unsupported row must say why in unsupported_reason")
+            raise InvalidArgumentError(f"{where}: an unsupported row must say why in unsupported_reason")
         if self.status == "error" and not self.error:
-            raise ValueError(f"{where}: an error row must carry its error text")
+            raise InvalidArgumentError(f"{where}: an error row must carry its error text")
         bad_checks = sorted(name for name, value in self.checks.items() if not isinstance(value, bool))
         if bad_checks:
-            raise ValueError(f"{where}: checks must be booleans; not boolean: {', '.join(bad_checks)}")
+            raise InvalidArgumentError(f"{where}: checks must be booleans; not boolean: {', '.join(bad_checks)}")
         self.contains = tuple(self.contains)
         self.excludes = tuple(self.excludes)
         for position, result in enumerate(self.recall_results, start=1):
             missing = [key for key in _RESULT_KEYS if not isinstance(result, dict) or key not in result]
             if missing:
-                raise ValueError(f"{where}: recall result {position} lacks {', '.join(missing)}")
+                raise InvalidArgumentError(f"{where}: recall result {position} lacks {', '.join(missing)}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (tuples become lists) carrying ``schema_version``."""
@@ -108,11 +109,11 @@ class ScenarioOutcome:
         data = dict(d)
         version = data.pop("schema_version", SCHEMA_VERSION)
         if version != SCHEMA_VERSION:
-            raise ValueError(f"outcome row schema_version {version!r} is not supported (expected {SCHEMA_VERSION})")
+            raise InvalidArgumentError(f"outcome row schema_version {version!r} is not supported (expected {SCHEMA_VERSION})")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"outcome row {data.get('id')!r} has unknown keys: {', '.join(unknown)}")
+            raise InvalidArgumentError(f"outcome row {data.get('id')!r} has unknown keys: {', '.join(unknown)}")
         data["contains"] = tuple(data.get("contains", ()))
         data["excludes"] = tuple(data.get("excludes", ()))
         return cls(**data)

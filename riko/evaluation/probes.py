@@ -16,6 +16,7 @@ from typing import Any
 
 from .corpus import Scenario
 from .harness import Harness, TurnRecord
+from ..errors import InvalidArgumentError
 
 __all__ = ["ProbeResult", "run_probe", "PROBES", "page_texts", "storage_domain", "scan_files", "scan_tables"]
 
@@ -273,5 +274,5 @@ def run_probe(name: str, h: Harness, s: Scenario, turn: TurnRecord) -> ProbeResu
     """Run the probe ``name`` or ``name:argument`` from a scenario's ``checks``."""
     key, _, arg = name.partition(":")
     if key not in PROBES:
-        raise ValueError(f"{s.id}: unknown check {name!r}; known: {', '.join(sorted(PROBES))}")
+        raise InvalidArgumentError(f"{s.id}: unknown check {name!r}; known: {', '.join(sorted(PROBES))}")
     return PROBES[key](h, s, turn, arg)

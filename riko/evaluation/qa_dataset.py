@@ -63,7 +63,7 @@ class QADataset:
         """``(file name, riko session-log line)`` for every turn of the conversation, in order."""
         out: list[tuple[str, dict[str, object]]] = []
         for path in self.session_files(conversation, before):
-            for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            for number, raw in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
                 if not raw.strip():
                     continue
                 try:
@@ -99,7 +99,7 @@ def load_qa_dataset(path: str | os.PathLike[str], *, conversations: Iterable[str
     wanted = set(conversations) if conversations is not None else None
     questions: list[QAQuestion] = []
     seen: set[str] = set()
-    for number, raw in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(source.read_text(encoding="utf-8").split("\n"), start=1):
         if not raw.strip():
             continue
         try:

@@ -18,6 +18,7 @@ Query file, one JSON object per line::
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -25,16 +26,28 @@ import re
 import statistics
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from ..errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import polars
 
-__all__ = ["Query", "load_queries", "score_ranking", "Bm25Baseline", "RetrievalReport", "run_retrieval",
-           "NDCG_CUTOFF", "SYSTEMS"]
+__all__ = [
+    "NDCG_CUTOFF",
+    "SYSTEMS",
+    "Bm25Baseline",
+    "Query",
+    "RetrievalReport",
+    "evidence_ranks",
+    "load_queries",
+    "ndcg_gain",
+    "percentile",
+    "run_retrieval",
+    "score_ranking",
+]
 
 Ref = tuple[str, int]
 NDCG_CUTOFF = 10
@@ -59,30 +72,60 @@ def load_queries(path: str | os.PathLike[str]) -> list[Query]:
     source = Path(path)
     out: list[Query] = []
     seen: set[str] = set()
-    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(source.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source.name}:{number}"
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise ValueError(f"{where}: not JSON ({exc})") from None
+            raise InvalidArgumentError(f"{where}: not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(data.get("question"), str):
-            raise ValueError(f"{where}: each line needs string 'id' and 'question'")
+            raise InvalidArgumentError(f"{where}: each line needs string 'id' and 'question'")
         evidence = data.get("evidence")
         if not isinstance(evidence, list) or not evidence:
-            raise ValueError(f"{where}: 'evidence' must be a non-empty list of {{session_id, seq}}")
+            raise InvalidArgumentError(f"{where}: 'evidence' must be a non-empty list of {{session_id, seq}}")
         refs = []
         for item in evidence:
             if not isinstance(item, dict) or not isinstance(item.get("session_id"), str) \
                     or not isinstance(item.get("seq"), int) or isinstance(item.get("seq"), bool):
-                raise ValueError(f"{where}: evidence items need a string session_id and an integer seq")
+                raise InvalidArgumentError(f"{where}: evidence items need a string session_id and an integer seq")
             refs.append((item["session_id"], item["seq"]))
         if data["id"] in seen:
-            raise ValueError(f"{where}: duplicate query id {data['id']!r}")
+            raise InvalidArgumentError(f"{where}: duplicate query id {data['id']!r}")
         seen.add(data["id"])
         out.append(Query(data["id"], data["question"], tuple(dict.fromkeys(refs)), str(data.get("category") or "")))
     return out
+
+
+def evidence_ranks(ranked: Sequence[Hashable], gold: Iterable[Hashable]) -> list[int | None]:
+    """The 1-based position of each distinct gold item in ``ranked`` (repeats collapsed), None
+    where it is absent, in gold order.
+
+    >>> evidence_ranks(["b", "a", "b", "c"], ["c", "x"])
+    [3, None]
+    """
+    position: dict[Hashable, int] = {}
+    for item in ranked:
+        position.setdefault(item, len(position) + 1)
+    return [position.get(item) for item in dict.fromkeys(gold)]
+
+
+def ndcg_gain(ranks: Sequence[int | None], cutoff: int = NDCG_CUTOFF) -> float:
+    """Binary-gain nDCG@cutoff of a query whose gold items sit at ``ranks`` (None: not retrieved)."""
+    if not ranks:
+        raise InvalidArgumentError("a query needs at least one gold evidence reference")
+    dcg = math.fsum(1.0 / math.log2(r + 1) for r in ranks if r is not None and r <= cutoff)
+    ideal = math.fsum(1.0 / math.log2(i + 1) for i in range(1, min(len(ranks), cutoff) + 1))
+    return dcg / ideal
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """Nearest-rank percentile (``share`` in (0, 1]): the smallest value with at least that share at or below it."""
+    if not values:
+        raise InvalidArgumentError("percentile of no values")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def score_ranking(ranked: Sequence[Ref], gold: Iterable[Ref], ks: Sequence[int]) -> dict[str, float]:
@@ -91,50 +134,70 @@ def score_ranking(ranked: Sequence[Ref], gold: Iterable[Ref], ks: Sequence[int])
     >>> score_ranking([("s", 2), ("s", 1)], [("s", 1)], [1, 2])["mrr"]
     0.5
     """
-    wanted = set(gold)
-    if not wanted:
-        raise ValueError("a query needs at least one gold evidence reference")
-    order = list(dict.fromkeys(ranked))
-    relevant = [ref in wanted for ref in order]
+    ranks = evidence_ranks(ranked, gold)
+    if not ranks:
+        raise InvalidArgumentError("a query needs at least one gold evidence reference")
     out: dict[str, float] = {}
     for k in ks:
-        found = sum(relevant[:k])
+        found = sum(r is not None and r <= k for r in ranks)
         out[f"hit@{k}"] = float(found > 0)
-        out[f"all@{k}"] = float(found == len(wanted))
-        out[f"recall@{k}"] = found / len(wanted)
-    first = next((i for i, rel in enumerate(relevant, start=1) if rel), 0)
+        out[f"all@{k}"] = float(found == len(ranks))
+        out[f"recall@{k}"] = found / len(ranks)
+    first = min((r for r in ranks if r is not None), default=0)
     out["mrr"] = 1.0 / first if first else 0.0
-    dcg = sum(1.0 / math.log2(i + 1) for i, rel in enumerate(relevant[:NDCG_CUTOFF], start=1) if rel)
-    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(wanted), NDCG_CUTOFF) + 1))
-    out[f"ndcg@{NDCG_CUTOFF}"] = dcg / ideal
+    out[f"ndcg@{NDCG_CUTOFF}"] = ndcg_gain(ranks)
     return out
 
 
-def baseline_tokens(text: str) -> list[str]:
-    """The baseline's tokens: lowercased Latin words and numbers without English stopwords, and
-    CJK character bigrams (a lone character stays a unigram)."""
-    from bm25s.stopwords import STOPWORDS_EN
-
-    stop = set(STOPWORDS_EN)
+def baseline_tokens(text: str, stemmer: Any = None) -> list[str]:
+    """The baseline's tokens: lowercased Latin words and numbers without English stopwords (each
+    stemmed when a PyStemmer ``stemmer`` is given), and CJK character bigrams (a lone character
+    stays a unigram)."""
     lowered = text.lower()
-    tokens = [w for w in _LATIN.findall(_CJK_RUN.sub(" ", lowered)) if w not in stop]
+    tokens = [w for w in _LATIN.findall(_CJK_RUN.sub(" ", lowered)) if w not in _english_stopwords()]
+    if stemmer is not None and tokens:
+        tokens = stemmer.stemWords(tokens)
     for run in _CJK_RUN.findall(lowered):
         tokens.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
     return tokens
 
 
-class Bm25Baseline:
-    """Plain BM25 (bm25s, Lucene variant) over a fixed list of turns."""
+@functools.cache
+def _english_stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
 
-    def __init__(self, refs: Sequence[Ref], texts: Sequence[str]) -> None:
+    return frozenset(STOPWORDS_EN)
+
+
+@functools.cache
+def _english_stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+class Bm25Baseline:
+    """Plain BM25 (bm25s, Lucene variant) over a fixed list of turns; ``stem`` adds the Snowball
+    English stemmer (PyStemmer) to the Latin words. ``tokens`` (from :meth:`tokens`) replaces
+    ``texts`` when a growing corpus is re-indexed, so each text is tokenized once."""
+
+    def __init__(self, refs: Sequence[Any], texts: Sequence[str] = (), *, stem: bool = False,
+                 tokens: Sequence[list[str]] | None = None) -> None:
         import bm25s
 
         self.refs = list(refs)
+        self.stemmer = _english_stemmer() if stem else None
         self.model = bm25s.BM25()
-        self.model.index([baseline_tokens(t) or ["\u2205"] for t in texts], show_progress=False)
+        if self.refs:
+            corpus = list(tokens) if tokens is not None else [self.tokens(t) for t in texts]
+            self.model.index(corpus, show_progress=False)
 
-    def search(self, question: str, k: int) -> list[Ref]:
-        tokens = baseline_tokens(question)
+    def tokens(self, text: str) -> list[str]:
+        """The indexed tokens of one text (a placeholder for a text without any)."""
+        return baseline_tokens(text, self.stemmer) or ["\u2205"]
+
+    def search(self, question: str, k: int) -> list[Any]:
+        tokens = baseline_tokens(question, self.stemmer)
         if not tokens or not self.refs:
             return []
         docs, scores = self.model.retrieve([tokens], k=min(k, len(self.refs)), show_progress=False)
@@ -158,12 +221,12 @@ class RetrievalReport:
             if not rows:
                 continue
             metrics = [key for key in rows[0] if key.startswith(("hit@", "all@", "recall@", "mrr", "ndcg@"))]
-            latency = sorted(r["latency_ms"] for r in rows)
+            latency = [r["latency_ms"] for r in rows]
             out[system] = {
                 "queries": float(len(rows)),
                 **{m: statistics.fmean(r[m] for r in rows) for m in metrics},
                 "latency_p50_ms": statistics.median(latency),
-                "latency_p95_ms": latency[min(len(latency) - 1, math.ceil(0.95 * len(latency)) - 1)],
+                "latency_p95_ms": percentile(latency, 0.95),
             }
         return out
 
@@ -214,7 +277,7 @@ def run_retrieval(
 
     cutoffs = tuple(sorted({int(k) for k in ks}))
     if not cutoffs or cutoffs[0] < 1:
-        raise ValueError(f"ks must be positive integers, got {list(ks)}")
+        raise InvalidArgumentError(f"ks must be positive integers, got {list(ks)}")
     items = list(queries) if not isinstance(queries, (str, os.PathLike)) else load_queries(queries)
     depth = max(cutoffs[-1], NDCG_CUTOFF)
     settings = {"embedding_provider": embedding or "off", **(config or {})}

@@ -32,6 +32,7 @@ from .metrics import MetricRecord, aggregate_metrics, gate_failures, metrics_fra
 from .outcomes import ANSWER_ARTIFACT, ScenarioOutcome
 from .probes import run_probe
 from .stubs import LoopbackStub
+from ..errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import polars
@@ -190,7 +191,7 @@ class CompanionRun:
 
     def metrics_frame(self) -> "polars.DataFrame":
         if self.metrics is None:
-            raise ValueError(f"no metrics: {self.metrics_error}")
+            raise InvalidArgumentError(f"no metrics: {self.metrics_error}")
         return metrics_frame(self.metrics)
 
     def outcomes_frame(self) -> "polars.DataFrame":

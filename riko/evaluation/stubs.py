@@ -15,6 +15,7 @@ import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Mapping
+from ..errors import InvalidArgumentError
 
 __all__ = ["LoopbackStub", "ROUTES", "MODES"]
 
@@ -58,9 +59,9 @@ class LoopbackStub:
     @staticmethod
     def _check(route: str, mode: str) -> None:
         if route not in ROUTES:
-            raise ValueError(f"unknown stub route {route!r}; expected one of {', '.join(ROUTES)}")
+            raise InvalidArgumentError(f"unknown stub route {route!r}; expected one of {', '.join(ROUTES)}")
         if mode not in MODES[route]:
-            raise ValueError(f"stub route {route!r} has no mode {mode!r}; expected one of {', '.join(MODES[route])}")
+            raise InvalidArgumentError(f"stub route {route!r} has no mode {mode!r}; expected one of {', '.join(MODES[route])}")
 
     @property
     def host(self) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .corpus import LOG_FILLER
 from .logs import write_harness_log
+from ..errors import InvalidArgumentError
 
 __all__ = ["generate_dataset"]
 
@@ -34,7 +35,7 @@ def generate_dataset(directory: str | os.PathLike[str], *, sessions: int = 4, fi
     and the number of queries. Facts are spread over ``sessions`` sessions between ``filler``
     ordinary turns each."""
     if sessions < 1 or filler < 0:
-        raise ValueError("sessions must be at least 1 and filler at least 0")
+        raise InvalidArgumentError("sessions must be at least 1 and filler at least 0")
     rng = random.Random(seed)
     facts: list[tuple[str, str, str, str]] = []  # (key, text, question, category)
     for colour, item, place in _ITEMS:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 
+from ..errors import InvalidArgumentError
 from ..clock import iso, utc
 from ..private_files import private_dir, private_tree
 from ..scope import MemoryScope
@@ -28,7 +29,7 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
         private_tree(out)
         return out
     if format != "jsonl":
-        raise ValueError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
+        raise InvalidArgumentError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
     cur = wh.con.execute(
         "SELECT session_id, seq, time, type, data FROM evidence WHERE scope_key = ? ORDER BY session_id, seq",
         [scope.key],

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 
@@ -239,13 +241,33 @@ def _ingest_serial(ctx: _Context, plan: _Plan) -> None:
     except PresetMismatchError as exc:
         _refused(ctx, plan, exc)
         return
-    with ctx.wh.transaction():
-        def emit(table: pa.Table) -> None:
-            ctx.wh.insert_arrow("evidence", table)
+    with _stored_alone(ctx, plan):
+        with ctx.wh.transaction():
+            def emit(table: pa.Table) -> None:
+                ctx.wh.insert_arrow("evidence", table)
 
-        parsed = parse_events(reader, scope_key=ctx.scope.key, now_ms=int(ctx.now.timestamp() * 1000),
-                              watermarks=ctx.watermarks, classify=ctx.classify, emit=emit)
-        _finish(ctx, plan, parsed)
+            parsed = parse_events(reader, scope_key=ctx.scope.key, now_ms=int(ctx.now.timestamp() * 1000),
+                                  watermarks=ctx.watermarks, classify=ctx.classify, emit=emit)
+            _finish(ctx, plan, parsed)
+
+
+@contextmanager
+def _stored_alone(ctx: _Context, plan: _Plan) -> Iterator[None]:
+    """One file's transaction: when the warehouse refuses it, nothing of the file is kept, the
+    real cause becomes an issue row, and the next file of the folder is read as usual."""
+    watermarks, touched = dict(ctx.watermarks), set(ctx.touched)
+    counts = (ctx.report.events, ctx.report.duplicates, ctx.report.truncated, len(ctx.report.issue_rows))
+    try:
+        yield
+    except duckdb.Error as exc:
+        ctx.watermarks.clear()
+        ctx.watermarks.update(watermarks)
+        ctx.touched.intersection_update(touched)
+        r = ctx.report
+        r.events, r.duplicates, r.truncated = counts[:3]
+        del r.issue_rows[counts[3]:]
+        r.issue_rows.append({"path": str(plan.path), "line": None, "offset": None, "kind": "store-error",
+                             "message": f"nothing of this file was stored: {type(exc).__name__}: {exc}"})
 
 
 def _ingest_parallel(ctx: _Context, todo: list[_Plan], workers: int, bar: Any) -> None:
@@ -315,7 +337,7 @@ def _write_spilled(ctx: _Context, plan: _Plan, parsed: ParsedFile, spill_files: 
         # against the current watermarks, so nothing is stored twice
         _ingest_serial(ctx, plan)
         return
-    with ctx.wh.transaction():
+    with _stored_alone(ctx, plan), ctx.wh.transaction():
         for f in spill_files:
             with pa.memory_map(f) as source:
                 ctx.wh.insert_arrow("evidence", pa.ipc.open_file(source).read_all())

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ..clock import to_ms, utc
-from ..errors import IngestError
+from ..errors import IngestError, InvalidArgumentError
 from .projection import ROLES, bound_text, bound_value, content_texts, describe_event, project_l0
 
 # The projection helpers under the names riko.ingest.capture imports from this module.
@@ -127,9 +127,9 @@ class LogReader:
         session_id: str | None = None,
     ) -> None:
         if max_text_chars < 1:
-            raise ValueError(f"max_text_chars must be at least 1, got {max_text_chars}")
+            raise InvalidArgumentError(f"max_text_chars must be at least 1, got {max_text_chars}")
         if start_offset < 0 or start_line < 0:
-            raise ValueError("start_offset and start_line must not be negative")
+            raise InvalidArgumentError("start_offset and start_line must not be negative")
         self.path = Path(path)
         self.max_text_chars = max_text_chars
         self.start_offset = start_offset
@@ -173,11 +173,24 @@ class LogReader:
         if self._layout == "document":
             yield from self._document_events()
             return
-        handle = {"harness": self._harness_line, "l0": self._l0_line, "chat": self._chat_line}[self.format]
+        handle = self._guarded({"harness": self._harness_line, "l0": self._l0_line, "chat": self._chat_line}[self.format])
         if self.format == "chat" and self.start_offset > 0:
             self._prime(handle)
         loop = self._zstd_events if self.compressed else self._plain_events
         yield from loop(handle, self.start_offset, self.start_line)
+
+    def _guarded(self, handle: Callable[[bytes, int], LogEvent | None]) -> Callable[[bytes, int], LogEvent | None]:
+        """``handle``, except that a line it cannot take becomes an issue row instead of an error:
+        one bad line never stops the rest of the file (or the folder) from arriving."""
+
+        def guarded(raw: bytes, line: int) -> LogEvent | None:
+            try:
+                return handle(raw, line)
+            except (ValueError, TypeError, OverflowError, RecursionError, KeyError, AttributeError) as exc:
+                self._issue(line, None, "invalid-event", f"line {line} cannot be read: {type(exc).__name__}: {exc}")
+                return None
+
+        return guarded
 
     # -- header and sessions --------------------------------------------------------------
 
@@ -400,7 +413,7 @@ class LogReader:
             self._issue(line, None, "invalid-event", f"message {line} is a JSON {type(obj).__name__}, not an object")
             return None
         role = obj.get("role")
-        role = _CHAT_ROLE_ALIASES.get(role, role) if isinstance(role, str) else role
+        role = _CHAT_ROLE_ALIASES.get(role, role) if isinstance(role, str) else None
         if role not in ROLES:
             self._issue(line, None, "invalid-event", f"message {line} has role {obj.get('role')!r}; expected user, assistant, system or tool")
             return None
@@ -410,7 +423,11 @@ class LogReader:
         seq = self._chat_seq.get(sid, 0)
         self._chat_seq[sid] = seq + 1
         stamp = obj.get("timestamp", obj.get("time", obj.get("created_at")))
-        time_ms = _chat_time_ms(stamp) or 0
+        time_ms = _chat_time_ms(stamp)
+        if time_ms is None:
+            if stamp is not None:
+                self._issue(line, None, "invalid-time", f"message {line} has an unusable time {_shown(stamp)}; kept without one")
+            time_ms = 0
         message: dict[str, Any] = {
             "role": role,
             "content": [{"type": "text", "text": t} for t in content_texts(obj.get("content"))],
@@ -423,8 +440,8 @@ class LogReader:
 
     def _event_fields(self, obj: dict, line: int) -> tuple[int, int, str, dict] | None:
         seq = obj.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-            self._issue(line, None, "invalid-event", f"line {line} has no non-negative integer seq (got {seq!r})")
+        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= _MAX_SEQ:
+            self._issue(line, None, "invalid-event", f"line {line} has no integer seq from 0 to 2^63-1 (got {_shown(seq)})")
             return None
         etype = obj.get("type")
         if not isinstance(etype, str) or not etype:
@@ -432,7 +449,7 @@ class LogReader:
             return None
         time_ms = _time_ms(obj.get("time"))
         if time_ms is None:
-            self._issue(line, None, "invalid-event", f"line {line} has no usable time (got {obj.get('time')!r})")
+            self._issue(line, None, "invalid-event", f"line {line} has no usable time (got {_shown(obj.get('time'))})")
             return None
         data = obj.get("data")
         if data is None:
@@ -526,19 +543,34 @@ def _loads_or_none(raw: bytes) -> Any:
         return None
 
 
+_MAX_SEQ = (1 << 63) - 1  # a BIGINT column
+# Epoch milliseconds of 0001-01-01 and 9999-12-31T23:59:59.999Z: what a timestamp column holds
+_MIN_MS, _MAX_MS = -62_135_596_800_000, 253_402_300_799_999
+
+
+def _shown(value: Any) -> str:
+    """A value for an issue message, cut short (a line may hold a 20-digit number or a long text)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _in_range(ms: float) -> int | None:
+    return int(ms) if ms == ms and _MIN_MS <= ms <= _MAX_MS else None
+
+
 def _time_ms(value: Any) -> int | None:
-    """Epoch milliseconds from a number or an ISO-8601 string."""
+    """Epoch milliseconds from a number or an ISO-8601 string; None when out of range or unreadable."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return int(value)
+        return _in_range(value)
     if isinstance(value, str):
         text = value.strip()
-        if text.isdigit():
-            return int(text)
+        if text.isascii() and text.isdigit():
+            return _in_range(int(text)) if len(text) <= 16 else None
         try:
-            return to_ms(utc(text))
-        except ValueError:
+            return _in_range(to_ms(utc(text)))
+        except (ValueError, OverflowError):
             return None
     return None
 
@@ -547,7 +579,7 @@ def _chat_time_ms(value: Any) -> int | None:
     """Chat timestamps are ISO strings, epoch seconds or epoch milliseconds."""
     ms = _time_ms(value)
     if ms is not None and isinstance(value, (int, float)) and abs(value) < 1e11:
-        return int(value * 1000)
+        return _in_range(value * 1000)
     return ms
 
 

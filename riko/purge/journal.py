@@ -47,8 +47,27 @@ def _checkpoint(name: str) -> None:
 
 
 def _owner(mem: "ScopeContext") -> str:
-    """The lease owner of one open store: this process and this Memory object."""
-    return f"{_PROCESS_OWNER}:{id(mem):x}"
+    """The lease owner of one open store: this process (token and pid) and this Memory object."""
+    return f"{_PROCESS_OWNER}:{os.getpid()}:{id(mem):x}"
+
+
+def _owner_gone(owner: str | None) -> bool:
+    """True when the process that took a lease has ended (or wrote a form that names no process).
+
+    A process of its own token is this one; another's pid is checked with signal 0.
+    """
+    parts = (owner or "").split(":")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return True
+    if parts[0] == _PROCESS_OWNER:
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, under another user
+    return False
 
 
 # -- lease ------------------------------------------------------------------------------------
@@ -56,13 +75,13 @@ def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) ->
     """Take the scope's purge lease for :data:`LEASE_SECONDS`, or raise PurgeError if it is held.
 
     ``takeover`` ignores a held lease: recovery runs under the writer lock, so whoever
-    held it is gone.
+    held it is gone. A lease whose owner process has ended is free at once.
     """
     wh, key = mem.wh, mem.scope.key
     now = mem.clock.now()
     with wh.transaction():
         row = wh.fetchone("SELECT lease_owner, lease_expires_at FROM jobs WHERE scope_key = ? AND id = ?", [key, LEASE_ID])
-        if row is not None and not takeover and row[1] is not None and utc(row[1]) > now:
+        if row is not None and not takeover and row[1] is not None and utc(row[1]) > now and not _owner_gone(row[0]):
             raise PurgeError(
                 f"another purge of scope {key} holds the lease until {iso(utc(row[1]))}; "
                 "wait for it to finish and retry")
@@ -118,13 +137,13 @@ def _run(mem: "ScopeContext", operation_id: str, plan: Plan) -> None:
             if snap is not None:
                 restore_snapshot(mem, snap)
         finally:
-            _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
-            with mem.wh.transaction():
+            with mem.wh.transaction():  # the journal's state and its audit row go together
+                _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
                 mem.wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
                               {"operation": operation_id, "error": type(exc).__name__})
         raise
-    _journal(mem, operation_id, plan.session_id, "completed")
-    with mem.wh.transaction():
+    with mem.wh.transaction():  # a kill between the two would leave a completed purge unaudited
+        _journal(mem, operation_id, plan.session_id, "completed")
         mem.wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
                       {"operation": operation_id, **summary(plan.impact())})
     shutil.rmtree(work_dir(mem, operation_id), ignore_errors=True)

@@ -8,6 +8,7 @@ other.
 from __future__ import annotations
 
 import re
+from ..errors import InvalidArgumentError
 
 __all__ = ["chunk_sentences", "split_sentences"]
 
@@ -63,9 +64,9 @@ def chunk_sentences(text: str, max_chars: int = 400, overlap: int = 0) -> list[t
     ['One. ', 'Two! ', '三。四']
     """
     if max_chars < 1:
-        raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+        raise InvalidArgumentError(f"max_chars must be at least 1, got {max_chars}")
     if overlap < 0:
-        raise ValueError(f"overlap must be >= 0, got {overlap}")
+        raise InvalidArgumentError(f"overlap must be >= 0, got {overlap}")
     if not text.strip():
         return []
     units: list[tuple[int, int]] = []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import polars as pl
 
 from ..clock import utc
-from ..errors import ConfigError, ProviderError, StateError
+from ..errors import ConfigError, InvalidTypeError, ProviderError, StateError
 from ..warehouse import naive_utc
 from .channels import (
     Hits,
@@ -44,7 +44,7 @@ from .vectors import build_generation, dense_index, index_status, provider_for, 
 if TYPE_CHECKING:
     from ..context import ScopeContext
 
-__all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS",
+__all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
 
 #: Fusion weight of the dense channel per embedding model, measured on the public dev sets
@@ -55,6 +55,15 @@ DENSE_WEIGHTS: dict[str, float] = {
     "multilingual-e5-small": 0.7,
     "use-multilingual-v3": 0.3,
     "deterministic-local-v1": 0.5,
+}
+#: How far below the best cosine a hit only the dense channel found may be and still enter
+#: gated recall (``recall``; ``retrieve`` ranks everything). e5's cosines are compressed
+#: (unrelated text 0.72-0.82): on the calibration and challenge cases a distractor sat
+#: 0.047-0.106 below the answer and a second fact asked for 0.017-0.039 below the first, so
+#: the margin is narrow and the cases guard it. USE spreads wider.
+DENSE_MARGINS: dict[str, float] = {
+    "multilingual-e5-small": 0.04,
+    "use-multilingual-v3": 0.15,
 }
 #: Seats reserved for canonical (authoritative) results before evidence is admitted.
 AUTHORITATIVE_RESERVE = 3
@@ -88,9 +97,9 @@ def recall(mem: "ScopeContext", query: str, *, at_time: Any = None, history: boo
     """
     unknown = set(options) - _OPTIONS
     if unknown:
-        raise TypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
+        raise InvalidTypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
     if not isinstance(query, str):
-        raise TypeError(f"query must be a string, got {type(query).__name__}")
+        raise InvalidTypeError(f"query must be a string, got {type(query).__name__}")
     cfg = mem.config
     now = utc(mem.clock.now())
     stages = RecallTrace()
@@ -130,6 +139,7 @@ class _Run:
         self.chunks: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []
         self.provider: Any = None
+        self.dense_scores: dict[str, float] = {}
 
     # -- stages ---------------------------------------------------------------------------
     def execute(self) -> RecallResult:
@@ -140,7 +150,7 @@ class _Run:
             self.cache.refresh()
             rankings = self._lexical_side()
         if plan.search_vector:
-            rankings["dense"] = self._dense()
+            rankings["dense"] = self._dense_admitted(self._dense(), rankings)
         candidates = self._eligible(rankings)
         self.weights = channel_weights(self.provider, self.options.get("weights"))
         fused = rrf(
@@ -241,7 +251,24 @@ class _Run:
         for doc_id, chunk in hits.chunks.items():
             self.chunks.setdefault(doc_id, chunk)
         trace.count_candidates("dense", len(hits.ids))
+        self.dense_scores = hits.scores
         return hits.ids
+
+    def _dense_admitted(self, ids: list[str], rankings: Mapping[str, list[str]]) -> list[str]:
+        """The dense hits recall may use: those another channel also found, and those within
+        the model's margin of the best cosine. In a small scope every document is some
+        document's nearest neighbour; only near-best similarity says a dense-only hit is
+        about the question (see DENSE_MARGINS)."""
+        margin = DENSE_MARGINS.get(getattr(self.provider, "model", ""))
+        if margin is None or not ids:
+            return ids
+        scores = self.dense_scores
+        found = {doc_id for channel, ranked in rankings.items() if channel != "dense" for doc_id in ranked}
+        best = max(scores[d] for d in ids)
+        kept = [d for d in ids if d in found or scores[d] >= best - margin]
+        for _ in range(len(ids) - len(kept)):
+            self.trace.reject("dense-below-margin")
+        return kept
 
     # -- eligibility ----------------------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from .text import normalize
+from ..errors import InvalidArgumentError
 
 __all__ = [
     "Fused",
@@ -65,7 +66,7 @@ def rrf(
     [('b', 0.03252), ('a', 0.01639)]
     """
     if k < 0:
-        raise ValueError(f"rrf k must be >= 0, got {k}")
+        raise InvalidArgumentError(f"rrf k must be >= 0, got {k}")
     fused: dict[str, Fused] = {}
     for channel, ranking in rankings.items():
         weight = 1.0 if weights is None else weights.get(channel, 1.0)

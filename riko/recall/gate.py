@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..clock import utc
+from ..errors import InvalidArgumentError
 from ..sensitivity import disclosure_for
 from .exact import exact_matches, exact_terms
 from .planner import TEMPORAL_MODES, RecallPlan, strip_recall_cues
@@ -112,7 +113,7 @@ class RecallDoc:
 
     def __post_init__(self) -> None:
         if self.kind not in DOC_KINDS:
-            raise ValueError(f"RecallDoc.kind must be one of {DOC_KINDS}, got {self.kind!r}")
+            raise InvalidArgumentError(f"RecallDoc.kind must be one of {DOC_KINDS}, got {self.kind!r}")
 
 
 def _utc(value: datetime) -> datetime:
@@ -131,9 +132,9 @@ def eligibility_reason(
     or expired intervals) and rejects only what is not valid yet.
     """
     if mode not in TEMPORAL_MODES:
-        raise ValueError(f"mode must be one of {TEMPORAL_MODES}, got {mode!r}")
+        raise InvalidArgumentError(f"mode must be one of {TEMPORAL_MODES}, got {mode!r}")
     if mode == "at" and at_time is None:
-        raise ValueError("mode 'at' needs an at_time")
+        raise InvalidArgumentError("mode 'at' needs an at_time")
     now = _utc(now)
     ref_time = _utc(at_time) if mode == "at" and at_time is not None else now
     page = doc.kind == "page"

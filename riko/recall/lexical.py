@@ -12,6 +12,7 @@ from typing import Sequence
 
 from .exact import quoted_phrases
 from .text import normalize, stem, tokenize
+from ..errors import InvalidArgumentError
 
 __all__ = ["BM25Index", "bm25_idf"]
 
@@ -43,7 +44,7 @@ class BM25Index:
         exact_bonus: float = 1.0,
     ) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+            raise InvalidArgumentError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1 = k1
         self.b = b
         self.exact_bonus = exact_bonus

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from .gate import RecallDoc, effective_disclosure
 from .text import normalize, tokenize
+from ..errors import InvalidArgumentError
 
 __all__ = [
     "RenderItem",
@@ -124,7 +125,7 @@ def _item_lines(item: RenderItem) -> list[str]:
         return lines
     if item.decision == "silent_use":
         return ["- [silent_use]", _guidance_line(item.guidance or {}, item.text)]
-    raise ValueError(f"only explicit or silent_use items are rendered, got {item.decision!r} for {item.doc_id}")
+    raise InvalidArgumentError(f"only explicit or silent_use items are rendered, got {item.decision!r} for {item.doc_id}")
 
 
 _OPENING = ("<MEMORY_DATA>", MEMORY_DATA_NOTICE, "[RECALLED_MEMORY]")
@@ -180,7 +181,7 @@ def render_item_for(
             text = f"[until {doc.valid_to.date().isoformat()}] {text}"
         return RenderItem(doc.doc_id, "explicit", source_type, text, tuple(doc.refs), authoritative)
     if decision != "silent_use":
-        raise ValueError(f"a {decision!r} result is not rendered (doc {doc.doc_id})")
+        raise InvalidArgumentError(f"a {decision!r} result is not rendered (doc {doc.doc_id})")
     disclosure = effective_disclosure(doc, unclassified=unclassified_disclosure)
     if doc.sensitivity is None:
         sensitivity = "unclassified"

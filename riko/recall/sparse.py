@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
+from ..errors import InvalidArgumentError
 
 __all__ = ["SparseBM25"]
 
@@ -50,7 +51,7 @@ class SparseBM25:
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+            raise InvalidArgumentError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1 = k1
         self.b = b
         self._vocab: dict[str, int] = {}

@@ -15,6 +15,7 @@ from typing import Iterator
 from ..scope import scope_hash
 from .gate import SENSITIVITY_REASONS, TEMPORAL_REASONS
 from .planner import RecallPlan
+from ..errors import InvalidArgumentError
 
 __all__ = ["RecallTrace", "DEGRADED_MODES", "LATENCY_STAGES"]
 
@@ -103,7 +104,7 @@ class RecallTrace:
         """
         key = _GATE_KEYS.get(decision)
         if key is None:
-            raise ValueError(f"gate decision must be one of {tuple(_GATE_KEYS)}, got {decision!r}")
+            raise InvalidArgumentError(f"gate decision must be one of {tuple(_GATE_KEYS)}, got {decision!r}")
         self.gate_counts[key] += 1
         if decision == "suppress" and reason in SENSITIVITY_REASONS:
             self.rejected_by_sensitivity += 1
@@ -117,7 +118,7 @@ class RecallTrace:
     def degrade(self, mode: str) -> None:
         """Record a degraded mode once."""
         if mode not in DEGRADED_MODES:
-            raise ValueError(f"degraded mode must be one of {DEGRADED_MODES}, got {mode!r}")
+            raise InvalidArgumentError(f"degraded mode must be one of {DEGRADED_MODES}, got {mode!r}")
         if mode not in self.degraded_modes:
             self.degraded_modes.append(mode)
 
@@ -128,7 +129,7 @@ class RecallTrace:
         ``embedding`` is the query's embedding, kept apart from the ``vector`` search time.
         """
         if stage not in LATENCY_STAGES:
-            raise ValueError(f"stage must be one of {LATENCY_STAGES}, got {stage!r}")
+            raise InvalidArgumentError(f"stage must be one of {LATENCY_STAGES}, got {stage!r}")
         start = time.perf_counter()
         try:
             yield

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Mapping
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -26,6 +27,7 @@ from ..clock import Clock, as_clock
 from ..config import RikoConfig, load_config
 from ..errors import RikoError
 from . import routes_admin, routes_audit, routes_review, routes_wiki
+from .access_log import install_access_log_filter
 from .auth import PROFILE_HEADERS, AuthPolicy
 from .context import Server
 from .scopes import Scopes
@@ -95,6 +97,16 @@ async def _api_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404 / 405 answers, as JSON like every other error."""
+    assert isinstance(exc, HTTPException)
+    codes = {404: "not-found", 405: "method-not-allowed"}
+    response = error_response(exc.status_code, codes.get(exc.status_code, "invalid"), str(exc.detail))
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
 async def _riko_error(request: Request, exc: Exception) -> Response:
     status, code = status_for(exc)
     message = exc.render("http") if isinstance(exc, RikoError) else str(exc)
@@ -134,6 +146,7 @@ def create_app(
     """
     root_path = Path(root).absolute()
     cfg = load_config(root_path, overrides=config)
+    install_access_log_filter()  # a token sent as ?token= never reaches the access log
     server = Server(
         config=cfg,
         auth=AuthPolicy(cfg, host),
@@ -168,6 +181,7 @@ def create_app(
         lifespan=lifespan,
         exception_handlers={
             ApiError: _api_error,
+            HTTPException: _http_error,
             RikoError: _riko_error,
             ValueError: _value_error,
             ModuleNotFoundError: _missing_module,

@@ -12,6 +12,7 @@ import hashlib
 import json
 from typing import Any, Iterable, Mapping
 
+from ..errors import InvalidArgumentError
 from ..rows import decode_row
 from ..wiki import FIELD_ORDER, Page
 
@@ -93,7 +94,7 @@ def page_row_item(row: Mapping[str, Any], contested: bool = False) -> dict[str, 
     """A Wiki-tree entry from a readable row of ``mem.pages()`` (use :func:`page_list_item`
     with the page itself for a protected one, so it gets the full projection)."""
     if is_protected(row.get("sensitivity")):
-        raise ValueError(f"page {row.get('id')} is protected: project it with page_list_item(mem.page(id))")
+        raise InvalidArgumentError(f"page {row.get('id')} is protected: project it with page_list_item(mem.page(id))")
     keep = ("id", "type", "title", "status", "sensitivity", "version", "usage_policy", "valid_from", "valid_to",
             "supersedes", "superseded_by")
     item = {k: row.get(k) for k in keep}

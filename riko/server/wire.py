@@ -20,6 +20,7 @@ from starlette.responses import Response
 from ..errors import (
     AuthorityError,
     ClosedError,
+    InvalidArgumentError,
     ConfigError,
     ConfirmationMismatchError,
     MissingScopeError,
@@ -130,6 +131,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (RikoLockedError, 503, "locked"),
     (ClosedError, 503, "closed"),
     (ProviderError, 502, "provider"),
+    (InvalidArgumentError, 400, "invalid"),
     (RikoError, 400, "riko"),
 )
 

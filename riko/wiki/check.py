@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..errors import WikiFormatError
 from .files import scan_pages
 from .page import parse_page
 
-__all__ = ["check_files", "duplicate_errors", "key_line"]
+__all__ = ["check_files", "duplicate_errors", "id_changed", "key_line", "stored_page_ids"]
 
 
 def key_line(text: str, key: str) -> int:
@@ -37,8 +38,19 @@ def duplicate_errors(by_id: dict[str, list[tuple[Path, str]]]) -> list[WikiForma
     return errors
 
 
-def check_files(wiki_dir: Path) -> list[WikiFormatError]:
-    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse."""
+def id_changed(stored: str, page_id: str, path: Path, text: str) -> WikiFormatError:
+    """The error for a file whose ``id`` was changed from the one riko stored for it."""
+    return WikiFormatError(
+        f"id changed from {stored!r} to {page_id!r}; a page's id never changes: put back "
+        f"'id: {stored}', or save the new page as a new file", path, key_line(text, "id"), "id")
+
+
+def check_files(wiki_dir: Path, known: dict[str, str] | None = None) -> list[WikiFormatError]:
+    """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse.
+
+    ``known`` maps a relative path to the page id stored for it (:func:`stored_page_ids`), so
+    a hand-changed id is reported here just as ``sync`` would refuse it.
+    """
     errors: list[WikiFormatError] = []
     by_id: dict[str, list[tuple[Path, str]]] = {}
     if not Path(wiki_dir).exists():
@@ -49,6 +61,36 @@ def check_files(wiki_dir: Path) -> list[WikiFormatError]:
         except WikiFormatError as exc:
             errors.append(exc)
             continue
+        stored = (known or {}).get(Path(path).relative_to(wiki_dir).as_posix())
+        if stored is not None and stored != page.id:
+            errors.append(id_changed(stored, page.id, Path(path), text))
+            continue
         by_id.setdefault(page.id, []).append((path, text))
     errors.extend(duplicate_errors(by_id))
     return sorted(errors, key=lambda e: (str(e.path), e.line or 0))
+
+
+def stored_page_ids(root: Path, scope: Any) -> tuple[dict[str, str] | None, str | None]:
+    """The stored path → id map of a scope, read without taking the writer lock.
+
+    Returns ``(None, note)`` when there is no warehouse yet, or another process holds it.
+    The database is only opened when it exists, so a check of a bare Wiki stays light.
+    """
+    from ..storage_migration import warehouse_dir
+
+    db = warehouse_dir(root, scope, read_only=True) / "riko.duckdb"
+    if not db.exists():
+        return None, None
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None, "the warehouse is in use by another process, so page ids were not compared with it"
+    try:
+        rows = con.execute("SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [scope.key]).fetchall()
+    except duckdb.Error:
+        return None, None
+    finally:
+        con.close()
+    return {r[0]: r[1] for r in rows}, None

@@ -21,7 +21,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from ..clock import utc
-from ..errors import WikiFormatError
+from ..errors import InvalidArgumentError, WikiFormatError
 from .links import WikiLink, parse_links
 
 __all__ = [
@@ -119,7 +119,7 @@ class Page:
             elif isinstance(value, (datetime, date, str)):
                 try:
                     setattr(self, name, _to_utc(value))
-                except ValueError:
+                except (ValueError, OverflowError):
                     raise WikiFormatError(
                         f"{name} {value!r} is not a date-time such as 2026-01-15T09:00:00Z",
                         field=name,
@@ -265,20 +265,26 @@ def _problem(page: Page) -> tuple[str, str] | None:
         if key in FIELD_ORDER:
             return key, f"{key!r} is a page field and cannot also be an extra key"
         if not _plain_data(value):
-            return key, f"{key} holds a {type(value).__name__}, which a page file cannot store"
+            return key, (f"{key} holds a {type(value).__name__} a page file cannot store "
+                         f"(an object, NaN, or nesting deeper than {_MAX_DEPTH} levels)")
     return None
 
 
-def _plain_data(value: Any) -> bool:
-    """True when ``value`` is YAML-safe data that reads back equal (no NaN, no objects)."""
+_MAX_DEPTH = 32  # deeper extra values (or ones that contain themselves) are refused
+
+
+def _plain_data(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` is YAML-safe data that reads back equal (no NaN, no objects, no cycles)."""
     if value is None or isinstance(value, (str, bool, int, date)):
         return True
     if isinstance(value, float):
         return value == value
+    if depth >= _MAX_DEPTH:
+        return False
     if isinstance(value, list):
-        return all(_plain_data(v) for v in value)
+        return all(_plain_data(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain_data(v) for k, v in value.items())
+        return all(isinstance(k, str) and _plain_data(v, depth + 1) for k, v in value.items())
     return False
 
 
@@ -417,24 +423,52 @@ class _PageHandler(YAMLHandler):
 
     def split(self, text: str) -> tuple[str, str]:
         if not self.detect(text):
-            raise ValueError("no frontmatter")
+            raise InvalidArgumentError("no frontmatter")
         opening = self.FM_BOUNDARY.match(text)
         assert opening is not None
         self.line_offset = text.count("\n", 0, opening.end())
         parts = self.FM_BOUNDARY.split(text, 2)
         if len(parts) != 3:
             self.unterminated = True
-            raise ValueError("frontmatter is not closed")
+            raise InvalidArgumentError("frontmatter is not closed")
         self.found = True
         return parts[1], parts[2]
 
     def load(self, fm: str, **kwargs: object) -> Any:
         loader = yaml.SafeLoader(fm)
         try:
-            self.root = loader.get_single_node()
-            return loader.construct_document(self.root) if self.root is not None else None
+            try:
+                self.root = loader.get_single_node()
+            except RecursionError:
+                raise _Problem("", "frontmatter nests too deeply to read") from None
         finally:
             loader.dispose()
+        if not isinstance(self.root, yaml.MappingNode):
+            return yaml.SafeLoader("").construct_document(self.root) if self.root is not None else None
+        # each value is built on its own, so a bad one is reported with its key and line
+        data: dict[Any, Any] = {}
+        for key_node, value_node in self.root.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            try:
+                data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
+            except (ValueError, OverflowError, RecursionError, TypeError, yaml.YAMLError) as exc:
+                raise _BadValue(key_node, value_node, exc) from None
+        return data
+
+
+class _BadValue(Exception):
+    """A frontmatter value YAML cannot build (an impossible date, a huge number, a bad tag)."""
+
+    def __init__(self, key_node: yaml.Node, value_node: yaml.Node, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        self.node = value_node
+        if isinstance(cause, RecursionError):
+            self.reason = "nests too deeply or refers to itself"
+        elif "integer string conversion" in str(cause):
+            self.reason = "is a number with too many digits"
+        else:
+            self.reason = f"cannot be read ({cause})"
 
 
 def _scalar_text(name: str, node: yaml.Node, value: Any) -> str | None:
@@ -487,13 +521,13 @@ def _confidence(name: str, node: yaml.Node, value: Any) -> float | None:
 def _moment(name: str, node: yaml.Node, value: Any) -> datetime | None:
     if value is None:
         return None
-    if isinstance(value, (datetime, date)):
-        return _to_utc(value)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, (datetime, date)):
+            return _to_utc(value)
+        if isinstance(value, str):
             return utc(value)
-        except ValueError:
-            pass
+    except (ValueError, OverflowError):
+        pass
     raise _Problem(name, f"{name} must be a date-time such as 2026-01-15T09:00:00Z, got {value!r}")
 
 
@@ -520,9 +554,20 @@ def _first_line_of_bad_utf8(text: str) -> int | None:
 def parse_page(text: str, path: str | Path | None = None) -> Page:
     """Read a page file's text; raise :class:`WikiFormatError` naming file, line and field.
 
+    Only WikiFormatError leaves it, whatever the bytes: one broken page never stops a scan.
+
     >>> parse_page("---\\nid: p-1\\ntype: concept\\ntitle: 2026\\n---\\nBody").title
     '2026'
     """
+    try:
+        return _parse_page(text, path)
+    except (ValueError, OverflowError, RecursionError, TypeError) as exc:
+        if isinstance(exc, WikiFormatError):
+            raise
+        raise WikiFormatError(f"page cannot be read ({type(exc).__name__}: {exc})", path, 1) from None
+
+
+def _parse_page(text: str, path: str | Path | None) -> Page:
     if text.startswith("\ufeff"):
         text = text[1:]
     bad_line = _first_line_of_bad_utf8(text)
@@ -545,6 +590,11 @@ def parse_page(text: str, path: str | Path | None = None) -> Page:
         raise WikiFormatError(f"invalid YAML in frontmatter: {problem}", path, line) from exc
     except yaml.YAMLError as exc:
         raise WikiFormatError(f"invalid YAML in frontmatter: {exc}", path, opening_line) from exc
+    except _Problem as problem:
+        raise WikiFormatError(problem.message, path, opening_line) from None
+    except _BadValue as bad:
+        line = bad.node.start_mark.line + handler.line_offset + lead + 1
+        raise WikiFormatError(f"{bad.key} {bad.reason}", path, line, bad.key) from None
     if handler.unterminated:
         raise WikiFormatError(
             "frontmatter opened with '---' is never closed; end it with a '---' line",

@@ -1,0 +1,174 @@
+"""Properties over hostile input: parsers, log readers, ingest and HTTP bodies raise only RikoError.
+
+Budgets are small and fixed (``derandomize``) so CI time stays bounded and a failure replays.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from server_data import ADMIN, TOKEN_CONFIG, LiveServer
+
+import riko
+from riko.dream.protocol import parse_file_blocks
+from riko.errors import ProviderError, RikoError, WikiFormatError
+from riko.ingest.readers import LogReader
+from riko.server import create_app
+from riko.wiki.page import parse_page, render_page
+
+BUDGET = settings(max_examples=60, deadline=None, derandomize=True,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+# YAML-ish values: dates that do not exist, huge numbers, tags, aliases, nesting, odd scalars
+_VALUES = st.one_of(
+    st.sampled_from(["2026-02-30", "2026-13-01", "0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00",
+                     "!!float abc", "!!int x", "!!binary ???", "&a [*a]", "*nope", "[" * 50 + "]" * 50,
+                     "9" * 5001, "-.inf", ".nan", "yes", "~", "{a: {b: {c: [1, 2]}}}", "'unterminated", "@", "|\n  x",
+                     "!!timestamp 2026-99-99", "!!python/object:os.system x"]),
+    st.text(max_size=40),
+    st.integers().map(str),
+    st.dates().map(str),
+)
+_KEYS = st.sampled_from(["id", "type", "title", "status", "version", "tags", "sources", "confidence", "valid_from",
+                         "valid_to", "observed_at", "consent", "locked", "sensitivity", "supersedes", "note", "when"])
+
+
+@st.composite
+def page_texts(draw: Any) -> str:
+    lines = ["id: p-1", "type: concept", "title: T"]
+    for _ in range(draw(st.integers(0, 4))):
+        lines.append(f"{draw(_KEYS)}: {draw(_VALUES)}")
+    if draw(st.booleans()):
+        lines = draw(st.permutations(lines))
+    return "---\n" + "\n".join(lines) + "\n---\n" + draw(st.text(max_size=60))
+
+
+@BUDGET
+@given(st.one_of(page_texts(), st.text(max_size=300)))
+def test_page_parser_raises_only_wiki_format_error(text: str) -> None:
+    try:
+        page = parse_page(text, "concepts/x.md")
+    except WikiFormatError as exc:
+        assert str(exc).startswith("concepts/x.md")
+        return
+    assert parse_page(render_page(page)) == page  # what it accepts, it can write back
+
+
+_JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**25), max_value=10**25),
+              st.floats(allow_nan=False), st.text(max_size=20)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
+_FIELDS = st.sampled_from(["role", "content", "time", "timestamp", "seq", "type", "data", "sessionId", "session_id",
+                           "schemaVersion", "message", "id", "agentPreset", "createdAt"])
+
+
+@st.composite
+def log_lines(draw: Any) -> bytes:
+    kind = draw(st.sampled_from(["chat", "l0", "harness", "raw"]))
+    if kind == "raw":
+        return draw(st.binary(max_size=80)).replace(b"\n", b" ")
+    base: dict[str, Any] = {
+        "chat": {"role": "user", "content": "hi"},
+        "l0": {"schemaVersion": 1, "sessionId": "s", "seq": 1, "time": 1767000000000, "type": "user/message", "data": {}},
+        "harness": {"seq": 1, "time": 1767000000000, "type": "user/message", "data": {}},
+    }[kind]
+    for _ in range(draw(st.integers(1, 3))):
+        base[draw(_FIELDS)] = draw(_JSON_VALUES)
+    return json.dumps(base).encode()
+
+
+_HEADERS = [b"", b'{"type":"session","version":4,"id":"s","createdAt":1767000000000,"agentPreset":"companion"}\n']
+
+
+@BUDGET
+@given(st.sampled_from(_HEADERS), st.lists(log_lines(), min_size=1, max_size=6))
+def test_log_reader_turns_every_bad_line_into_an_issue(tmp_path: Path, header: bytes, lines: list[bytes]) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(header + b"\n".join(lines) + b"\n")
+    try:
+        reader = LogReader(path, session_id="s")
+        events = list(reader.events())
+    except RikoError:
+        return  # a file that cannot be read at all is an IngestError
+    assert all(isinstance(i.line, int) or i.line is None for i in reader.issues)
+    assert len(events) + len(reader.issues) <= len(lines) + 1 + sum(1 for i in reader.issues if i.kind == "seq-gap")
+
+
+@pytest.fixture(scope="module")
+def ingest_mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[riko.Memory]:
+    with riko.open(tmp_path_factory.mktemp("prop-ingest"), preset="companion") as mem:
+        yield mem
+
+
+@BUDGET
+@given(st.lists(st.lists(log_lines(), min_size=1, max_size=4), min_size=1, max_size=3))
+def test_ingest_pipeline_raises_only_riko_errors_and_keeps_good_files(ingest_mem: riko.Memory, tmp_path_factory: Any,
+                                                                       files: list[list[bytes]]) -> None:
+    folder = tmp_path_factory.mktemp("logs")
+    good = json.dumps({"role": "user", "content": f"a good line of {folder.name}", "session_id": f"good-{folder.name}"})
+    for n, lines in enumerate(files):
+        (folder / f"{n}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    (folder / "zz-good.jsonl").write_text(good + "\n")
+    try:
+        ingest_mem.ingest(folder, preset="companion", progress=False, workers=1)
+    except RikoError:
+        pass
+    assert f"good-{folder.name}" in set(ingest_mem.sessions()["session_id"])  # the folder was not blocked
+
+
+_BLOCK_PARTS = st.sampled_from([
+    '<<<FILE path="wiki/concepts/a.md">>>', "<<<END>>>", "---", "type: concept", "title: A", "description: B",
+    "status: confirmed", " " * 500, "\t" * 200, "<<<FILE", '<<<FILE path="../etc/passwd">>>', "[[link]]",
+    "confidence: !!float x", "tags: [a, [b]]", "valid_from: 2026-02-30", "The user asked me to remember this.",
+])
+
+
+@BUDGET
+@given(st.lists(st.one_of(_BLOCK_PARTS, st.text(max_size=30)), max_size=25))
+def test_file_parser_raises_only_provider_error(parts: list[str]) -> None:
+    try:
+        result = parse_file_blocks("\n".join(parts))
+    except ProviderError:
+        return
+    for page in result.pages:
+        assert "status:" not in page.body and page.path.startswith("wiki/")
+
+
+# -- HTTP bodies --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, list[str]]]:
+    root = tmp_path_factory.mktemp("prop-http")
+    with riko.open(root, preset="companion") as mem:
+        page = mem.create_page("Tea", "Green tea.")
+        cand = mem.propose("Coffee", "Black coffee.")
+    app = create_app(root, TOKEN_CONFIG)
+    posts = sorted({r.path.replace("{id}", page.id if "wiki/pages" in r.path else (cand or "x"))
+                   .replace("{action}", "confirm").replace("{name}", "x")
+                    for r in app.routes if "POST" in (getattr(r, "methods", None) or ())})
+    with LiveServer(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        yield client, posts
+
+
+@BUDGET
+@given(st.data())
+def test_http_bodies_never_cause_a_server_error(api: tuple[httpx.Client, list[str]], data: Any) -> None:
+    client, posts = api
+    path = data.draw(st.sampled_from(posts))
+    body = data.draw(st.one_of(_JSON_VALUES, st.dictionaries(st.sampled_from(
+        ["content", "title", "body", "type", "valid_from", "query", "limit", "session_id", "level", "resolution",
+         "confirmation", "anchors", "reason", "sensitivity", "k"]), _JSON_VALUES, max_size=4)))
+    raw = data.draw(st.one_of(st.just(json.dumps(body).encode()), st.binary(max_size=40)))
+    headers = {"x-dsh-memory-profile": "companion", "authorization": f"Bearer {ADMIN}",
+               "content-type": "application/json"}
+    r = client.post(path, content=raw, headers=headers)
+    assert r.status_code < 500, (path, raw[:200], r.status_code, r.text[:300])
+    assert r.headers["content-type"].startswith("application/json")
