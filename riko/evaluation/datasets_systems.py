@@ -108,7 +108,7 @@ class RikoSystem(_System):
         if self.provider is not None:
             from ..recall.engine import build_index
 
-            build_index(self.mem, progress=False, provider=self.provider)
+            build_index(self.mem.context, progress=False, provider=self.provider)
 
     def _rank(self, question: str, depth: int) -> list[str]:
         if self.provider is None:
@@ -116,7 +116,7 @@ class RikoSystem(_System):
         else:
             from ..recall.engine import retrieve
 
-            frame = retrieve(self.mem, question, k=depth, provider=self.provider)
+            frame = retrieve(self.mem.context, question, k=depth, provider=self.provider)
         rows = frame.filter(frame["kind"] == "evidence").select("session_id", "seq").rows()
         out = [self.label.get((sid, int(seq))) for sid, seq in rows if sid is not None and seq is not None]
         return list(dict.fromkeys(d for d in out if d is not None))
