@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ RRF_K = 60
 RIKO_PRESET = "retrieval"
 
 
-class _System:
+class _System(ABC):
     """One ranking system over the turns of the current conversation."""
 
     name = ""
@@ -39,11 +40,13 @@ class _System:
         self.turns: list[Turn] = []
         self.last: tuple[str, int, list[str], float] | None = None
 
+    @abstractmethod
     def extend(self, sessions: Sequence[Session]) -> None:
-        raise NotImplementedError
+        """Add the turns of ``sessions`` (in order) to what this system ranks."""
 
+    @abstractmethod
     def _rank(self, question: str, depth: int) -> list[str]:
-        raise NotImplementedError
+        """The dialogIds of the current turns, best first."""
 
     def warm(self) -> None:
         """Pay one-off costs (lazy index builds, model loading) outside the timed queries."""
@@ -65,8 +68,8 @@ class _System:
         assert self.last is not None
         return self.last[2], 0.0
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - optional hook: most systems hold nothing to release
+        """Release what the system holds (a model, a scope); nothing by default."""
 
 
 class RikoSystem(_System):
@@ -214,6 +217,9 @@ class RrfSystem(_System):
         for part, own in zip(self.parts, self.owned):
             if own:
                 part.warm()
+
+    def _rank(self, question: str, depth: int) -> list[str]:
+        return self.search(question, depth)  # the fusion is search() itself: it reuses its parts' timings
 
     def search(self, question: str, depth: int) -> list[str]:
         self.extra_ms = 0.0

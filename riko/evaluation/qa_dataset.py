@@ -12,22 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import IngestError
+from .datasets import _json_lines, _natural_key
 
 __all__ = ["QADataset", "QAQuestion", "load_qa_dataset"]
-
-_NUMBER = re.compile(r"(\d+)")
-
-
-def _natural(name: str) -> list[object]:
-    """Sort key that puts ``session_2`` before ``session_10``."""
-    return [int(part) if part.isdigit() else part for part in _NUMBER.split(name)]
-
 
 @dataclass(frozen=True)
 class QAQuestion:
@@ -54,23 +46,20 @@ class QADataset:
         folder = self.root / "sessions" / conversation
         if not folder.is_dir():
             raise IngestError(f"conversation {conversation!r} has no session folder", folder)
-        files = sorted(folder.glob("*.jsonl"), key=lambda p: _natural(p.stem))
+        files = sorted(folder.glob("*.jsonl"), key=lambda p: _natural_key(p.stem))
         if before is not None:
-            files = [p for p in files if _natural(p.stem) < _natural(before)]
+            files = [p for p in files if _natural_key(p.stem) < _natural_key(before)]
         return files
 
     def turns(self, conversation: str, before: str | None = None) -> list[tuple[str, dict[str, object]]]:
         """``(file name, riko session-log line)`` for every turn of the conversation, in order."""
         out: list[tuple[str, dict[str, object]]] = []
         for path in self.session_files(conversation, before):
-            for number, raw in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
-                if not raw.strip():
-                    continue
+            for number, line in _json_lines(path):
                 try:
-                    line = json.loads(raw)
                     message = line["data"]["message"]
                     text = f"{message.get('speaker') or message.get('role') or 'user'}: {message['text']}"
-                except (ValueError, KeyError, TypeError) as exc:
+                except (KeyError, TypeError) as exc:
                     raise IngestError(f"not a turn line ({type(exc).__name__}: {exc})", path, number) from None
                 out.append((path.name, {"sessionId": line.get("sessionId", path.stem), "seq": line.get("seq"),
                                         "time": line.get("time"), "type": "user/message",
@@ -99,15 +88,7 @@ def load_qa_dataset(path: str | os.PathLike[str], *, conversations: Iterable[str
     wanted = set(conversations) if conversations is not None else None
     questions: list[QAQuestion] = []
     seen: set[str] = set()
-    for number, raw in enumerate(source.read_text(encoding="utf-8").split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise IngestError(f"not JSON ({exc})", source, number) from None
-        if not isinstance(data, dict):
-            raise IngestError("a question line must be a JSON object", source, number)
+    for number, data in _json_lines(source):
         fields: dict[str, str] = {}
         for name in ("id", "conversation", "question", "answer"):
             value = data.get(name)
