@@ -5,6 +5,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
 
     RikoError
     ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
+    │   └── InvalidDateError    a date-time that cannot be read or lies outside years 1-9999 in UTC
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
@@ -32,6 +33,7 @@ __all__ = [
     "phrase",
     "RikoError",
     "InvalidArgumentError",
+    "InvalidDateError",
     "ClosedError",
     "ScopeError",
     "MissingScopeError",
@@ -149,6 +151,19 @@ class InvalidArgumentError(RikoError, ValueError):
 
     It is also a ``ValueError``, so code that caught ``ValueError`` keeps working.
     """
+
+
+class InvalidDateError(InvalidArgumentError):
+    """A date-time riko cannot use: unreadable, or outside 0001-01-01..9999-12-31 once in UTC.
+
+    ``where`` names the field, flag or JSON path it came from (or is None); ``reason`` is the
+    message without it, for a caller that names the place its own way (file and line).
+    """
+
+    def __init__(self, reason: str, where: str | None = None) -> None:
+        self.reason = reason
+        self.where = where
+        super().__init__(f"{where}: {reason}" if where else reason)
 
 
 class InvalidTypeError(InvalidArgumentError, TypeError):
