@@ -26,6 +26,7 @@ from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
 from ..review import ProposalOutcome, candidate_fingerprint
 from ..sensitivity import classify_text, rank
+from ..stores.candidates import CandidateStore
 from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
 from .protocol import ProposedPage
@@ -34,7 +35,6 @@ __all__ = ["Proposal", "propose_batch"]
 
 SOURCE = "dream"
 AUTHORITY = "model_proposal"
-_CHUNK = 500
 # Page types whose current-state pages a differing proposal contests (review's rule).
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 _TEXT_COLUMNS = ("id", "fingerprint", "type", "title", "description", "body", "tags", "kind", "category",
@@ -79,21 +79,15 @@ class _Batch:
                 self.canon.setdefault((page.type, normalize_claim(page.title)), page)
         self.pending: dict[str, dict[str, Any]] = {}
         self.earlier: dict[str, int] = {}
-        wanted = sorted(set(fingerprints))
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            cur = self.wh.con.execute(
-                "SELECT fingerprint, id, tags, source_sessions, evidence, confidence, sensitivity, status, created_at "
-                f"FROM candidates WHERE scope_key = ? AND fingerprint IN ({marks}) ORDER BY created_at, id",
-                [self.scope_key, *chunk])
-            for fp, cid, tags, sessions, evidence, conf, sens, status, _ in cur.fetchall():
-                self.earlier[fp] = self.earlier.get(fp, 0) + 1
-                if status in ("pending", "pending_conflict") and fp not in self.pending:
-                    self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
-                                        "source_sessions": set(json.loads(sessions or "[]")),
-                                        "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
-                                        "sensitivity": _level(sens), "new": False, "touched": False}
+        self.store = CandidateStore(self.wh)
+        for fp, cid, tags, sessions, evidence, conf, sens, status, _ in self.store.by_fingerprints(
+                sorted(set(fingerprints))):
+            self.earlier[fp] = self.earlier.get(fp, 0) + 1
+            if status in ("pending", "pending_conflict") and fp not in self.pending:
+                self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
+                                    "source_sessions": set(json.loads(sessions or "[]")),
+                                    "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
+                                    "sensitivity": _level(sens), "new": False, "touched": False}
         self.new_rows: list[dict[str, Any]] = []
         self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
         self.review_items: list[int] = []
@@ -150,7 +144,7 @@ class _Batch:
                            evidence=dumps(sorted(state["evidence"])), confidence=state["confidence"],
                            sensitivity=state["sensitivity"])
             n = len(self.new_rows)
-            self.wh.insert_arrow("candidates", pa.table({
+            self.store.insert_arrow(pa.table({
                 "scope_key": pa.array([self.scope_key] * n, pa.string()),
                 "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
                 **{c: pa.array([r[c] for r in self.new_rows], pa.string()) for c in _TEXT_COLUMNS},
@@ -168,11 +162,7 @@ class _Batch:
                 "confidence": pa.array([s["confidence"] for s in merged], pa.float64()),
                 "sensitivity": pa.array([s["sensitivity"] for s in merged], pa.string()),
             })
-            with self.wh.registered("_riko_merge", update):
-                self.wh.con.execute(
-                    "UPDATE candidates SET tags = u.tags, source_sessions = u.source_sessions, evidence = u.evidence, "
-                    "confidence = u.confidence, sensitivity = u.sensitivity, updated_at = ? FROM _riko_merge u "
-                    "WHERE candidates.scope_key = ? AND candidates.id = u.id", [self.now, self.scope_key])
+            self.store.merge_many(update, self.now)
         if self.audits:
             _audit_many(self.wh, self.audits)
 
