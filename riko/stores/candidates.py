@@ -32,6 +32,13 @@ class CandidateStore(Store):
             params.append(status)
         return self.wh.frame(sql + " ORDER BY created_at, id", params)
 
+    def records(self) -> list[dict[str, Any]]:
+        """Every candidate of the scope with all its columns, oldest first."""
+        cur = self.wh.con.execute("SELECT * FROM candidates WHERE scope_key = ? ORDER BY created_at, id",
+                                  [self.scope_key])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
     def pending_of(self, fingerprint: str) -> tuple | None:
         """(id, tags, source_sessions, evidence, confidence, sensitivity) of the open candidate
         with this fingerprint, or None."""
