@@ -87,6 +87,11 @@ class CandidateStore(Store):
             "UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
             [page_id, now, self.scope_key, candidate_id])
 
+    def contest(self, candidate_id: str, page_id: str, now: datetime | None) -> None:
+        """The candidate contests page ``page_id``: it waits for review as ``pending_conflict``."""
+        self.wh.con.execute("UPDATE candidates SET status = 'pending_conflict', conflict_page_id = ?, updated_at = ? "
+                            "WHERE scope_key = ? AND id = ?", [page_id, now, self.scope_key, candidate_id])
+
     def reject(self, candidate_id: str, now: datetime | None) -> None:
         self.wh.con.execute("UPDATE candidates SET status = 'rejected', updated_at = ? WHERE scope_key = ? AND id = ?",
                             [now, self.scope_key, candidate_id])
