@@ -29,6 +29,7 @@ from ..contracts import evidence_ref
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
+from .eligibility import DocTable, LineTable
 from .fusion import fact_fingerprint
 from .gate import RecallDoc
 from .projections import Projection, observation_projection, page_projection, persist_projections
@@ -133,6 +134,10 @@ class PageSide:
     fingerprints: dict[str, str] = field(default_factory=dict)
     projections: dict[str, Projection] = field(default_factory=dict)
     graph: Any = None
+    table: DocTable | None = None  # eligibility, built on first use
+    forgotten_sources: list[str] = field(default_factory=list)  # the L0 lines forgotten pages stood on
+    sources_key: Any = None
+    sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
 
 
 @dataclass
@@ -163,6 +168,7 @@ class EvidenceSide:
     invalidated: list[bool] = field(default_factory=list)
     suppressed_refs: set[str] = field(default_factory=set)
     meta_audit: int = -1
+    table: LineTable = field(default_factory=LineTable)
 
 
     def link(self, session_id: str, seq: int, line: int, time_ms: int | None = None) -> None:
@@ -201,6 +207,7 @@ class ObservationSide:
     folded: list[str] = field(default_factory=list)
     index: SparseBM25 = field(default_factory=SparseBM25)
     projections: dict[str, Projection] = field(default_factory=dict)
+    table: DocTable | None = None
 
 
 class RecallCache:
@@ -304,7 +311,8 @@ class RecallCache:
         if signature == self.pages.signature:
             return
         mem = self._mem
-        pages = mem.canon.pages()
+        every = mem.canon.pages(include_forgotten=True)
+        pages = [p for p in every if p.status != "forgotten"]
         reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
@@ -334,6 +342,7 @@ class RecallCache:
             side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
             side.projections[page.id] = projection
         side.index.add(tokens)
+        side.forgotten_sources = sorted({ref for p in every if p.status == "forgotten" for ref in p.sources})
         self.pages = side
 
     def graph(self) -> "nx.DiGraph":
@@ -551,6 +560,43 @@ class RecallCache:
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
+
+    # -- eligibility tables -------------------------------------------------------------------
+    def page_table(self) -> DocTable:
+        """Eligibility of the cached pages, in index order (rebuilt with the pages)."""
+        side = self.pages
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def observation_table(self) -> DocTable:
+        side = self.observations
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def line_table(self) -> LineTable:
+        """Eligibility of the cached L0 lines (extended as lines are appended)."""
+        side = self.evidence
+        suppressed = [side.ref_line[r] for r in side.suppressed_refs if r in side.ref_line]
+        side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
+        return side.table
+
+    def page_sources(self) -> tuple[Any, Any, Any]:
+        """``(page positions, line positions, forgotten lines)``: which cached L0 line each
+        page stands on, as parallel arrays, and the lines behind forgotten pages."""
+        import numpy as np
+
+        side, lines = self.pages, self.evidence
+        key = len(lines.line_keys)
+        if side.sources is None or side.sources_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids)
+                     for ref in side.pages[pid].sources if ref in lines.ref_line]
+            gone = [lines.ref_line[ref] for ref in side.forgotten_sources if ref in lines.ref_line]
+            side.sources = (np.array([p for p, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64),
+                            np.array(gone, dtype=np.int64))
+            side.sources_key = key
+        return side.sources
 
     # -- lookups --------------------------------------------------------------------------
     def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:
