@@ -495,7 +495,7 @@ def _row(doc: RecallDoc, fused: Fused | None, decision: str, reason: str, activa
     return {
         "id": doc.doc_id, "kind": doc.kind, "channels": list(fused.channels) if fused else [],
         "score": fused.score if fused else 0.0, "decision": decision, "reason": reason, "injected": False,
-        "activation": activation, "session_id": doc.session_id, "seq": doc.seq, "text": None,
+        "activation": activation, "session_id": doc.session_id, "seq": doc.seq, "role": doc.role, "text": None,
         **{f"rank_{channel}": ranks.get(channel) for channel in CHANNEL_ORDER},
     }
 
@@ -508,7 +508,7 @@ def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], co
 # -- retrieve ---------------------------------------------------------------------------------
 _RETRIEVE_SCHEMA: dict[str, Any] = {
     "doc_id": pl.Utf8, "kind": pl.Utf8, "session_id": pl.Utf8, "seq": pl.Int64, "page_id": pl.Utf8,
-    "score": pl.Float64, "channels": pl.List(pl.Utf8),
+    "score": pl.Float64, "channels": pl.List(pl.Utf8), "role": pl.Utf8,
 }
 
 
@@ -516,8 +516,8 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
              provider: Any = None, weights: Mapping[str, float] | None = None) -> pl.DataFrame:
     """Ungated research ranking over every channel, raw evidence included; see :meth:`riko.Memory.retrieve`.
 
-    No planner, eligibility or mention gate: every page (not forgotten), user L0 line and
-    observation competes. The dense channel joins when a provider and a generation exist
+    No planner, eligibility or mention gate: every page (not forgotten), kept L0 line (user,
+    assistant, tool; ``role`` says which) and observation competes. The dense channel joins when a provider and a generation exist
     (``channels=["dense", ...]`` requires them). Nothing is written.
     """
     if k < 1:
@@ -565,7 +565,7 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
         rows.append({
             "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
             "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
-            "score": f.score, "channels": list(f.channels),
+            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
         })
     return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
 
