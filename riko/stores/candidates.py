@@ -47,6 +47,12 @@ class CandidateStore(Store):
             "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
             [self.scope_key, fingerprint])
 
+    def pending_ids(self, fingerprint: str, category: str) -> list[str]:
+        """Ids of the plain pending candidates with this fingerprint and category."""
+        return [r[0] for r in self.wh.fetchall(
+            "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' AND category = ?",
+            [self.scope_key, fingerprint, category])]
+
     def count_fingerprint(self, fingerprint: str) -> int:
         """How many candidates ever had this fingerprint (seeds a fresh candidate id)."""
         row = self.wh.fetchone("SELECT count(*) FROM candidates WHERE scope_key = ? AND fingerprint = ?",
