@@ -449,7 +449,7 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()):
+        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run):
             names.add(run, "project")
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")
