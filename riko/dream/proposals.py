@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
@@ -111,6 +111,9 @@ class _Batch:
             claim = page.description or page.body
             related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"
             repeat = related == "paraphrase" or not _is_current_state(match)
+            if repeat and self._grounds_new_evidence(match, page.description or title, p.session_id):
+                self.review_prints.add(fp)  # the user said it again: review adds the evidence to the page
+                return None
             if repeat and rank(sensitivity) <= rank(match.sensitivity):
                 self.audits.append(("candidate-dropped-duplicate", match.id, dumps({"source": SOURCE, "title": title})))
                 return ProposalOutcome(None, "dropped-duplicate")
@@ -140,6 +143,11 @@ class _Batch:
         self.audits.append(("candidate-proposed", cid,
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")
+
+    def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
+        """True when a user event not yet among ``page``'s sources says ``claim`` again."""
+        match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
+        return match is not None and match.ref not in page.sources
 
     def write(self) -> None:
         """Insert the new rows, update the merged ones and append the audits."""
