@@ -14,7 +14,7 @@ from .dream.consolidate import entity_key
 from .dream.derive import Entity
 from .wiki import Page
 
-__all__ = ["ENTITY_CATEGORY", "EntityMap", "link_line", "said_in"]
+__all__ = ["ENTITY_CATEGORY", "EntityMap", "entity_description", "is_entity_page", "link_line", "said_in"]
 
 #: The ``category`` of an entity page (identity facts are ``entity`` pages of another category).
 ENTITY_CATEGORY = "entity"
@@ -28,6 +28,12 @@ def said_in(name: str, text: str) -> bool:
     """True when ``name`` occurs in the user's words ``text`` (case and width folded)."""
     folded = _fold(name)
     return bool(folded) and folded in _fold(text)
+
+
+def entity_description(name: str, kind: str, aliases: Iterable[str]) -> str:
+    """``Lena (person), also called my sister, 妹妹``: what an entity page says in one line."""
+    names = list(aliases)
+    return f"{name} ({kind})" + (f", also called {', '.join(names)}" if names else "")
 
 
 def is_entity_page(page: Page) -> bool:

@@ -30,7 +30,7 @@ from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .dream.consolidate import Facts, SlotIndex, facts
 from .dream.derive import Entity, derive
-from .entities import ENTITY_CATEGORY, EntityMap, is_entity_page, link_line, said_in
+from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
@@ -176,7 +176,8 @@ class Review:
                 if related == "paraphrase" or not self._is_current_state(canon_match):
                     self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
                                   {"source": source, "title": title})
-                    self._add_grounding(canon_match, description or title, sessions)
+                    if canon_match.category != ENTITY_CATEGORY:
+                        self._add_grounding(canon_match, description or title, sessions)
                     if rank(sensitivity) > rank(canon_match.sensitivity):
                         tighten = canon_match  # the repeat is dropped, its tighter reading is not
                     else:
@@ -748,11 +749,6 @@ class Review:
         return page
 
 
-def _entity_description(name: str, kind: str, aliases: Sequence[str]) -> str:
-    """``Lena (person), also called my sister, 妹妹``: what an entity page says in one line."""
-    return f"{name} ({kind})" + (f", also called {', '.join(aliases)}" if aliases else "")
-
-
 class _Consolidation:
     """What one automatic admission pass consults: the live pages by slot and the entity pages."""
 
@@ -793,7 +789,7 @@ class _Consolidation:
                     if review.canon.exists(pid):
                         pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}:{event.ref}")
                     page = Page(id=pid, type="entity", title=_one_line(entity.name)[:120],
-                                description=_entity_description(entity.name, entity.kind, aliases),
+                                description=entity_description(entity.name, entity.kind, aliases),
                                 body=("Also called: " + " · ".join(aliases)) if aliases else "",
                                 status="confirmed", consent=True, locked=False,
                                 sensitivity=classify_text("\n".join(entity.names()), "normal"), version=1,
@@ -805,7 +801,7 @@ class _Consolidation:
                 else:
                     tags = [*page.tags, *(n for n in new_names if n not in page.tags)]
                     updated = page.replace(tags=tags, sources=sorted({*page.sources, event.ref}),
-                                           description=_entity_description(page.title, page.kind or entity.kind, tags),
+                                           description=entity_description(page.title, page.kind or entity.kind, tags),
                                            body=("Also called: " + " · ".join(tags)) if tags else page.body,
                                            version=page.version + 1)
                     review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
@@ -816,4 +812,12 @@ class _Consolidation:
                     upsert_alias(review.wh, review.scope, review.clock, page.id, name,
                                  resolution_kind="explicit_coreference" if tied else "derived_inference",
                                  confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
+                rows = review.wh.fetchall(
+                    "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' "
+                    "AND category = ?", [review.scope.key, candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY])
+                for (cid,) in rows:
+                    review.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? "
+                                          "WHERE scope_key = ? AND id = ?",
+                                          [page.id, naive_utc(review.clock.now()), review.scope.key, cid])
+                    review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
             self.entities.replace(page)
