@@ -29,7 +29,7 @@ from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .dream.consolidate import Facts, SlotIndex, facts
-from .dream.derive import Entity, derive
+from .dream.derive import Entity, derive, derived_fields
 from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
@@ -323,16 +323,21 @@ class Review:
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
-            return Page(id=pid, type="concept", title=title, description=_one_line(text),
+            # riko's own derivation from the user's words decides type, kind and slot; the proposer's do not
+            derived = derive(text)
+            return Page(id=pid, type=derived.page_type, title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
                         sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
-                        observed_at=self._observed_at(sources), recorded_at=now)
+                        kind=derived.kind, category=derived.category, observed_at=self._observed_at(sources),
+                        recorded_at=now, extra=derived_fields(derived))
+        derived = derive(cand["description"] or cand["title"])
         return Page(
             id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",
             body=cand["body"] or "", status="confirmed", consent=True, locked=False,
             sensitivity=cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive",
             version=1, tags=json.loads(cand["tags"] or "[]"), sources=sources, confidence=cand["confidence"],
             kind=cand["kind"], category=cand["category"], observed_at=self._observed_at(sources), recorded_at=now,
+            extra=derived_fields(derived),
         )
 
     def _with_entity_links(self, page: Page, entities: EntityMap | None) -> Page:
@@ -530,8 +535,12 @@ class Review:
         level = classify_text(content, old.sensitivity)
         # a title that restated the corrected claim must not keep the wrong value
         title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, old.id)
+        extra = old.extra
+        if "slot" in extra or "entities" in extra:  # a derivation follows the corrected words
+            extra = {k: v for k, v in extra.items() if k not in ("slot", "entities")}
+            extra.update(derived_fields(derive(description or body)))
         new = old.replace(title=title, description=description, body=body, version=old.version + 1,
-                          sensitivity=level, sources=sources, recorded_at=self.clock.now())
+                          sensitivity=level, sources=sources, recorded_at=self.clock.now(), extra=extra)
         with self.canon.transaction():
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
