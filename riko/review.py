@@ -46,6 +46,8 @@ __all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STAT
 
 from .vocabulary import CANDIDATE_STATUSES, RESOLUTIONS  # noqa: E402
 AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
+#: A repeat adds its user line to a page's evidence until the page holds this many sources.
+MAX_REPEAT_EVIDENCE = 8
 CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 # Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
@@ -216,6 +218,8 @@ class Review:
 
     def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
         """A repeat the user really said again adds that user event to the page's evidence."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return  # a page names enough of the times it was said; later repeats are only audited
         match = user_grounded_match(self.wh, self.scope, claim, sessions)
         if match is None or match.ref in page.sources:
             return
@@ -424,7 +428,7 @@ class Review:
         (``alias``): the candidate is accepted into the existing page, whose evidence grows; an
         alias also gets a revocable alias edge from its wording to the page. No duplicate page."""
         with self.wh.transaction():
-            if match.ref not in page.sources:
+            if match.ref not in page.sources and (relation != "same" or len(page.sources) < MAX_REPEAT_EVIDENCE):
                 self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
                                 authority="user", audit_kind="page-evidence-added", previous=page,
                                 detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})

@@ -25,7 +25,7 @@ from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
-from ..review import ProposalOutcome, candidate_fingerprint
+from ..review import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
 from ..sensitivity import classify_text, rank
 from ..stores.candidates import CandidateStore
 from ..warehouse import dumps, naive_utc
@@ -144,6 +144,8 @@ class _Batch:
 
     def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
         """True when a user event not yet among ``page``'s sources says ``claim`` again."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return False
         match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
         return match is not None and match.ref not in page.sources
 
