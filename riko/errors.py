@@ -87,7 +87,7 @@ REMEDIES: dict[str, dict[str, str]] = {
     "list": {
         "python": "list {what} with mem.{what}()",
         "cli": "list {what} with `riko {what}`",
-        "http": "list {what} with GET /{what}",
+        "http": "list {what} with GET /{route}",
     },
     "sync": {
         "python": "run mem.sync() and fix any error it reports first",
@@ -107,6 +107,9 @@ REMEDIES: dict[str, dict[str, str]] = {
 }
 
 SURFACES = ("python", "cli", "http")
+
+#: The control API route that lists each kind of record, where it is not ``GET /<plural>``.
+HTTP_LISTINGS = {"pages": "wiki"}
 
 
 def phrase(key: str, surface: str, **fields: str) -> str:
@@ -266,7 +269,7 @@ class NotFoundError(RikoError, KeyError):
         msg = f"no {kind} with id {ident!r} in this scope"
         super().__init__(msg + (f"; {hint}" if hint else ""))
         if listing is not None:  # the plural a surface lists them by: candidates, pages, sessions...
-            self.with_remedy("list", what=listing)
+            self.with_remedy("list", what=listing, route=HTTP_LISTINGS.get(listing, listing))
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.render("python")
