@@ -61,12 +61,25 @@ DENSE_WEIGHTS: dict[str, float] = {
 #: How far below the best cosine a hit only the dense channel found may be and still enter
 #: gated recall (``recall``; ``retrieve`` ranks everything). e5's cosines are compressed
 #: (unrelated text 0.72-0.82): on the calibration and challenge cases a distractor sat
-#: 0.047-0.106 below the answer and a second fact asked for 0.017-0.039 below the first, so
-#: the margin is narrow and the cases guard it. USE spreads wider.
+#: 0.047-0.119 below the answer. A second fact the question needs through a shared name (the
+#: sister *in Lyon*, the trip *to Lyon*) sat 0.010-0.040 below, so it is admitted by the
+#: bridge rule below instead of by widening the margin. Every decision on the case sets keeps
+#: at least 0.005 from these thresholds (a test checks it), so kernel-level differences in
+#: the third decimal of a cosine cannot flip one. USE spreads wider.
 DENSE_MARGINS: dict[str, float] = {
-    "multilingual-e5-small": 0.04,
+    "multilingual-e5-small": 0.02,
     "use-multilingual-v3": 0.15,
 }
+#: A dense-only hit beyond the margin but within this distance of the best cosine enters
+#: when it shares a term the question does not contain with a document another channel
+#: ranked near its top (or with the best dense hit): the multi-hop bridge. The decision to
+#: bridge is lexical, so it does not move with the arithmetic of the embedding.
+DENSE_BRIDGE_MARGINS: dict[str, float] = {
+    "multilingual-e5-small": 0.06,
+    "use-multilingual-v3": 0.25,
+}
+#: How many of each other channel's top documents a dense-only hit may bridge to.
+_BRIDGE_ROOTS = 3
 #: Seats reserved for canonical (authoritative) results before evidence is admitted.
 AUTHORITATIVE_RESERVE = 3
 RETRIEVE_CHANNELS = CHANNEL_ORDER
@@ -363,20 +376,55 @@ class _Run:
         return out
 
     def _dense_admitted(self, ids: list[str], rankings: Mapping[str, list[str]]) -> list[str]:
-        """The dense hits recall may use: those another channel also found, and those within
-        the model's margin of the best cosine. In a small scope every document is some
-        document's nearest neighbour; only near-best similarity says a dense-only hit is
-        about the question (see DENSE_MARGINS)."""
-        margin = DENSE_MARGINS.get(getattr(self.provider, "model", ""))
+        """The dense hits recall may use: those another channel also found, those within the
+        model's margin of the best cosine, and those within its bridge margin that share a
+        term the question lacks with a top document of another channel. In a small scope
+        every document is some document's nearest neighbour; only near-best similarity, or a
+        shared name, says a dense-only hit is about the question (see DENSE_MARGINS)."""
+        model = getattr(self.provider, "model", "")
+        margin = DENSE_MARGINS.get(model)
         if margin is None or not ids:
             return ids
+        bridge_margin = DENSE_BRIDGE_MARGINS.get(model, margin)
         scores = self.dense_scores
         found = {doc_id for channel, ranked in rankings.items() if channel != "dense" for doc_id in ranked}
-        best = max(scores[d] for d in ids)
-        kept = [d for d in ids if d in found or scores[d] >= best - margin]
-        for _ in range(len(ids) - len(kept)):
-            self.trace.reject("dense-below-margin")
+        best_id = max(ids, key=lambda d: scores[d])
+        best = scores[best_id]
+        roots: list[str] | None = None
+        query_terms: set[str] = set()
+        kept: list[str] = []
+        for doc_id in ids:
+            if doc_id in found:
+                kept.append(doc_id)
+                continue
+            gap = best - scores[doc_id]
+            admitted, bridged = gap <= margin, False
+            if not admitted and gap <= bridge_margin:
+                if roots is None:
+                    roots = [best_id] + [d for channel, ranked in rankings.items() if channel != "dense"
+                                         for d in ranked[:_BRIDGE_ROOTS]]
+                    query_terms = set(tokenize(self.query))
+                bridged = self._bridges(doc_id, roots, query_terms)
+                admitted = bridged
+            self.trace.dense_admission.append({"gap": round(gap, 4), "margin": margin, "bridgeMargin": bridge_margin,
+                                               "bridged": bridged, "admitted": admitted})
+            if admitted:
+                kept.append(doc_id)
+            else:
+                self.trace.reject("dense-below-margin")
         return kept
+
+    def _bridges(self, doc_id: str, roots: list[str], query_terms: set[str]) -> bool:
+        """Whether ``doc_id`` shares a term outside the question with one of ``roots``."""
+        doc = self._doc(doc_id)
+        if doc is None:
+            return False
+        terms = set(tokenize(doc.text)) - query_terms
+        for root in roots:
+            other = self._doc(root) if root != doc_id else None
+            if other is not None and terms & set(tokenize(other.text)):
+                return True
+        return False
 
     # -- eligibility ----------------------------------------------------------------------
     @property
