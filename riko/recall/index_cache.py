@@ -330,6 +330,11 @@ class RecallCache:
         side = PageSide(signature=signature)
         tokens: list[list[str]] = []
         for page in pages:
+            if page.type == "entity" and page.category == "entity":
+                # an entity page indexes facts rather than stating one: the graph walks through it,
+                # recall never injects it (its facts are what answer)
+                side.pages[page.id] = page
+                continue
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
