@@ -216,6 +216,8 @@ _CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
     ),
 }
+#: The request families :func:`has_cue` recognises.
+CUE_ACTIONS = tuple(_CUES)
 # Words around a cue that name no memory ("ok forget it, never mind", "那条记忆").
 _FILLER = frozenset(tokenize(
     "ok okay never mind please thing things stuff one memory memories note notes again anymore any more "
