@@ -135,7 +135,7 @@ def labelled_file(name: str) -> Path:
     return Path(str(resources.files("riko"))) / "data" / "cases" / f"{name}.jsonl"
 
 
-def _read(path: Path, required: dict[str, tuple[str, ...] | None]) -> list[dict[str, Any]]:
+def _read(path: Path, required: dict[str, tuple[Any, ...] | None]) -> list[dict[str, Any]]:
     rows, seen = [], set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
