@@ -562,9 +562,10 @@ class Memory:
         with self._wh.transaction():
             return self._wh.audit(kind, authority, target, detail)
 
-    def purges(self) -> pl.DataFrame:
-        """The purge journal of this scope (sanitized: ids, statuses and times only)."""
-        return purges_frame(self._wh)
+    def purges(self, *, impact: bool = False) -> pl.DataFrame:
+        """The purge journal of this scope (sanitized: ids, statuses and times only; ``impact=True``
+        adds each purge's impact summary, counts without content)."""
+        return purges_frame(self._wh, impact=impact)
 
     @property
     def lock(self) -> Turn:

@@ -26,6 +26,8 @@ from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeEr
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
 from .sensitivity import classify_text, protected_title
+from .stores.aliases import AliasStore
+from .stores.evidence import EvidenceStore
 from .wiki import Page, make_page_id
 
 __all__ = [
@@ -388,10 +390,8 @@ class ToolBox:
         return latest_user_message(self.mem.warehouse, self.mem.scope, self.session_id)
 
     def _event_time(self, event: UserEvent) -> datetime:
-        row = self.mem.warehouse.fetchone(
-            "SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-            [self.scope_key, event.session_id, event.seq])
-        return utc(row[0]) if row and row[0] is not None else self.mem.clock.now()
+        when = EvidenceStore(self.mem.warehouse).line_time(event.session_id, event.seq)
+        return utc(when) if when is not None else self.mem.clock.now()
 
     def _live_pages(self) -> list[Page]:
         return [p for p in self.mem.context.canon.pages() if p.status == "confirmed"]
@@ -516,9 +516,7 @@ class ToolBox:
         folded = _fold(latest.text)
         if page.id.casefold() in folded:
             return True
-        aliases = self.mem.warehouse.fetchall(
-            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
-            [self.scope_key, page.id])
+        aliases = [(a,) for a in AliasStore(self.mem.warehouse).active_aliases_of(page.id)]
         if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
                for (a,) in aliases):
             return True
