@@ -1,4 +1,4 @@
-"""``riko eval companion | cases | retrieval | qa``: the evaluation suites from the command line."""
+"""``riko eval companion | cases | retrieval | qa | dream``: the evaluation suites from the command line."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ __all__ = ["register", "cmd_eval"]
 
 def register(sub: Any) -> None:
     """Add the ``eval`` command and its three suites to the ``riko`` subparsers."""
-    p = sub.add_parser("eval", help="run an evaluation suite: companion corpus, labelled cases, retrieval",
+    p = sub.add_parser("eval", help="run an evaluation suite: companion corpus, labelled cases, retrieval, answers, memory quality",
                        description="Evaluation suites. Each runs in temporary roots and never touches your data.")
     suites = p.add_subparsers(dest="suite", metavar="SUITE", required=True)
 
@@ -65,6 +65,9 @@ def register(sub: Any) -> None:
     r.add_argument("--work-dir", default=None, metavar="DIR", help="--dataset: keep the scopes here (default: a temp dir)")
     r.add_argument("--depth", type=int, default=None, metavar="N", help="--dataset: ranking depth (default 100)")
     r.add_argument("--no-categories", action="store_true", help="--dataset: print the overall table only")
+    r.add_argument("--roles", choices=("all", "user"), default="all",
+                   help="--dataset: index every turn, assistant turns as the assistant's messages (all, default), "
+                        "or the non-assistant turns only (user)")
     r.add_argument("--k", default="1,5,10", metavar="LIST", help="--sessions: cutoffs (default 1,5,10)")
     r.add_argument("--channels", default=None, metavar="LIST",
                    help="--sessions: restrict mem.retrieve to these channels "
@@ -77,6 +80,39 @@ def register(sub: Any) -> None:
                    help="with FILE: write the per-question records there as JSON; alone: print JSON")
 
     _register_qa(suites)
+    _register_dream(suites)
+
+
+def _register_dream(suites: Any) -> None:
+    d = suites.add_parser(
+        "dream", help="memory quality: what Dream extracts from a dataset, scored against its gold memories",
+        description="Ingest every conversation of a dataset folder (the shared layout) into a fresh scope, run "
+                    "Dream, map each proposal to the turns it cites and score fact recall and precision against the "
+                    "set's gold (memories.jsonl, session_events.jsonl, or the questions' evidence turns), beside "
+                    "two trivial baselines: every first-person sentence and every whole non-assistant turn.")
+    d.add_argument("--dataset", required=True, metavar="DIR", help="one extracted dataset folder (shared layout)")
+    d.add_argument("--provider", default="heuristic", metavar="NAME",
+                   help="Dream provider (default heuristic; openai-compatible, anthropic, auto)")
+    d.add_argument("--url", default=None, metavar="URL", help="the provider's endpoint (model providers)")
+    d.add_argument("--model", default=None, metavar="M", help="the provider's model name")
+    d.add_argument("--credential-ref", default=None, metavar="ENV_VAR",
+                   help="environment variable holding the provider's key")
+    d.add_argument("--conversations", default=None, metavar="LIST", help="only these conversations (comma-separated)")
+    d.add_argument("--max-conversations", type=int, default=None, metavar="N",
+                   help="only the first N conversations (natural order)")
+    d.add_argument("--e5", action="store_true", help="judge near-duplicates by e5 embeddings instead of content words")
+    d.add_argument("--embedding", default=None, metavar="PROVIDER",
+                   help="the embedding model for --e5 instead of e5 (e.g. deterministic)")
+    d.add_argument("--vector-cache", default=None, metavar="DIR",
+                   help="passage-vector cache for --e5 (default $RIKO_VECTOR_CACHE or ~/.cache/riko/vectors)")
+    d.add_argument("--work-dir", default=None, metavar="DIR", help="keep the scopes here (default: a temp dir)")
+    d.add_argument("--reference", default=None, metavar="DIR",
+                   help="write a folder the reference scorer reads: memories.jsonl, sessions/ and one "
+                        "{conversation, dialogIds, text} JSONL per system")
+    d.add_argument("--no-types", action="store_true", help="print the overall rows only, not one per gold type")
+    d.add_argument("--json", nargs="?", const=True, default=False, metavar="FILE",
+                   help="with FILE: write the summary and every proposal with what it matched (and every miss) "
+                        "there; alone: print the summary as JSON")
 
 
 def _register_qa(suites: Any) -> None:
@@ -113,7 +149,8 @@ def _register_qa(suites: Any) -> None:
 
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
-    return {"companion": _companion, "cases": _cases, "retrieval": _retrieval, "qa": _qa}[args.suite](args)
+    return {"companion": _companion, "cases": _cases, "retrieval": _retrieval, "qa": _qa,
+            "dream": _dream}[args.suite](args)
 
 
 def _companion(args: argparse.Namespace) -> int:
@@ -239,7 +276,7 @@ def _retrieval_dataset(args: argparse.Namespace) -> int:
     report = run_dataset(args.dataset, systems=_names(args.systems), dense=not args.no_dense, limit=args.limit,
                          conversations=_names(args.conversations), max_conversations=args.max_conversations,
                          vector_cache=args.vector_cache, work_dir=args.work_dir,
-                         depth=args.depth or DEPTH, provider=provider)
+                         depth=args.depth or DEPTH, provider=provider, roles=args.roles)
     if isinstance(args.json, str):
         path = report.write_json(args.json)
         print(report.text(categories=not args.no_categories))
@@ -290,3 +327,32 @@ def _qa_text(report: Any) -> str:
             f"judge {setup['judge_model']}; {setup['seconds']} s")
     with pl.Config(tbl_cols=30, tbl_rows=200, tbl_width_chars=250, float_precision=3, tbl_hide_dataframe_shape=True):
         return "\n".join([head, str(report.summary_frame()), str(report.category_frame())])
+
+
+def _dream(args: argparse.Namespace) -> int:
+    from .evaluation.dream_quality import run_dream_quality
+
+    embedding = None
+    if args.embedding:
+        from .dense.providers import make_embedding_provider
+
+        embedding = make_embedding_provider(args.embedding)
+    if args.max_conversations is not None and args.max_conversations < 1:
+        raise UsageError(f"--max-conversations must be at least 1, got {args.max_conversations}")
+    report = run_dream_quality(args.dataset, provider=args.provider, url=args.url, model=args.model,
+                               credential_ref=args.credential_ref, conversations=_names(args.conversations),
+                               max_conversations=args.max_conversations, e5=args.e5, embedding=embedding,
+                               vector_cache=args.vector_cache, work_dir=args.work_dir)
+    text = report.text(types=not args.no_types)
+    if args.reference:
+        folder = report.write_reference(args.reference)
+        text += f"\nreference-scorer folder: {folder} (memories.jsonl, sessions/, {', '.join(report.proposals)} .jsonl)"
+    if isinstance(args.json, str):
+        path = report.write_json(args.json)
+        print(text)
+        print(f"per-proposal records: {path}")
+    elif args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text)
+    return 0

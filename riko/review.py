@@ -28,10 +28,16 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
+from .dream.consolidate import Facts, SlotIndex, facts
+from .dream.derive import Entity, derive, derived_fields
+from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, protected_title, rank
+from .stores.candidates import CandidateStore
+from .stores.evidence import EvidenceStore
+from .stores.overlay import OverlayStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
@@ -40,6 +46,8 @@ __all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STAT
 
 from .vocabulary import CANDIDATE_STATUSES, RESOLUTIONS  # noqa: E402
 AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
+#: A repeat adds its user line to a page's evidence until the page holds this many sources.
+MAX_REPEAT_EVIDENCE = 8
 CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 # Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
@@ -82,29 +90,20 @@ class Review:
                  on_change: Callable[[], Any]) -> None:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
         self._on_change = on_change
+        self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
 
     # -- candidates -----------------------------------------------------------------------------
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates by status: ``pending`` (with ``pending_conflict``), any one status, or all (None)."""
         if status is not None and status not in CANDIDATE_STATUSES:
             raise InvalidArgumentError(f"status must be one of {', '.join(CANDIDATE_STATUSES)} or None; got {status!r}")
-        sql = ("SELECT id, status, type, title, description, body, tags, confidence, sensitivity, source, "
-               "source_sessions, evidence, conflict_page_id, page_id, created_at, updated_at FROM candidates WHERE scope_key = ?")
-        params: list[Any] = [self.scope.key]
-        if status == "pending":
-            sql += " AND status IN ('pending', 'pending_conflict')"
-        elif status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+        return self.cands.rows(status)
 
     def candidate(self, candidate_id: str) -> dict[str, Any]:
-        cur = self.wh.con.execute("SELECT * FROM candidates WHERE scope_key = ? AND id = ?", [self.scope.key, candidate_id])
-        names = [d[0] for d in cur.description]
-        rows = cur.fetchall()
-        if not rows:
+        row = self.cands.get(candidate_id)
+        if row is None:
             raise NotFoundError("candidate", candidate_id, listing="candidates")
-        return dict(zip(names, rows[0]))
+        return row
 
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
         """The references that point at something real in this scope (a stored event or page)."""
@@ -113,8 +112,7 @@ class Review:
             ref = str(ref).strip()
             parsed = parse_ref(ref)
             if parsed is not None:
-                if self.wh.fetchone("SELECT 1 FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                    [self.scope.key, parsed[0], parsed[1]]):
+                if self.evidence.has_line(parsed[0], parsed[1]):
                     kept.add(ref)
             elif ref.startswith("page:") and self.canon.exists(ref[5:]):
                 kept.add(ref)
@@ -157,8 +155,7 @@ class Review:
             raise InvalidArgumentError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
-        sessions = [session_id] if session_id and self.wh.fetchone(
-            "SELECT 1 FROM sessions WHERE scope_key = ? AND session_id = ?", [self.scope.key, session_id]) else []
+        sessions = [session_id] if session_id and self.evidence.has_session(session_id) else []
         refs = self._known_refs(evidence)
         baseline = sensitivity if sensitivity in SENSITIVITIES else "provisional_sensitive"
         # a proposer may only tighten: the conservative classifier runs over what it proposed
@@ -173,6 +170,8 @@ class Review:
                 if related == "paraphrase" or not self._is_current_state(canon_match):
                     self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
                                   {"source": source, "title": title})
+                    if canon_match.category != ENTITY_CATEGORY:
+                        self._add_grounding(canon_match, description or title, sessions)
                     if rank(sensitivity) > rank(canon_match.sensitivity):
                         tighten = canon_match  # the repeat is dropped, its tighter reading is not
                     else:
@@ -183,32 +182,22 @@ class Review:
             self.set_sensitivity(tighten.id, sensitivity, authority=_proposal_authority(authority))
             return ProposalOutcome(None, "dropped-duplicate")
         with self.canon.transaction():
-            existing = self.wh.fetchone(
-                "SELECT id, tags, source_sessions, evidence, confidence, sensitivity FROM candidates "
-                "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
-                [self.scope.key, fp],
-            )
+            existing = self.cands.pending_of(fp)
             if existing is not None:
                 cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = existing
                 merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
                 old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
                 stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.wh.con.execute(
-                    "UPDATE candidates SET tags = ?, source_sessions = ?, evidence = ?, confidence = ?, sensitivity = ?, updated_at = ? "
-                    "WHERE scope_key = ? AND id = ?",
-                    [dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                     dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                     dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                     merged_conf, stricter, now, self.scope.key, cid],
-                )
+                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                                 confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
-            earlier = self.wh.fetchone("SELECT count(*) FROM candidates WHERE scope_key = ? AND fingerprint = ?",
-                                       [self.scope.key, fp])
-            seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{earlier[0] if earlier else 0}"
+            seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
             status = "pending_conflict" if canon_match is not None else "pending"
-            self.wh.insert_rows("candidates", [{
+            self.cands.insert({
                 "id": cid, "fingerprint": fp, "type": type, "title": title,
                 "description": description[:120] if source == "dream" else description,
                 "body": body, "tags": dumps(sorted(set(tags))), "confidence": confidence, "kind": kind,
@@ -216,7 +205,7 @@ class Review:
                 "source_sessions": dumps(sessions), "evidence": dumps(refs), "links": dumps(list(links)),
                 "conflict_page_id": canon_match.id if canon_match is not None else None, "page_id": None,
                 "created_at": now, "updated_at": now,
-            }])
+            })
             if canon_match is not None:
                 conflict_id = self._open_conflict(canon_match, cid)
             detail: dict[str, Any] = {"source": source, "title": title, "status": status}
@@ -226,6 +215,17 @@ class Review:
         if conflict_id:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
+
+    def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
+        """A repeat the user really said again adds that user event to the page's evidence."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return  # a page names enough of the times it was said; later repeats are only audited
+        match = user_grounded_match(self.wh, self.scope, claim, sessions)
+        if match is None or match.ref in page.sources:
+            return
+        self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
+                        authority="user", audit_kind="page-evidence-added", previous=page,
+                        detail={"evidence": match.ref, "relation": "same"})
 
     def _canonical_match(self, type_: str, title: str) -> Page | None:
         target = normalize_claim(title)
@@ -252,7 +252,7 @@ class Review:
 
     def _confirm(self, candidate_id: str, *, authority: str, session_id: str | None = None,
                  grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
-                 mode: str | None = None) -> Page:
+                 mode: str | None = None, entities: EntityMap | None = None) -> Page:
         cand = self.candidate(candidate_id)
         if cand["status"] == "pending_conflict":
             raise StateError(
@@ -278,6 +278,7 @@ class Review:
             self._refuse("candidate-confirm-refused", authority, candidate_id,
                          f"authority {authority!r} cannot confirm; only user evidence or management can")
         page = self._page_from_candidate(cand, grounded)
+        page = self._with_entity_links(page, entities)
         if evidence is not None and evidence.ref not in page.sources:
             page = page.replace(sources=sorted({*page.sources, evidence.ref}))
         detail: dict[str, Any] = {"candidate": candidate_id}
@@ -288,8 +289,7 @@ class Review:
         with self.canon.transaction():
             self.canon.save(page, authority=authority, audit_kind=audit_kind, detail=detail,
                             source_candidates=[candidate_id])
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
         return page
 
     def _page_from_candidate(self, cand: dict[str, Any], grounded: UserEvent | None) -> Page:
@@ -304,27 +304,44 @@ class Review:
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
-            return Page(id=pid, type="concept", title=title, description=_one_line(text),
+            # riko's own derivation from the user's words decides type, kind and slot; the proposer's do not
+            derived = derive(text)
+            return Page(id=pid, type=derived.page_type, title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
                         sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
-                        observed_at=self._observed_at(sources), recorded_at=now)
+                        kind=derived.kind, category=derived.category, observed_at=self._observed_at(sources),
+                        recorded_at=now, extra=derived_fields(derived))
+        derived = derive(cand["description"] or cand["title"])
         return Page(
             id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",
             body=cand["body"] or "", status="confirmed", consent=True, locked=False,
             sensitivity=cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive",
             version=1, tags=json.loads(cand["tags"] or "[]"), sources=sources, confidence=cand["confidence"],
             kind=cand["kind"], category=cand["category"], observed_at=self._observed_at(sources), recorded_at=now,
+            extra=derived_fields(derived),
         )
+
+    def _with_entity_links(self, page: Page, entities: EntityMap | None) -> Page:
+        """``page`` with a line of ``[[wikilinks]]`` to the entity pages its words name (riko's own
+        derivation from the page's words, never the proposer's links)."""
+        if is_entity_page(page):
+            return page
+        words = page.description or page.title
+        if entities is None:
+            entities = EntityMap(self.canon.pages())
+        line = link_line(derive(words).entities, entities, words)
+        if not line or line in page.body:
+            return page
+        return page.replace(body=f"{page.body}\n\n{line}".strip())
 
     def _observed_at(self, refs: Iterable[str]) -> datetime | None:
         times = []
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                row = self.wh.fetchone("SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                       [self.scope.key, parsed[0], parsed[1]])
-                if row and row[0] is not None:
-                    times.append(utc(row[0]))
+                when = self.evidence.line_time(parsed[0], parsed[1])
+                if when is not None:
+                    times.append(utc(when))
         return min(times) if times else None
 
     def reject(self, candidate_id: str, *, authority: str = "management") -> None:
@@ -337,11 +354,8 @@ class Review:
                          f"authority {authority!r} cannot reject; only user evidence or management can")
         now = naive_utc(self.clock.now())
         with self.wh.transaction():
-            self.wh.con.execute("UPDATE candidates SET status = 'rejected', updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [now, self.scope.key, candidate_id])
-            self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = 'rejected', resolved_at = ? "
-                                "WHERE scope_key = ? AND candidate_id = ? AND state = 'contested'",
-                                [now, self.scope.key, candidate_id])
+            self.cands.reject(candidate_id, now)
+            self.overlay.resolve_for_candidate(candidate_id, "rejected", now)
             self.wh.audit("candidate-rejected", authority, candidate_id, {"title": cand["title"]})
         self._on_change()
 
@@ -358,6 +372,8 @@ class Review:
         done: list[str] = []
         if policy == "off":
             return done
+        state: _Consolidation | None = None  # built on the first grounded candidate
+        contested = False
         for cid in candidate_ids:
             cand = self.candidate(cid)
             if cand["status"] != "pending":
@@ -378,9 +394,24 @@ class Review:
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
-            done.append(self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
-                                      mode=policy).id)
-        if done:
+            if state is None:
+                state = _Consolidation(self)
+            said = state.facts(match)
+            outcome = next(state.index.matches(said, candidates=False), None)
+            if outcome is not None and outcome[0] in ("same", "alias"):
+                state.admit_entities(said.entities, match)
+                self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
+                continue
+            if outcome is not None:
+                self._contest(cid, self.canon.get(outcome[1]), outcome[0])
+                contested = True
+                continue
+            state.admit_entities(said.entities, match)
+            page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
+                                 mode=policy, entities=state.entities)
+            state.index.add(page.id, said, is_page=True)
+            done.append(page.id)
+        if done or contested:
             self._on_change()
         return done
 
@@ -392,15 +423,35 @@ class Review:
                 return page
         return None
 
-    def _absorb(self, candidate_id: str, page: Page, match: UserEvent) -> None:
-        """The user said it again: the candidate is accepted into the existing page, no duplicate."""
+    def _absorb(self, candidate_id: str, page: Page, match: UserEvent, *, relation: str = "same") -> None:
+        """The user said it again (``same``), or said it in other words or another language
+        (``alias``): the candidate is accepted into the existing page, whose evidence grows; an
+        alias also gets a revocable alias edge from its wording to the page. No duplicate page."""
         with self.wh.transaction():
-            if match.ref not in page.sources:
-                self.canon.save(page.replace(sources=sorted({*page.sources, match.ref})), authority="user",
-                                audit_kind="page-evidence-added", detail={"candidate": candidate_id, "evidence": match.ref})
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
-            self.wh.audit("candidate-merged-into-page", "user", candidate_id, {"page": page.id, "evidence": match.ref})
+            if match.ref not in page.sources and (relation != "same" or len(page.sources) < MAX_REPEAT_EVIDENCE):
+                self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
+                                authority="user", audit_kind="page-evidence-added", previous=page,
+                                detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})
+            self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
+            if relation == "alias":
+                from .aliases import upsert_alias
+
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                             resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
+            self.wh.audit("candidate-merged-into-page", "user", candidate_id,
+                          {"page": page.id, "evidence": match.ref, "relation": relation})
+
+    def _contest(self, candidate_id: str, page: Page, relation: str) -> str:
+        """The candidate gives the page's slot another value (``replacement``) or the opposite
+        polarity (``contradiction``): it waits for review as a contested overlay, and the page is
+        never overwritten (a replacement resolves as a temporal transition, a contradiction as
+        a correction or by management)."""
+        with self.wh.transaction():
+            self.cands.contest(candidate_id, page.id, naive_utc(self.clock.now()))
+            conflict_id = self._open_conflict(page, candidate_id, predicate=relation)
+            self.wh.audit("candidate-contests-page", "deterministic_rule", candidate_id,
+                          {"page": page.id, "relation": relation, "conflict": conflict_id})
+        return conflict_id
 
     def _refuse(self, kind: str, authority: str, target: str, message: str) -> None:
         """Audit a refused attempt (with the authority it claimed), then raise."""
@@ -458,8 +509,12 @@ class Review:
         level = classify_text(content, old.sensitivity)
         # a title that restated the corrected claim must not keep the wrong value
         title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, old.id)
+        extra = old.extra
+        if "slot" in extra or "entities" in extra:  # a derivation follows the corrected words
+            extra = {k: v for k, v in extra.items() if k not in ("slot", "entities")}
+            extra.update(derived_fields(derive(description or body)))
         new = old.replace(title=title, description=description, body=body, version=old.version + 1,
-                          sensitivity=level, sources=sources, recorded_at=self.clock.now())
+                          sensitivity=level, sources=sources, recorded_at=self.clock.now(), extra=extra)
         with self.canon.transaction():
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
@@ -470,8 +525,7 @@ class Review:
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                self.wh.con.execute("UPDATE evidence SET correction_invalidated = true WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                    [self.scope.key, parsed[0], parsed[1]])
+                self.evidence.invalidate(parsed[0], parsed[1])
 
     def replace(self, page_id: str, content: str, valid_from: datetime | str, *, authority: str = "management",
                 evidence: str | None = None) -> Page:
@@ -553,12 +607,9 @@ class Review:
         now = naive_utc(self.clock.now())
         new = old.replace(usage_policy="suppressed", version=old.version + 1)
         with self.canon.transaction():
-            count = self.wh.fetchone("SELECT count(*) FROM suppressions WHERE scope_key = ? AND target_id = ?",
-                                     [self.scope.key, page_id])
-            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count[0] if count else 0}".encode()).hexdigest()[:16]
-            self.wh.insert_rows("suppressions", [{"id": ident, "target_id": page_id, "target_kind": "page",
-                                                  "reason": reason, "active": True, "created_at": now, "restored_at": None,
-                                                  "restore_reason": None}])
+            count = self.overlay.suppression_count(page_id)
+            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count}".encode()).hexdigest()[:16]
+            self.overlay.suppress(ident, page_id, "page", reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old, detail={"reason": reason})
         self._on_change()
         return new
@@ -569,15 +620,12 @@ class Review:
         old = self.canon.get(page_id)
         if old.status == "forgotten":
             raise StateError(f"page {page_id} is forgotten")
-        active = self.wh.fetchone("SELECT id FROM suppressions WHERE scope_key = ? AND target_id = ? AND active",
-                                  [self.scope.key, page_id])
-        if active is None and old.usage_policy != "suppressed":
+        if not self.overlay.is_suppressed(page_id) and old.usage_policy != "suppressed":
             raise StateError(f"page {page_id} is not suppressed; nothing to restore")
         now = naive_utc(self.clock.now())
         new = old.replace(usage_policy="normal", version=old.version + 1) if old.usage_policy != "normal" else old
         with self.canon.transaction():
-            self.wh.con.execute("UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
-                                "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope.key, page_id])
+            self.overlay.lift(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
         self._on_change()
@@ -621,25 +669,20 @@ class Review:
         return page
 
     # -- conflicts ------------------------------------------------------------------------------
-    def _open_conflict(self, page: Page, candidate_id: str) -> str:
+    def _open_conflict(self, page: Page, candidate_id: str, predicate: str | None = None) -> str:
         cid = "k-" + hashlib.sha256(f"{self.scope.key}:{page.id}:{candidate_id}".encode()).hexdigest()[:16]
-        self.wh.insert_rows("conflicts", [{"id": cid, "state": "contested", "subject": normalize_claim(page.title),
-                                           "predicate": page.kind or page.type, "page_id": page.id,
-                                           "candidate_id": candidate_id, "resolution": None,
-                                           "created_at": naive_utc(self.clock.now()), "resolved_at": None}])
+        self.overlay.open_conflict({"id": cid, "state": "contested", "subject": normalize_claim(page.title),
+                                    "predicate": predicate or page.kind or page.type, "page_id": page.id,
+                                    "candidate_id": candidate_id, "resolution": None,
+                                    "created_at": naive_utc(self.clock.now()), "resolved_at": None})
         self.wh.audit("conflict-opened", "deterministic_rule", cid, {"page": page.id, "candidate": candidate_id})
         return cid
 
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
-        sql = "SELECT id, state, subject, predicate, page_id, candidate_id, resolution, created_at, resolved_at FROM conflicts WHERE scope_key = ?"
-        params: list[Any] = [self.scope.key]
-        if state:
-            sql += " AND state = ?"
-            params.append(state)
-        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+        return self.overlay.conflicts(state)
 
     def contested_page_ids(self) -> set[str]:
-        return {r[0] for r in self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested'", [self.scope.key])}
+        return self.overlay.contested_ids()
 
     def resolve_conflict(self, conflict_id: str, resolution: str, *, authority: str = "management",
                          valid_from: datetime | str | None = None) -> Page:
@@ -648,7 +691,7 @@ class Review:
         now), ``management`` keeps the old page and accepts the candidate as a page of its own."""
         if resolution not in RESOLUTIONS:
             raise InvalidArgumentError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
-        row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
+        row = self.overlay.conflict(conflict_id)
         if row is None:
             raise NotFoundError("conflict", conflict_id, listing="conflicts")
         page_id, cand_id, state = row
@@ -662,8 +705,7 @@ class Review:
         refs = json.loads(cand["evidence"] or "[]")
         now = naive_utc(self.clock.now())
         with self.canon.transaction():
-            self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = ?, resolved_at = ? WHERE scope_key = ? AND id = ?",
-                                [resolution, now, self.scope.key, conflict_id])
+            self.overlay.resolve(conflict_id, resolution, now)
             if resolution == "correction":
                 page = self._correct(page_id, text, authority=authority, evidence=refs)
             elif resolution == "temporal_transition":
@@ -671,11 +713,77 @@ class Review:
                 page = self._replace(page_id, text, valid_from or self.clock.now(), authority=authority,
                                      evidence=refs, tags=tags)
             else:
-                self.wh.con.execute("UPDATE candidates SET status = 'pending' WHERE scope_key = ? AND id = ?", [self.scope.key, cand_id])
+                self.cands.reopen(cand_id)
                 page = self._confirm(cand_id, authority=authority)
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, now, self.scope.key, cand_id])
+            self.cands.accept(cand_id, page.id, now)
             self.wh.audit("conflict-resolved", authority, conflict_id,
                           {"resolution": resolution, "page": page.id, "candidate": cand_id})
         self._on_change()
         return page
+
+
+class _Consolidation:
+    """What one automatic admission pass consults: the live pages by slot and the entity pages."""
+
+    def __init__(self, review: Review) -> None:
+        self.review = review
+        pages = [p for p in review.canon.pages()
+                 if p.status == "confirmed" and p.superseded_by is None and p.valid_to is None]
+        self.entities = EntityMap(pages)
+        self.index = SlotIndex()
+        for page in pages:
+            if not is_entity_page(page) and (page.description or page.title).strip():
+                self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
+
+    def facts(self, event: UserEvent) -> Facts:
+        return facts(event.text, self.review.evidence.line_time(event.session_id, event.seq))
+
+    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
+        """Create or extend the entity page of every entity the user's words name (admitted like
+        the fact that names it); an alias the words tie to the name is an explicit coreference,
+        a name riko only knows from its place list is a contested derived alias."""
+        from .aliases import upsert_alias
+
+        review = self.review
+        for entity in named:
+            if not any(said_in(name, event.text) for name in entity.names()):
+                continue
+            page = self.entities.find(entity)
+            known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
+            new_names = [n for n in entity.names() if " ".join(n.casefold().split()) not in known]
+            if page is not None and not new_names:
+                continue
+            with review.wh.transaction():
+                if page is None:
+                    aliases = [n for n in entity.aliases if n.strip()]
+                    pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}")
+                    if review.canon.exists(pid):
+                        pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}:{event.ref}")
+                    page = Page(id=pid, type="entity", title=_one_line(entity.name)[:120],
+                                description=entity_description(entity.name, entity.kind, aliases),
+                                body=("Also called: " + " · ".join(aliases)) if aliases else "",
+                                status="confirmed", consent=True, locked=False,
+                                sensitivity=classify_text("\n".join(entity.names()), "normal"), version=1,
+                                tags=aliases, sources=[event.ref], kind=entity.kind, category=ENTITY_CATEGORY,
+                                observed_at=review._observed_at([event.ref]), recorded_at=review.clock.now())
+                    review.canon.save(page, authority="user", audit_kind="entity-page-created",
+                                      detail={"evidence": event.ref, "entity": entity.name, "kind": entity.kind})
+                    new_names = aliases
+                else:
+                    tags = [*page.tags, *(n for n in new_names if n not in page.tags)]
+                    updated = page.replace(tags=tags, sources=sorted({*page.sources, event.ref}),
+                                           description=entity_description(page.title, page.kind or entity.kind, tags),
+                                           body=("Also called: " + " · ".join(tags)) if tags else page.body,
+                                           version=page.version + 1)
+                    review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
+                                      detail={"evidence": event.ref, "aliases": new_names})
+                    page = updated
+                for name in new_names:
+                    tied = said_in(name, event.text)
+                    upsert_alias(review.wh, review.scope, review.clock, page.id, name,
+                                 resolution_kind="explicit_coreference" if tied else "derived_inference",
+                                 confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
+                for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
+                    review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
+                    review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
+            self.entities.replace(page)

@@ -45,6 +45,7 @@ def test_the_common_options_promise_holds() -> None:
         else:
             without_scope.add(name)
             assert ("--json" in options) == (name != "serve"), name
-    assert without_scope == {"samples", "serve", "eval companion", "eval cases", "eval retrieval", "eval qa"}
+    assert without_scope == {"samples", "serve", "eval companion", "eval cases", "eval retrieval", "eval qa",
+                             "eval dream"}
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "Every command that opens a memory takes `--root`" in readme and "docs/cli.md" in readme

@@ -12,6 +12,7 @@ store identical candidates and audits.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -20,21 +21,23 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
-from ..review import ProposalOutcome, candidate_fingerprint
+from ..review import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
 from ..sensitivity import classify_text, rank
+from ..stores.candidates import CandidateStore
 from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
+from ..entities import ENTITY_CATEGORY, entity_description
+from .derive import derive
 from .protocol import ProposedPage
 
-__all__ = ["Proposal", "propose_batch"]
+__all__ = ["Proposal", "propose_batch", "with_entities"]
 
 SOURCE = "dream"
 AUTHORITY = "model_proposal"
-_CHUNK = 500
 # Page types whose current-state pages a differing proposal contests (review's rule).
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 _TEXT_COLUMNS = ("id", "fingerprint", "type", "title", "description", "body", "tags", "kind", "category",
@@ -79,21 +82,15 @@ class _Batch:
                 self.canon.setdefault((page.type, normalize_claim(page.title)), page)
         self.pending: dict[str, dict[str, Any]] = {}
         self.earlier: dict[str, int] = {}
-        wanted = sorted(set(fingerprints))
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            cur = self.wh.con.execute(
-                "SELECT fingerprint, id, tags, source_sessions, evidence, confidence, sensitivity, status, created_at "
-                f"FROM candidates WHERE scope_key = ? AND fingerprint IN ({marks}) ORDER BY created_at, id",
-                [self.scope_key, *chunk])
-            for fp, cid, tags, sessions, evidence, conf, sens, status, _ in cur.fetchall():
-                self.earlier[fp] = self.earlier.get(fp, 0) + 1
-                if status in ("pending", "pending_conflict") and fp not in self.pending:
-                    self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
-                                        "source_sessions": set(json.loads(sessions or "[]")),
-                                        "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
-                                        "sensitivity": _level(sens), "new": False, "touched": False}
+        self.store = CandidateStore(self.wh)
+        for fp, cid, tags, sessions, evidence, conf, sens, status, _ in self.store.by_fingerprints(
+                sorted(set(fingerprints))):
+            self.earlier[fp] = self.earlier.get(fp, 0) + 1
+            if status in ("pending", "pending_conflict") and fp not in self.pending:
+                self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
+                                    "source_sessions": set(json.loads(sessions or "[]")),
+                                    "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
+                                    "sensitivity": _level(sens), "new": False, "touched": False}
         self.new_rows: list[dict[str, Any]] = []
         self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
         self.review_items: list[int] = []
@@ -111,6 +108,10 @@ class _Batch:
             claim = page.description or page.body
             related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"
             repeat = related == "paraphrase" or not _is_current_state(match)
+            if repeat and match.category != ENTITY_CATEGORY and self._grounds_new_evidence(
+                    match, page.description or title, p.session_id):
+                self.review_prints.add(fp)  # the user said it again: review adds the evidence to the page
+                return None
             if repeat and rank(sensitivity) <= rank(match.sensitivity):
                 self.audits.append(("candidate-dropped-duplicate", match.id, dumps({"source": SOURCE, "title": title})))
                 return ProposalOutcome(None, "dropped-duplicate")
@@ -141,6 +142,13 @@ class _Batch:
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")
 
+    def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
+        """True when a user event not yet among ``page``'s sources says ``claim`` again."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return False
+        match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
+        return match is not None and match.ref not in page.sources
+
     def write(self) -> None:
         """Insert the new rows, update the merged ones and append the audits."""
         if self.new_rows:
@@ -150,7 +158,7 @@ class _Batch:
                            evidence=dumps(sorted(state["evidence"])), confidence=state["confidence"],
                            sensitivity=state["sensitivity"])
             n = len(self.new_rows)
-            self.wh.insert_arrow("candidates", pa.table({
+            self.store.insert_arrow(pa.table({
                 "scope_key": pa.array([self.scope_key] * n, pa.string()),
                 "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
                 **{c: pa.array([r[c] for r in self.new_rows], pa.string()) for c in _TEXT_COLUMNS},
@@ -168,11 +176,7 @@ class _Batch:
                 "confidence": pa.array([s["confidence"] for s in merged], pa.float64()),
                 "sensitivity": pa.array([s["sensitivity"] for s in merged], pa.string()),
             })
-            with self.wh.registered("_riko_merge", update):
-                self.wh.con.execute(
-                    "UPDATE candidates SET tags = u.tags, source_sessions = u.source_sessions, evidence = u.evidence, "
-                    "confidence = u.confidence, sensitivity = u.sensitivity, updated_at = ? FROM _riko_merge u "
-                    "WHERE candidates.scope_key = ? AND candidates.id = u.id", [self.now, self.scope_key])
+            self.store.merge_many(update, self.now)
         if self.audits:
             _audit_many(self.wh, self.audits)
 
@@ -219,3 +223,30 @@ def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOu
         except (ValueError, RikoError) as exc:
             outcomes[i] = exc
     return [o if o is not None else ValueError("proposal was not stored") for o in outcomes]
+
+
+def with_entities(proposals: Sequence[Proposal]) -> tuple[list[Proposal], int]:
+    """The proposals with riko's own entity links on each fact, followed by one entity candidate
+    per entity they name (merged by fingerprint; admitted only with a fact the user's words hold)."""
+    out: list[Proposal] = []
+    entities: dict[str, Proposal] = {}
+    for p in proposals:
+        page = p.page
+        if page.type == "entity" and page.category == ENTITY_CATEGORY:
+            out.append(p)
+            continue
+        named = derive(page.description or page.title).entities if page.title.strip() else ()
+        if named:
+            links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
+            page = dataclasses.replace(page, links=links)
+        out.append(Proposal(page, p.session_id, p.evidence))
+        for e in named:
+            key = normalize_claim(e.name)
+            if not key or key in entities:
+                continue
+            entities[key] = Proposal(ProposedPage(
+                path="", folder="entities", type="entity", title=e.name,
+                description=entity_description(e.name, e.kind, e.aliases)[:120], body="", tags=tuple(e.aliases),
+                confidence=None, kind=e.kind, category=ENTITY_CATEGORY, sensitivity="normal", links=()),
+                p.session_id, p.evidence)
+    return [*out, *entities.values()], len(entities)
