@@ -315,7 +315,7 @@ class Review:
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
             # The user's exact words become the page; what the proposer added or typed is dropped.
-            text = grounded.text.strip()
+            text = grounded.said.strip()
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
@@ -406,10 +406,10 @@ class Review:
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
-            existing = self._grounded_duplicate(match.text)
+            existing = self._grounded_duplicate(match.said)
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
@@ -456,7 +456,7 @@ class Review:
             if relation == "alias":
                 from .aliases import upsert_alias
 
-                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
                           {"page": page.id, "evidence": match.ref, "relation": relation})
@@ -774,7 +774,7 @@ class _Consolidation:
     def facts(self, event: UserEvent) -> Facts:
         row = self.review.wh.fetchone("SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
                                       [self.review.scope.key, event.session_id, event.seq])
-        return facts(event.text, row[0] if row and row[0] is not None else None)
+        return facts(event.said, row[0] if row and row[0] is not None else None)
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -784,7 +784,7 @@ class _Consolidation:
 
         review = self.review
         for entity in named:
-            if not any(said_in(name, event.text) for name in entity.names()):
+            if not any(said_in(name, event.said) for name in entity.names()):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
