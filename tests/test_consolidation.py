@@ -219,3 +219,28 @@ def test_consolidation_writes_are_audited_and_keep_every_version(mem):
     [fact] = _fact_pages(mem)
     versions = mem._review.canon.versions(fact.id)
     assert versions["version"].to_list() == [1] and fact.version == 2
+
+
+def test_entity_pages_are_walked_by_recall_but_never_injected(mem):
+    say(mem, "s1", "My sister Lena lives in Berlin.")
+    say(mem, "s2", "My sister Lena is a nurse.")
+    [berlin_fact] = admit(mem, "s1", "My sister Lena lives in Berlin.")
+    [nurse_fact] = admit(mem, "s2", "My sister Lena is a nurse.")
+    lena = _entity(mem, "Lena")
+    from riko.recall.channels import graph_expand
+
+    hits = graph_expand(mem.graph(), [berlin_fact], 10)
+    assert nurse_fact in hits.ids and lena.id not in hits.ids  # two hops through the entity page
+    result = mem.recall("Tell me about Lena")
+    injected = {r.get("id") for r in result.rows if r.get("injected")}
+    assert lena.id not in injected and {berlin_fact, nurse_fact} & injected
+
+
+def test_a_person_page_stays_in_the_resident_only_while_a_current_fact_names_it(mem):
+    say(mem, "s1", "My sister Lena lives in Berlin.")
+    [fact] = admit(mem, "s1", "My sister Lena lives in Berlin.")
+    lena, berlin = _entity(mem, "Lena"), _entity(mem, "Berlin")
+    resident = mem.resident()
+    assert lena.id in resident.source_page_ids and berlin.id not in resident.source_page_ids
+    mem.supersede(fact)
+    assert lena.id not in mem.resident().source_page_ids

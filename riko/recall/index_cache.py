@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
+from ..stores.overlay import OverlayStore
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
@@ -142,6 +143,7 @@ class PageSide:
     table: DocTable | None = None  # eligibility, built on first use
     forgotten_sources: list[str] = field(default_factory=list)  # the L0 lines forgotten pages stood on
     sources_key: Any = None
+    position: dict[str, int] | None = None
     sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
 
 
@@ -217,6 +219,8 @@ class ObservationSide:
     index: SparseBM25 = field(default_factory=SparseBM25)
     projections: dict[str, Projection] = field(default_factory=dict)
     table: DocTable | None = None
+    anchors: Any = None
+    anchors_key: Any = None
 
 
 class RecallCache:
@@ -312,10 +316,8 @@ class RecallCache:
     def _refresh_pages(self) -> None:
         signature = (
             self._page_signature(),
-            self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested' ORDER BY page_id",
-                             [self.scope_key]),
-            self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active ORDER BY target_id",
-                             [self.scope_key]),
+            OverlayStore(self.wh).contested_signature(),
+            OverlayStore(self.wh).suppressed_signature(),
         )
         if signature == self.pages.signature:
             return
@@ -328,6 +330,11 @@ class RecallCache:
         side = PageSide(signature=signature)
         tokens: list[list[str]] = []
         for page in pages:
+            if page.type == "entity" and page.category == "entity":
+                # an entity page indexes facts rather than stating one: the graph walks through it,
+                # recall never injects it (its facts are what answer)
+                side.pages[page.id] = page
+                continue
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
@@ -439,12 +446,7 @@ class RecallCache:
             if line is not None:
                 side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
                 side.invalidated[line] = bool(invalid)
-        side.suppressed_refs = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'evidence'",
-                [self.scope_key],
-            )
-        }
+        side.suppressed_refs = OverlayStore(self.wh).suppressed_ids("evidence")
         side.meta_audit = audit_id
 
     def evidence_doc(self, line: int, chunk: int | None = None, *, keep: bool = True) -> RecallDoc:
@@ -494,12 +496,7 @@ class RecallCache:
         names = [d[0] for d in cur.description]
         records = cur.fetchall()
         side = ObservationSide(signature=signature)
-        suppressed = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'observation'",
-                [self.scope_key],
-            )
-        }
+        suppressed = OverlayStore(self.wh).suppressed_ids("observation")
         tokens = []
         for values in records:
             row = dict(zip(names, values))
@@ -565,11 +562,7 @@ class RecallCache:
                 self._write_activation()
             except Exception:
                 pass  # the counts stay pending; the scores below lag by them until the next write
-        self.activation = {
-            r[0]: float(r[1]) for r in self.wh.fetchall(
-                "SELECT record_id, score FROM activation WHERE scope_key = ?", [self.scope_key]
-            )
-        }
+        self.activation = OverlayStore(self.wh).activation()
         for doc in self.pages.docs.values():
             doc.activation = self.activation.get(doc.doc_id, 0.0)
         self.evidence.docs.clear()
@@ -605,6 +598,13 @@ class RecallCache:
         side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
         return side.table
 
+    def page_position(self, page_id: str) -> int | None:
+        """The index position of a cached page (None when it is not cached)."""
+        side = self.pages
+        if side.position is None:
+            side.position = {pid: i for i, pid in enumerate(side.ids)}
+        return side.position.get(page_id)
+
     def page_sources(self) -> tuple[Any, Any, Any]:
         """``(page positions, line positions, forgotten lines)``: which cached L0 line each
         page stands on, as parallel arrays, and the lines behind forgotten pages."""
@@ -620,6 +620,19 @@ class RecallCache:
                             np.array(gone, dtype=np.int64))
             side.sources_key = key
         return side.sources
+
+    def observation_anchors(self) -> tuple[Any, Any]:
+        """``(observation positions, line positions)``: the cached L0 lines each observation cites."""
+        import numpy as np
+
+        side, lines = self.observations, self.evidence
+        key = len(lines.line_keys)
+        if side.anchors is None or side.anchors_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, oid in enumerate(side.ids)
+                     for ref in side.docs[oid].refs if ref in lines.ref_line]
+            side.anchors = (np.array([o for o, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64))
+            side.anchors_key = key
+        return side.anchors
 
     # -- lookups --------------------------------------------------------------------------
     def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:
