@@ -28,7 +28,7 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
-from .dream.consolidate import Facts, SlotIndex, facts
+from .dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from .dream.derive import Entity, derive, derived_fields
 from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
@@ -195,6 +195,21 @@ class Review:
                                  confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
+            same_slot = self._pending_slot_match(type, title) if (
+                canon_match is None and source == "dream" and category != ENTITY_CATEGORY) else None
+            if same_slot is not None:
+                related, row = same_slot
+                cid, _, _, _, old_tags, old_sessions, old_evidence, old_conf, old_sens = row
+                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
+                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
+                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                                 confidence=merged_conf, sensitivity=stricter, now=now)
+                self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
+                                                                     "relation": related, "title": title})
+                return ProposalOutcome(cid, "merged")
             seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
             status = "pending_conflict" if canon_match is not None else "pending"
@@ -216,6 +231,14 @@ class Review:
         if conflict_id:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
+
+    def _pending_slot_match(self, type_: str, title: str) -> tuple[str, tuple] | None:
+        """The pending Dream candidate of the same type and slot that ``title`` states again."""
+        rows = self.cands.pending_statements()
+        hit = TypedSlots((r[0], r[2], r[3]) for r in rows).same_or_alias(type_, title)
+        if hit is None:
+            return None
+        return hit[0], next(r for r in rows if r[0] == hit[1])
 
     def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
         """A repeat the user really said again adds that user event to the page's evidence."""
