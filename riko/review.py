@@ -566,7 +566,7 @@ class Review:
             raise StateError(f"page {page_id} was already replaced by {old.superseded_by}; replace that page instead")
         if not content.strip():
             raise InvalidArgumentError("a replacement needs non-empty content")
-        start = utc(valid_from)
+        start = utc(valid_from, where="valid_from")
         if old.valid_from is not None and start <= old.valid_from:
             raise StateError(f"valid_from {start.isoformat()} must be after the current interval's start {old.valid_from.isoformat()}")
         if old.valid_to is not None and start > old.valid_to:

@@ -437,7 +437,7 @@ def analyze_recall_query(
     search_exact = open_ and bool(terms)
 
     if at_time is not None:
-        mode, when = "at", utc(at_time)
+        mode, when = "at", utc(at_time, where="at_time")
     elif history:
         mode, when = "history", None
     else:

@@ -12,7 +12,7 @@ from ..errors import NotFoundError
 from ..sensitivity import LEVELS, can_transition
 from .context import Ctx, api
 from .redact import audit_view, is_protected, session_detail
-from .wire import ApiError, body_field, check_id, jsonable, query_int
+from .wire import ApiError, body_field, body_time, check_id, jsonable, query_int
 
 __all__ = ["routes"]
 
@@ -141,7 +141,7 @@ async def _recall(ctx: Ctx) -> Any:
                        "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
-    at_time = body_field(body, "atTime", "at_time")
+    at_time = body_time(body, "atTime", "at_time")
     history = bool(body_field(body, "history", kind=bool))
     return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history))
 
