@@ -28,7 +28,7 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
-from .dream.consolidate import Facts, SlotIndex, facts
+from .dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from .dream.derive import Entity, derive, derived_fields
 from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
@@ -195,6 +195,21 @@ class Review:
                                  confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
+            same_slot = self._pending_slot_match(type, title) if (
+                canon_match is None and source == "dream" and category != ENTITY_CATEGORY) else None
+            if same_slot is not None:
+                related, row = same_slot
+                cid, _, _, _, old_tags, old_sessions, old_evidence, old_conf, old_sens = row
+                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
+                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
+                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                                 confidence=merged_conf, sensitivity=stricter, now=now)
+                self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
+                                                                     "relation": related, "title": title})
+                return ProposalOutcome(cid, "merged")
             seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
             status = "pending_conflict" if canon_match is not None else "pending"
@@ -216,6 +231,14 @@ class Review:
         if conflict_id:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
+
+    def _pending_slot_match(self, type_: str, title: str) -> tuple[str, tuple] | None:
+        """The pending Dream candidate of the same type and slot that ``title`` states again."""
+        rows = self.cands.pending_statements()
+        hit = TypedSlots((r[0], r[2], r[3]) for r in rows).same_or_alias(type_, title)
+        if hit is None:
+            return None
+        return hit[0], next(r for r in rows if r[0] == hit[1])
 
     def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
         """A repeat the user really said again adds that user event to the page's evidence."""
@@ -301,7 +324,7 @@ class Review:
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
             # The user's exact words become the page; what the proposer added or typed is dropped.
-            text = grounded.text.strip()
+            text = grounded.said.strip()
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
@@ -388,10 +411,10 @@ class Review:
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
-            existing = self._grounded_duplicate(match.text)
+            existing = self._grounded_duplicate(match.said)
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
@@ -437,7 +460,7 @@ class Review:
             if relation == "alias":
                 from .aliases import upsert_alias
 
-                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
                           {"page": page.id, "evidence": match.ref, "relation": relation})
@@ -543,7 +566,7 @@ class Review:
             raise StateError(f"page {page_id} was already replaced by {old.superseded_by}; replace that page instead")
         if not content.strip():
             raise InvalidArgumentError("a replacement needs non-empty content")
-        start = utc(valid_from)
+        start = utc(valid_from, where="valid_from")
         if old.valid_from is not None and start <= old.valid_from:
             raise StateError(f"valid_from {start.isoformat()} must be after the current interval's start {old.valid_from.isoformat()}")
         if old.valid_to is not None and start > old.valid_to:
@@ -766,7 +789,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.text, self.review.evidence.line_time(event.session_id, event.seq))
+        return facts(event.said, self.review.evidence.line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -776,7 +799,7 @@ class _Consolidation:
 
         review = self.review
         for entity in named:
-            if not any(said_in(name, event.text) for name in entity.names()):
+            if not any(said_in(name, event.said) for name in entity.names()):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}

@@ -244,3 +244,36 @@ def test_a_person_page_stays_in_the_resident_only_while_a_current_fact_names_it(
     assert lena.id in resident.source_page_ids and berlin.id not in resident.source_page_ids
     mem.supersede(fact)
     assert lena.id not in mem.resident().source_page_ids
+
+
+@pytest.mark.parametrize("path", ["batch", "review"])
+def test_pending_candidates_of_one_slot_merge_a_translation_but_not_a_changed_value(tmp_path, clock, path):
+    from riko.dream.proposals import Proposal, propose_batch
+    from riko.dream.protocol import ProposedPage
+
+    def page(title: str) -> ProposedPage:
+        return ProposedPage(path="", folder="relationships", type="relationship", title=title, description=title,
+                            body="", tags=(), confidence=0.6, kind="relationship", category="people",
+                            sensitivity="normal", links=())
+
+    with riko.open(tmp_path, preset="companion", clock=clock, config={"candidate_auto_confirm": "off"}) as mem:
+        refs = [say(mem, "s1", "My sister Lena lives in Berlin."), say(mem, "s2", "我妹妹 Lena 住在柏林。"),
+                say(mem, "s3", "My sister Lena lives in Munich now.")]
+        items = [Proposal(page("My sister Lena lives in Berlin."), "s1", (refs[0],)),
+                 Proposal(page("我妹妹 Lena 住在柏林。"), "s2", (refs[1],)),
+                 Proposal(page("My sister Lena lives in Munich now."), "s3", (refs[2],))]
+        with mem._wh.transaction():
+            if path == "batch":
+                outcomes = propose_batch(mem._review, items)
+            else:
+                outcomes = [mem._review.propose(title=p.page.title, type=p.page.type, description=p.page.description,
+                                                category=p.page.category, kind=p.page.kind, source="dream",
+                                                session_id=p.session_id, evidence=list(p.evidence),
+                                                authority="model_proposal") for p in items]
+        assert [o.action for o in outcomes] == ["created", "merged", "created"]
+        cands = {c["id"]: c for c in mem.candidates().to_dicts()}
+        first = cands[outcomes[0].candidate_id]
+        assert json.loads(first["evidence"]) == sorted(refs[:2]) and first["title"] == "My sister Lena lives in Berlin."
+        assert len(cands) == 2  # the changed value stays its own candidate, for review
+        [merged] = audits(mem, "candidate-merged")
+        assert merged["detail"]["relation"] == "alias" and merged["detail"]["title"] == "我妹妹 Lena 住在柏林。"
