@@ -70,7 +70,7 @@ def capture_event(
     if not isinstance(data, Mapping):
         raise IngestError(f"captured event {etype!r} of session {sid!r}: 'data' must be an object")
     when = event.get("time")
-    time_ms = to_ms(clock.now()) if when is None else to_ms(utc(when))
+    time_ms = to_ms(clock.now()) if when is None else to_ms(when, where=f"event {sid!r} time")
 
     with wh.transaction():
         lines = EvidenceStore(wh)

@@ -126,7 +126,7 @@ class EvidenceStore:
         self.wh.con.execute(
             "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "
             "text, data, content_hash, truncated, sensitivity, sensitivity_origin, correction_invalidated, line, "
-            "ingested_at) VALUES (?, ?, ?, ?, make_timestamp(? * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
+            "ingested_at) VALUES (?, ?, ?, ?, make_timestamp(CAST(? AS BIGINT) * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
             [self.scope_key, RECORD_SCHEMA_VERSION, session_id, seq, time_ms, etype, role, source_kind, is_user, text,
              data, content_hash, truncated, sensitivity, origin, now])
 
