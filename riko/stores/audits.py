@@ -8,7 +8,7 @@ import polars as pl
 
 from ..warehouse import Warehouse
 
-__all__ = ["audits_frame", "purges_frame"]
+__all__ = ["audit_revision", "audited_targets", "audits_frame", "purges_frame"]
 
 
 def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
@@ -25,3 +25,15 @@ def purges_frame(wh: Warehouse) -> pl.DataFrame:
     """The purge journal (sanitized: ids, statuses and times only)."""
     return wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
                     "WHERE scope_key = ? ORDER BY created_at, id", [wh.scope.key])
+
+
+def audit_revision(wh: Warehouse) -> int:
+    """The scope's latest audit id (0 before the first): every audited change moves it."""
+    row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [wh.scope.key])
+    return int(row[0]) if row else 0
+
+
+def audited_targets(wh: Warehouse, kind: str) -> set[tuple[str, str]]:
+    """``(target, detail)`` of every audit of ``kind`` in the scope."""
+    return {(str(t), str(d)) for t, d in wh.fetchall(
+        "SELECT target, coalesce(detail, '') FROM audits WHERE scope_key = ? AND kind = ?", [wh.scope.key, kind])}
