@@ -129,8 +129,7 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, create: bo
 
     preset = resolve_preset(args)
     if not create and not read_only:
-        from .scope import MemoryScope
-        from .warehouse import require_memory
+        from .scope import MemoryScope, require_memory
 
         require_memory(args.root, MemoryScope(args.owner, preset))
     return riko.open(args.root, owner=args.owner, preset=preset, read_only=read_only)
@@ -301,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules adding the commands of later stages; each has ``register(subparsers)``.
-EXTENSION_MODULES: tuple[str, ...] = ("riko.cli_wiki", "riko.cli_dream", "riko.cli_recall", "riko.cli_serve", "riko.cli_purge", "riko.cli_eval", "riko.cli_evidence")
+EXTENSION_MODULES: tuple[str, ...] = ("riko.cli_wiki", "riko.cli_dream", "riko.cli_recall", "riko.cli_serve", "riko.cli_purge", "riko.cli_eval", "riko.cli_evidence", "riko.cli_mcp")
 
 
 def _one_line(text: str) -> str:

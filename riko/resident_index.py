@@ -175,14 +175,14 @@ _MEMO: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDiction
 def current_index(ctx: "ScopeContext") -> ResidentIndex:
     """The index layer of the scope now; audits each newly stale page once (a writable memory)."""
     from .stores.activation import last_injected
-    from .stores.audits import audit_revision
+    from .stores.audits import last_audit_id
     from .stores.visibility import contested_page_ids, suppressed_ids
 
     cfg = ctx.config
     if not cfg.index_layer_enabled:
         return ResidentIndex("", (), 0, (), (), False, cfg.index_layer_max_chars)
     memo = _MEMO.setdefault(ctx.resident, {})
-    revision = audit_revision(ctx.wh)
+    revision = last_audit_id(ctx.wh)
     if memo.get("revision") != revision:
         frame = ctx.canon.frame()
         written = {pid: utc(t) for pid, t in zip(frame["id"].to_list(), frame["updated_at"].to_list()) if t is not None}

@@ -281,7 +281,7 @@ _EVENT_ZH = re.compile(r"了|过|刚刚|昨天|上周|去年|前天|上个?月")
 _PAST_TIME = re.compile(
     r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn)|this\s+morning|"
     r"earlier\s+today|the\s+other\s+day|\d+\s+(?:days|weeks|months|years)\s+ago|ago)\b", _I)
-_VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|\s+(?:and|but|because|since|so|when|while|with|which|who)\s+", _I)
+_VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|\s+(?:and|but|because|since|so|when|while|with|which|who|over|than|instead|rather)\s+", _I)
 _KEY_DROP = frozenset("a an the my our your his her their some any this that these those to of for in on at "
                       "really very so much more most go going get new i i'm i've i'll i'd me we we're us it it's "
                       "is am are was were be been again ever next last this year week month weekend tomorrow "
@@ -449,7 +449,7 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()):
+        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run):
             names.add(run, "project")
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING, Any
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
+from ..stores.overlay import OverlayStore
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
+from .eligibility import DocTable, LineTable
 from .fusion import fact_fingerprint
 from .gate import RecallDoc
 from .projections import Projection, observation_projection, page_projection, persist_projections
@@ -138,6 +140,11 @@ class PageSide:
     fingerprints: dict[str, str] = field(default_factory=dict)
     projections: dict[str, Projection] = field(default_factory=dict)
     graph: Any = None
+    table: DocTable | None = None  # eligibility, built on first use
+    forgotten_sources: list[str] = field(default_factory=list)  # the L0 lines forgotten pages stood on
+    sources_key: Any = None
+    position: dict[str, int] | None = None
+    sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
 
 
 @dataclass
@@ -172,6 +179,7 @@ class EvidenceSide:
     invalidated: list[bool] = field(default_factory=list)
     suppressed_refs: set[str] = field(default_factory=set)
     meta_audit: int = -1
+    table: LineTable = field(default_factory=LineTable)
 
 
     def link(self, session_id: str, seq: int, line: int, time_ms: int | None = None) -> None:
@@ -210,6 +218,9 @@ class ObservationSide:
     folded: list[str] = field(default_factory=list)
     index: SparseBM25 = field(default_factory=SparseBM25)
     projections: dict[str, Projection] = field(default_factory=dict)
+    table: DocTable | None = None
+    anchors: Any = None
+    anchors_key: Any = None
 
 
 class RecallCache:
@@ -305,21 +316,25 @@ class RecallCache:
     def _refresh_pages(self) -> None:
         signature = (
             self._page_signature(),
-            self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested' ORDER BY page_id",
-                             [self.scope_key]),
-            self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active ORDER BY target_id",
-                             [self.scope_key]),
+            OverlayStore(self.wh).contested_signature(),
+            OverlayStore(self.wh).suppressed_signature(),
         )
         if signature == self.pages.signature:
             return
         mem = self._mem
-        pages = mem.canon.pages()
+        every = mem.canon.pages(include_forgotten=True)
+        pages = [p for p in every if p.status != "forgotten"]
         reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
         side = PageSide(signature=signature)
         tokens: list[list[str]] = []
         for page in pages:
+            if page.type == "entity" and page.category == "entity":
+                # an entity page indexes facts rather than stating one: the graph walks through it,
+                # recall never injects it (its facts are what answer)
+                side.pages[page.id] = page
+                continue
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
@@ -343,6 +358,7 @@ class RecallCache:
             side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
             side.projections[page.id] = projection
         side.index.add(tokens)
+        side.forgotten_sources = sorted({ref for p in every if p.status == "forgotten" for ref in p.sources})
         self.pages = side
 
     def graph(self) -> "nx.DiGraph":
@@ -430,12 +446,7 @@ class RecallCache:
             if line is not None:
                 side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
                 side.invalidated[line] = bool(invalid)
-        side.suppressed_refs = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'evidence'",
-                [self.scope_key],
-            )
-        }
+        side.suppressed_refs = OverlayStore(self.wh).suppressed_ids("evidence")
         side.meta_audit = audit_id
 
     def evidence_doc(self, line: int, chunk: int | None = None, *, keep: bool = True) -> RecallDoc:
@@ -485,12 +496,7 @@ class RecallCache:
         names = [d[0] for d in cur.description]
         records = cur.fetchall()
         side = ObservationSide(signature=signature)
-        suppressed = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'observation'",
-                [self.scope_key],
-            )
-        }
+        suppressed = OverlayStore(self.wh).suppressed_ids("observation")
         tokens = []
         for values in records:
             row = dict(zip(names, values))
@@ -556,11 +562,7 @@ class RecallCache:
                 self._write_activation()
             except Exception:
                 pass  # the counts stay pending; the scores below lag by them until the next write
-        self.activation = {
-            r[0]: float(r[1]) for r in self.wh.fetchall(
-                "SELECT record_id, score FROM activation WHERE scope_key = ?", [self.scope_key]
-            )
-        }
+        self.activation = OverlayStore(self.wh).activation()
         for doc in self.pages.docs.values():
             doc.activation = self.activation.get(doc.doc_id, 0.0)
         self.evidence.docs.clear()
@@ -574,6 +576,63 @@ class RecallCache:
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
+
+    # -- eligibility tables -------------------------------------------------------------------
+    def page_table(self) -> DocTable:
+        """Eligibility of the cached pages, in index order (rebuilt with the pages)."""
+        side = self.pages
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def observation_table(self) -> DocTable:
+        side = self.observations
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def line_table(self) -> LineTable:
+        """Eligibility of the cached L0 lines (extended as lines are appended)."""
+        side = self.evidence
+        suppressed = [side.ref_line[r] for r in side.suppressed_refs if r in side.ref_line]
+        side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
+        return side.table
+
+    def page_position(self, page_id: str) -> int | None:
+        """The index position of a cached page (None when it is not cached)."""
+        side = self.pages
+        if side.position is None:
+            side.position = {pid: i for i, pid in enumerate(side.ids)}
+        return side.position.get(page_id)
+
+    def page_sources(self) -> tuple[Any, Any, Any]:
+        """``(page positions, line positions, forgotten lines)``: which cached L0 line each
+        page stands on, as parallel arrays, and the lines behind forgotten pages."""
+        import numpy as np
+
+        side, lines = self.pages, self.evidence
+        key = len(lines.line_keys)
+        if side.sources is None or side.sources_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids)
+                     for ref in side.pages[pid].sources if ref in lines.ref_line]
+            gone = [lines.ref_line[ref] for ref in side.forgotten_sources if ref in lines.ref_line]
+            side.sources = (np.array([p for p, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64),
+                            np.array(gone, dtype=np.int64))
+            side.sources_key = key
+        return side.sources
+
+    def observation_anchors(self) -> tuple[Any, Any]:
+        """``(observation positions, line positions)``: the cached L0 lines each observation cites."""
+        import numpy as np
+
+        side, lines = self.observations, self.evidence
+        key = len(lines.line_keys)
+        if side.anchors is None or side.anchors_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, oid in enumerate(side.ids)
+                     for ref in side.docs[oid].refs if ref in lines.ref_line]
+            side.anchors = (np.array([o for o, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64))
+            side.anchors_key = key
+        return side.anchors
 
     # -- lookups --------------------------------------------------------------------------
     def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:

@@ -71,6 +71,9 @@ class RecallTrace:
     context_chars: int = 0
     gate_reasons: list[str] = field(default_factory=list)
     degraded_modes: list[str] = field(default_factory=list)
+    #: One entry per hit only the dense channel found: its distance below the best cosine,
+    #: the thresholds that applied and the decision (numbers only, never the text).
+    dense_admission: list[dict] = field(default_factory=list)
 
     @classmethod
     def for_plan(cls, plan: RecallPlan, scope_key: str) -> "RecallTrace":
@@ -87,15 +90,15 @@ class RecallTrace:
         """Record how many candidates ``channel`` produced."""
         self.candidates_by_channel[channel] = self.candidates_by_channel.get(channel, 0) + count
 
-    def reject(self, reason: str) -> None:
-        """Count one candidate rejected before fusion for ``reason``."""
-        self.rejection_reasons[reason] = self.rejection_reasons.get(reason, 0) + 1
+    def reject(self, reason: str, count: int = 1) -> None:
+        """Count ``count`` candidates rejected before fusion (or kept out of a search) for ``reason``."""
+        self.rejection_reasons[reason] = self.rejection_reasons.get(reason, 0) + count
         if reason in TEMPORAL_REASONS:
-            self.rejected_by_temporal += 1
+            self.rejected_by_temporal += count
         elif reason in SENSITIVITY_REASONS:
-            self.rejected_by_sensitivity += 1
+            self.rejected_by_sensitivity += count
         else:
-            self.rejected_by_eligibility += 1
+            self.rejected_by_eligibility += count
 
     def gate(self, decision: str, reason: str) -> None:
         """Count one mention-gate or budget outcome and remember its reason code.
@@ -162,6 +165,8 @@ class RecallTrace:
             "gateReasons": list(self.gate_reasons),
             "degradedModes": list(self.degraded_modes),
         }
+        if self.dense_admission:
+            data["denseAdmission"] = [dict(entry) for entry in self.dense_admission]
         if self.vector_latency_ms is not None:
             data["vectorLatencyMs"] = self.vector_latency_ms
         if self.rerank_latency_ms is not None:

@@ -8,7 +8,7 @@ import polars as pl
 
 from ..warehouse import Warehouse
 
-__all__ = ["audit_revision", "audited_targets", "audits_frame", "purges_frame"]
+__all__ = ["audited_targets", "audits_frame", "purges_frame", "last_audit_id", "last_detail"]
 
 
 def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
@@ -27,8 +27,8 @@ def purges_frame(wh: Warehouse) -> pl.DataFrame:
                     "WHERE scope_key = ? ORDER BY created_at, id", [wh.scope.key])
 
 
-def audit_revision(wh: Warehouse) -> int:
-    """The scope's latest audit id (0 before the first): every audited change moves it."""
+def last_audit_id(wh: Warehouse) -> int:
+    """The newest audit id of the scope (0 before the first): every audited change moves it."""
     row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [wh.scope.key])
     return int(row[0]) if row else 0
 
@@ -37,3 +37,10 @@ def audited_targets(wh: Warehouse, kind: str) -> set[tuple[str, str]]:
     """``(target, detail)`` of every audit of ``kind`` in the scope."""
     return {(str(t), str(d)) for t, d in wh.fetchall(
         "SELECT target, coalesce(detail, '') FROM audits WHERE scope_key = ? AND kind = ?", [wh.scope.key, kind])}
+
+
+def last_detail(wh: Warehouse, target: str, kind: str) -> str | None:
+    """The detail JSON of the newest audit of ``kind`` about ``target`` (None: there is none)."""
+    row = wh.fetchone("SELECT detail FROM audits WHERE scope_key = ? AND target = ? AND kind = ? "
+                      "ORDER BY id DESC LIMIT 1", [wh.scope.key, target, kind])
+    return row[0] if row else None
