@@ -65,6 +65,9 @@ def register(sub: Any) -> None:
     r.add_argument("--work-dir", default=None, metavar="DIR", help="--dataset: keep the scopes here (default: a temp dir)")
     r.add_argument("--depth", type=int, default=None, metavar="N", help="--dataset: ranking depth (default 100)")
     r.add_argument("--no-categories", action="store_true", help="--dataset: print the overall table only")
+    r.add_argument("--roles", choices=("all", "user"), default="all",
+                   help="--dataset: index every turn, assistant turns as the assistant's messages (all, default), "
+                        "or the non-assistant turns only (user)")
     r.add_argument("--k", default="1,5,10", metavar="LIST", help="--sessions: cutoffs (default 1,5,10)")
     r.add_argument("--channels", default=None, metavar="LIST",
                    help="--sessions: restrict mem.retrieve to these channels "
@@ -273,7 +276,7 @@ def _retrieval_dataset(args: argparse.Namespace) -> int:
     report = run_dataset(args.dataset, systems=_names(args.systems), dense=not args.no_dense, limit=args.limit,
                          conversations=_names(args.conversations), max_conversations=args.max_conversations,
                          vector_cache=args.vector_cache, work_dir=args.work_dir,
-                         depth=args.depth or DEPTH, provider=provider)
+                         depth=args.depth or DEPTH, provider=provider, roles=args.roles)
     if isinstance(args.json, str):
         path = report.write_json(args.json)
         print(report.text(categories=not args.no_categories))

@@ -28,6 +28,9 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
+from .dream.consolidate import Facts, SlotIndex, facts
+from .dream.derive import Entity, derive, derived_fields
+from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
@@ -173,6 +176,8 @@ class Review:
                 if related == "paraphrase" or not self._is_current_state(canon_match):
                     self.wh.audit("candidate-dropped-duplicate", authority, canon_match.id,
                                   {"source": source, "title": title})
+                    if canon_match.category != ENTITY_CATEGORY:
+                        self._add_grounding(canon_match, description or title, sessions)
                     if rank(sensitivity) > rank(canon_match.sensitivity):
                         tighten = canon_match  # the repeat is dropped, its tighter reading is not
                     else:
@@ -227,6 +232,15 @@ class Review:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
 
+    def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
+        """A repeat the user really said again adds that user event to the page's evidence."""
+        match = user_grounded_match(self.wh, self.scope, claim, sessions)
+        if match is None or match.ref in page.sources:
+            return
+        self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
+                        authority="user", audit_kind="page-evidence-added", previous=page,
+                        detail={"evidence": match.ref, "relation": "same"})
+
     def _canonical_match(self, type_: str, title: str) -> Page | None:
         target = normalize_claim(title)
         for page in self.canon.pages():
@@ -252,7 +266,7 @@ class Review:
 
     def _confirm(self, candidate_id: str, *, authority: str, session_id: str | None = None,
                  grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
-                 mode: str | None = None) -> Page:
+                 mode: str | None = None, entities: EntityMap | None = None) -> Page:
         cand = self.candidate(candidate_id)
         if cand["status"] == "pending_conflict":
             raise StateError(
@@ -278,6 +292,7 @@ class Review:
             self._refuse("candidate-confirm-refused", authority, candidate_id,
                          f"authority {authority!r} cannot confirm; only user evidence or management can")
         page = self._page_from_candidate(cand, grounded)
+        page = self._with_entity_links(page, entities)
         if evidence is not None and evidence.ref not in page.sources:
             page = page.replace(sources=sorted({*page.sources, evidence.ref}))
         detail: dict[str, Any] = {"candidate": candidate_id}
@@ -304,17 +319,35 @@ class Review:
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
-            return Page(id=pid, type="concept", title=title, description=_one_line(text),
+            # riko's own derivation from the user's words decides type, kind and slot; the proposer's do not
+            derived = derive(text)
+            return Page(id=pid, type=derived.page_type, title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
                         sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
-                        observed_at=self._observed_at(sources), recorded_at=now)
+                        kind=derived.kind, category=derived.category, observed_at=self._observed_at(sources),
+                        recorded_at=now, extra=derived_fields(derived))
+        derived = derive(cand["description"] or cand["title"])
         return Page(
             id=pid, type=cand["type"], title=cand["title"], description=cand["description"] or "",
             body=cand["body"] or "", status="confirmed", consent=True, locked=False,
             sensitivity=cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive",
             version=1, tags=json.loads(cand["tags"] or "[]"), sources=sources, confidence=cand["confidence"],
             kind=cand["kind"], category=cand["category"], observed_at=self._observed_at(sources), recorded_at=now,
+            extra=derived_fields(derived),
         )
+
+    def _with_entity_links(self, page: Page, entities: EntityMap | None) -> Page:
+        """``page`` with a line of ``[[wikilinks]]`` to the entity pages its words name (riko's own
+        derivation from the page's words, never the proposer's links)."""
+        if is_entity_page(page):
+            return page
+        words = page.description or page.title
+        if entities is None:
+            entities = EntityMap(self.canon.pages())
+        line = link_line(derive(words).entities, entities, words)
+        if not line or line in page.body:
+            return page
+        return page.replace(body=f"{page.body}\n\n{line}".strip())
 
     def _observed_at(self, refs: Iterable[str]) -> datetime | None:
         times = []
@@ -358,6 +391,8 @@ class Review:
         done: list[str] = []
         if policy == "off":
             return done
+        state: _Consolidation | None = None  # built on the first grounded candidate
+        contested = False
         for cid in candidate_ids:
             cand = self.candidate(cid)
             if cand["status"] != "pending":
@@ -378,9 +413,24 @@ class Review:
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
-            done.append(self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
-                                      mode=policy).id)
-        if done:
+            if state is None:
+                state = _Consolidation(self)
+            said = state.facts(match)
+            outcome = next(state.index.matches(said, candidates=False), None)
+            if outcome is not None and outcome[0] in ("same", "alias"):
+                state.admit_entities(said.entities, match)
+                self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
+                continue
+            if outcome is not None:
+                self._contest(cid, self.canon.get(outcome[1]), outcome[0])
+                contested = True
+                continue
+            state.admit_entities(said.entities, match)
+            page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
+                                 mode=policy, entities=state.entities)
+            state.index.add(page.id, said, is_page=True)
+            done.append(page.id)
+        if done or contested:
             self._on_change()
         return done
 
@@ -392,15 +442,38 @@ class Review:
                 return page
         return None
 
-    def _absorb(self, candidate_id: str, page: Page, match: UserEvent) -> None:
-        """The user said it again: the candidate is accepted into the existing page, no duplicate."""
+    def _absorb(self, candidate_id: str, page: Page, match: UserEvent, *, relation: str = "same") -> None:
+        """The user said it again (``same``), or said it in other words or another language
+        (``alias``): the candidate is accepted into the existing page, whose evidence grows; an
+        alias also gets a revocable alias edge from its wording to the page. No duplicate page."""
         with self.wh.transaction():
             if match.ref not in page.sources:
-                self.canon.save(page.replace(sources=sorted({*page.sources, match.ref})), authority="user",
-                                audit_kind="page-evidence-added", detail={"candidate": candidate_id, "evidence": match.ref})
+                self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
+                                authority="user", audit_kind="page-evidence-added", previous=page,
+                                detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})
             self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                                 [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
-            self.wh.audit("candidate-merged-into-page", "user", candidate_id, {"page": page.id, "evidence": match.ref})
+            if relation == "alias":
+                from .aliases import upsert_alias
+
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                             resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
+            self.wh.audit("candidate-merged-into-page", "user", candidate_id,
+                          {"page": page.id, "evidence": match.ref, "relation": relation})
+
+    def _contest(self, candidate_id: str, page: Page, relation: str) -> str:
+        """The candidate gives the page's slot another value (``replacement``) or the opposite
+        polarity (``contradiction``): it waits for review as a contested overlay, and the page is
+        never overwritten (a replacement resolves as a temporal transition, a contradiction as
+        a correction or by management)."""
+        with self.wh.transaction():
+            self.wh.con.execute("UPDATE candidates SET status = 'pending_conflict', conflict_page_id = ?, updated_at = ? "
+                                "WHERE scope_key = ? AND id = ?",
+                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            conflict_id = self._open_conflict(page, candidate_id, predicate=relation)
+            self.wh.audit("candidate-contests-page", "deterministic_rule", candidate_id,
+                          {"page": page.id, "relation": relation, "conflict": conflict_id})
+        return conflict_id
 
     def _refuse(self, kind: str, authority: str, target: str, message: str) -> None:
         """Audit a refused attempt (with the authority it claimed), then raise."""
@@ -458,8 +531,12 @@ class Review:
         level = classify_text(content, old.sensitivity)
         # a title that restated the corrected claim must not keep the wrong value
         title = corrected_title(old.title, f"{old.description}\n{old.body}", content, level, old.id)
+        extra = old.extra
+        if "slot" in extra or "entities" in extra:  # a derivation follows the corrected words
+            extra = {k: v for k, v in extra.items() if k not in ("slot", "entities")}
+            extra.update(derived_fields(derive(description or body)))
         new = old.replace(title=title, description=description, body=body, version=old.version + 1,
-                          sensitivity=level, sources=sources, recorded_at=self.clock.now())
+                          sensitivity=level, sources=sources, recorded_at=self.clock.now(), extra=extra)
         with self.canon.transaction():
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
@@ -621,10 +698,10 @@ class Review:
         return page
 
     # -- conflicts ------------------------------------------------------------------------------
-    def _open_conflict(self, page: Page, candidate_id: str) -> str:
+    def _open_conflict(self, page: Page, candidate_id: str, predicate: str | None = None) -> str:
         cid = "k-" + hashlib.sha256(f"{self.scope.key}:{page.id}:{candidate_id}".encode()).hexdigest()[:16]
         self.wh.insert_rows("conflicts", [{"id": cid, "state": "contested", "subject": normalize_claim(page.title),
-                                           "predicate": page.kind or page.type, "page_id": page.id,
+                                           "predicate": predicate or page.kind or page.type, "page_id": page.id,
                                            "candidate_id": candidate_id, "resolution": None,
                                            "created_at": naive_utc(self.clock.now()), "resolved_at": None}])
         self.wh.audit("conflict-opened", "deterministic_rule", cid, {"page": page.id, "candidate": candidate_id})
@@ -679,3 +756,77 @@ class Review:
                           {"resolution": resolution, "page": page.id, "candidate": cand_id})
         self._on_change()
         return page
+
+
+class _Consolidation:
+    """What one automatic admission pass consults: the live pages by slot and the entity pages."""
+
+    def __init__(self, review: Review) -> None:
+        self.review = review
+        pages = [p for p in review.canon.pages()
+                 if p.status == "confirmed" and p.superseded_by is None and p.valid_to is None]
+        self.entities = EntityMap(pages)
+        self.index = SlotIndex()
+        for page in pages:
+            if not is_entity_page(page) and (page.description or page.title).strip():
+                self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
+
+    def facts(self, event: UserEvent) -> Facts:
+        row = self.review.wh.fetchone("SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
+                                      [self.review.scope.key, event.session_id, event.seq])
+        return facts(event.text, row[0] if row and row[0] is not None else None)
+
+    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
+        """Create or extend the entity page of every entity the user's words name (admitted like
+        the fact that names it); an alias the words tie to the name is an explicit coreference,
+        a name riko only knows from its place list is a contested derived alias."""
+        from .aliases import upsert_alias
+
+        review = self.review
+        for entity in named:
+            if not any(said_in(name, event.text) for name in entity.names()):
+                continue
+            page = self.entities.find(entity)
+            known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
+            new_names = [n for n in entity.names() if " ".join(n.casefold().split()) not in known]
+            if page is not None and not new_names:
+                continue
+            with review.wh.transaction():
+                if page is None:
+                    aliases = [n for n in entity.aliases if n.strip()]
+                    pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}")
+                    if review.canon.exists(pid):
+                        pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}:{event.ref}")
+                    page = Page(id=pid, type="entity", title=_one_line(entity.name)[:120],
+                                description=entity_description(entity.name, entity.kind, aliases),
+                                body=("Also called: " + " · ".join(aliases)) if aliases else "",
+                                status="confirmed", consent=True, locked=False,
+                                sensitivity=classify_text("\n".join(entity.names()), "normal"), version=1,
+                                tags=aliases, sources=[event.ref], kind=entity.kind, category=ENTITY_CATEGORY,
+                                observed_at=review._observed_at([event.ref]), recorded_at=review.clock.now())
+                    review.canon.save(page, authority="user", audit_kind="entity-page-created",
+                                      detail={"evidence": event.ref, "entity": entity.name, "kind": entity.kind})
+                    new_names = aliases
+                else:
+                    tags = [*page.tags, *(n for n in new_names if n not in page.tags)]
+                    updated = page.replace(tags=tags, sources=sorted({*page.sources, event.ref}),
+                                           description=entity_description(page.title, page.kind or entity.kind, tags),
+                                           body=("Also called: " + " · ".join(tags)) if tags else page.body,
+                                           version=page.version + 1)
+                    review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
+                                      detail={"evidence": event.ref, "aliases": new_names})
+                    page = updated
+                for name in new_names:
+                    tied = said_in(name, event.text)
+                    upsert_alias(review.wh, review.scope, review.clock, page.id, name,
+                                 resolution_kind="explicit_coreference" if tied else "derived_inference",
+                                 confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
+                rows = review.wh.fetchall(
+                    "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' "
+                    "AND category = ?", [review.scope.key, candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY])
+                for (cid,) in rows:
+                    review.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? "
+                                          "WHERE scope_key = ? AND id = ?",
+                                          [page.id, naive_utc(review.clock.now()), review.scope.key, cid])
+                    review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
+            self.entities.replace(page)

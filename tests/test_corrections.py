@@ -66,8 +66,8 @@ def correct(mem, pid: str, path: str) -> str:
         assert result.ok, result.error
         return result.id
     if path in ("conflict-correction", "conflict-temporal"):
-        title = mem.page(pid).title
-        cid = mem.propose(title, description=NEW)
+        old = mem.page(pid)
+        cid = mem.propose(old.title, type=old.type, description=NEW)
         (conflict,) = mem.conflicts("contested")["id"].to_list()
         assert cid is not None
         resolution = "correction" if path == "conflict-correction" else "temporal_transition"

@@ -53,14 +53,14 @@ def test_english_statements_map_to_folders_and_kinds():
     expected = {
         "My name is Alex": ("entities", "identity", "identity"),
         "I love hiking in the Alps": ("concepts", "preference", "preferences"),
-        "I hate waking up early": ("concepts", "dislike", "dislikes"),
+        "I hate waking up early": ("concepts", "preference", "preferences"),
         "I work as a data engineer": ("entities", "identity", "identity"),
         "I live in Berlin": ("entities", "identity", "identity"),
         "My sister Anna is a nurse in Paris": ("relationships", "relationship", "people"),
         "Please don't mention my ex again": ("concepts", "boundary", "interaction_rules"),
         "I'm planning to run a marathon next year": ("episodes", "plan", "open_thread"),
-        "Yesterday I went climbing with friends": ("episodes", "episode", "experience"),
-        "I'm so tired lately": ("emotions", "emotion", "current_state"),
+        "Yesterday I went climbing with friends": ("episodes", "event", "experience"),
+        "I'm so tired lately": ("emotions", "fact", "current_state"),
     }
     assert set(pages) == set(expected)
     for title, (folder, kind, category) in expected.items():
@@ -100,12 +100,12 @@ def test_chinese_statements_map_to_folders_and_kinds():
         "我是一名程序员": "identity",
         "我住在上海": "identity",
         "我喜欢喝绿茶": "preference",
-        "我讨厌下雨天": "dislike",
+        "我讨厌下雨天": "preference",
         "我姐姐在北京工作": "relationship",
         "请不要再提我的前任": "boundary",
         "我打算下个月去日本旅行": "plan",
-        "昨天我去爬山了": "episode",
-        "我今天好累": "emotion",
+        "昨天我去爬山了": "event",
+        "我今天好累": "fact",
     }
     assert {t: p.kind for t, p in pages.items()} == expected
     assert pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶，我讨厌下雨天。"

@@ -95,13 +95,20 @@ def test_sample_logs_end_to_end(tmp_path):
         report = mem.dream(progress=False)
         assert report.succeeded == mem.sessions().height == 3 and report.failed == 0
         # default policy user_grounded: only candidates whose description is one user message verbatim
-        assert report.auto_confirmed and mem.pages().height == len(report.auto_confirmed)
+        pages = mem._review.canon.pages()
+        facts = [p for p in pages if p.category != "entity"]
+        assert report.auto_confirmed and len(facts) == len(report.auto_confirmed)
         audits = mem.audits("candidate-auto-confirmed")
         assert audits.height == len(report.auto_confirmed)
         grounded = {json.loads(d)["candidate"] for d in audits["detail"].to_list()}
         assert grounded <= set(mem.candidates("accepted")["id"].to_list())
-        for page in mem.pages().to_dicts():
-            assert mem.evidence(user_only=True).filter(text=page["description"]).height >= 1
+        user_text = mem.evidence(user_only=True)["text"].to_list()
+        for page in facts:
+            assert page.description in user_text
+        # entity pages: admitted with the fact whose user words name them
+        for page in pages:
+            if page.category == "entity":
+                assert any(page.title in text for text in user_text) and page.sources
         assert mem.audits("dream-run").height == 1
 
 

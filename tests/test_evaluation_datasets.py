@@ -305,3 +305,51 @@ def test_command_writes_per_question_records(chat: Path, tmp_path: Path) -> None
 
     bad = riko_cli("eval", "retrieval", "--dataset", str(tmp_path / "nowhere"))
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "no such dataset folder" in bad.stderr
+
+
+def test_roles_index_assistant_turns_as_the_assistants_and_group_questions(tmp_path: Path) -> None:
+    """--roles all stores an Assistant turn as the assistant's message and ranks it; --roles user
+    leaves it out everywhere; questions are grouped by evidence speaker and gold-memory role."""
+    sessions = {
+        "s000_aa": [turn("s000_aa", 0, "Plan a cycling trip from Chengdu please", "aa:0", "User", "2025-12-01"),
+                    turn("s000_aa", 1, "Day one ends in Yaan after sixty kilometres of riding", "aa:1", "Assistant",
+                         "2025-12-01")],
+        "s001_bb": [turn("s001_bb", 0, "My bike is a steel touring frame from Surly", "bb:0", "User", "2025-12-03"),
+                    turn("s001_bb", 1, "Good choice for rough roads.", "bb:1", "Assistant", "2025-12-03")],
+        "s002_cc": [turn("s002_cc", 0, "Remind me about the trip", "cc:0", "User", "2025-12-09")],
+    }
+    queries = [
+        {"id": "P:Q-1", "conversation": "P", "question": "Where does day one of the cycling trip end?",
+         "evidence": ["aa:1"], "query_session": "s002_cc"},
+        {"id": "P:Q-2", "conversation": "P", "question": "What frame is my touring bike?",
+         "evidence": ["bb:0"], "query_session": "s002_cc"},
+    ]
+    root = write_set(tmp_path / "set", {"P": sessions}, queries)
+    memories = [{"conversation": "P", "content": "Day one ends in Yaan.", "role": "Assistant", "dialogId": "aa:1"},
+                {"conversation": "P", "content": {"bike": "Surly steel"}, "role": "User", "dialogId": "bb:0"}]
+    (root / "memories.jsonl").write_text("".join(json.dumps(m) + "\n" for m in memories), encoding="utf-8")
+    (root / "queries_memory_used.jsonl").write_text(
+        json.dumps({"id": "P:Q-1", "memory_used": ["Day one ends in Yaan."]}) + "\n"
+        + json.dumps({"id": "P:Q-2", "memory_used": [{"bike": "Surly steel"}]}) + "\n", encoding="utf-8")
+    both = run_dataset(root, dense=False, work_dir=tmp_path / "all", progress=False)
+    user = run_dataset(root, dense=False, work_dir=tmp_path / "user", progress=False, roles="user")
+    ranks = {r["id"]: r["ranks"] for r in both.records}
+    assert ranks["P:Q-1"]["riko"] == [1] and ranks["P:Q-1"]["bm25s"] == [1]
+    assert {r["id"]: r["ranks"]["riko"] for r in user.records} == {"P:Q-1": [None], "P:Q-2": [1]}
+    assert user.setup["unreachable_evidence"] == 1 and both.setup["unreachable_evidence"] == 0
+    groups = {r["id"]: r["roles"] for r in both.records}
+    assert groups == {"P:Q-1": {"evidence": "assistant", "memory": "assistant"},
+                      "P:Q-2": {"evidence": "user", "memory": "user"}}
+    by_role = both.by_role()
+    assert by_role["memory"]["assistant"]["riko"]["hit@10"] == 1.0
+    assert user.by_role()["memory"]["assistant"]["riko"]["hit@10"] == 0.0
+    assert "gold memory: assistant" in both.text()
+    import polars as pl
+
+    import riko
+
+    with riko.open(tmp_path / "all" / "riko" / "00001" / "memory", preset="retrieval", read_only=True) as mem:
+        lines = mem.evidence().filter(pl.col("session_id") == "s000_aa")
+        assert lines.select("type", "is_user").rows() == [("user/message", True), ("assistant/message", False)]
+    with pytest.raises(ConfigError, match="roles"):
+        run_dataset(root, dense=False, roles="tool")

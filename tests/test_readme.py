@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 ENV.pop("RIKO_PRESET", None)
 
@@ -28,7 +29,18 @@ def _run(code: str, cwd: Path) -> str:
 def test_readme_starts_with_exactly_its_two_commands() -> None:
     first = _blocks("bash")[0].strip().splitlines()
     assert first == ["python -m pip install -e . && python -m riko demo",
-                     "python -m pip install -e '.[dev]' && python -m pytest"]
+                     "./scripts/test"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.rstrip().endswith("python -m pip install -e . && python -m riko demo\n./scripts/test"), \
+        ".ci/run runs exactly the README's two commands, last"
+
+
+def test_the_test_script_installs_extras_and_chromium_and_runs_everything() -> None:
+    script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    assert "pip install -q -e '.[dev,ray]'" in script
+    assert "apt-get install" in script and "/usr/bin/chromium" in script
+    assert script.rstrip().splitlines()[-1].startswith("exec python -m pytest")
+    assert (ROOT / "scripts" / "test").stat().st_mode & 0o111, "scripts/test is executable"
     assert README.read_text(encoding="utf-8").index("```bash") < README.read_text(encoding="utf-8").index("```python")
 
 

@@ -459,7 +459,7 @@ def test_retrieve_is_an_ungated_ranking_over_every_channel(mem) -> None:
     old = mem.create_page("Job", "The user works at Initech.", type="concept")
     mem.supersede(old.id)
     frame = mem.retrieve("panic attack flight", k=5)
-    assert frame.columns == ["doc_id", "kind", "session_id", "seq", "page_id", "score", "channels"]
+    assert frame.columns == ["doc_id", "kind", "session_id", "seq", "page_id", "score", "channels", "role"]
     row = frame.row(0, named=True)
     assert (row["doc_id"], row["kind"], row["session_id"], row["seq"]) == ("session:s1/event:0", "evidence", "s1", 0)
     assert mem.retrieve("Initech")["page_id"].to_list() == [old.id]  # superseded, still ranked

@@ -258,7 +258,7 @@ def test_auto_confirm_user_grounded_uses_the_exact_user_text(mem):
     say(mem, "s1", "You prefer oolong", role="assistant")
     say(mem, "s1", "You like jazz", source="plugin")
     grounded = mem.propose("Tea preference", type="entity", description="i prefer green tea  over coffee",
-                           tags=["drinks"], kind="preference", category="food", session_id="s1")
+                           tags=["drinks"], kind="identity", category="food", session_id="s1")
     paraphrase = mem.propose("Coffee", description="prefers tea to coffee", session_id="s1")
     assistant_only = mem.propose("Oolong", description="You prefer oolong", session_id="s1")
     plugin_only = mem.propose("Jazz", description="You like jazz", session_id="s1")
@@ -267,7 +267,9 @@ def test_auto_confirm_user_grounded_uses_the_exact_user_text(mem):
     assert len(done) == 1
     page = mem.page(done[0])
     assert page.title == page.description == "I prefer green tea over coffee."
-    assert (page.type, page.tags, page.kind, page.category) == ("concept", [], None, None)
+    # the proposer's type, tags, kind and category are discarded; riko's derivation from the words is kept
+    assert (page.type, page.tags, page.kind, page.category) == ("concept", [], "preference", "preferences")
+    assert page.extra["slot"] == "user/likes:green_tea"
     assert ref in page.sources
     [row] = audits(mem, "candidate-auto-confirmed")
     assert (row["authority"], row["detail"]["mode"], row["detail"]["evidence"]) == ("user", "user_grounded", ref)

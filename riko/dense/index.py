@@ -729,11 +729,14 @@ class DenseIndex:
     # -- search ----------------------------------------------------------------------------
 
     def search(
-        self, query_vector: np.ndarray, k: int = 8, *, kinds: set[str] | None = None
+        self, query_vector: np.ndarray, k: int = 8, *, kinds: set[str] | None = None,
+        exclude: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """Top ``k`` (doc_id, cosine similarity), best first; [] when nothing is searchable.
 
         Exact numpy scoring below ``exact_threshold`` vectors, hnswlib (ef = max(100, 2k)) above.
+        ``exclude`` names documents that must not take a place: they are filtered inside the
+        search (hnswlib filter or masked scan), so the ``k`` hits are all allowed ones.
         """
         with self._lock:
             loaded = self._active if self.searchable else None
@@ -755,6 +758,13 @@ class DenseIndex:
                 return []
             if allowed.sum() == loaded.count:
                 allowed = None
+        if exclude:
+            rows = [loaded.row_of[d] for d in exclude if d in loaded.row_of]
+            if rows:
+                allowed = (loaded.live.copy() if allowed is None else allowed.copy())
+                allowed[rows] = False
+                if not allowed.any():
+                    return []
         if loaded.graph is not None:
             hits = _search_hnsw(loaded, q, k, allowed)
             if hits is not None:

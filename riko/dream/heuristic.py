@@ -26,6 +26,7 @@ from .cues import (
     split_clauses,
     split_sentences,
 )
+from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived, derive
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
 from .reflection import ReflectionRequest
@@ -33,6 +34,7 @@ from .transcript import Transcript
 
 __all__ = ["HeuristicProvider", "Finding", "find_statements", "render_file_blocks"]
 
+_TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
 _MAX_TITLE = 100
 _MAX_SENTENCE = 400
 _TRAILING = re.compile(r"[\s.。!！?？;；,，:：~～…]+$")
@@ -143,8 +145,17 @@ def _yaml_str(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _entities_yaml(derived: Derived) -> str:
+    return json.dumps([{"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in derived.entities],
+                      ensure_ascii=False)
+
+
 def render_file_blocks(findings: Sequence[Finding], existing_titles: Sequence[str] = (), max_pages: int = 12) -> str:
-    """FILE-protocol text for ``findings``; repeats (same type and title) are written once."""
+    """FILE-protocol text for ``findings``; repeats (same type and title) are written once.
+
+    Type, kind, category, slot and entities come from :func:`riko.dream.derive.derive` over the
+    user's words (an emotion keeps its own page type).
+    """
     known = {normalize_text(t): t for t in existing_titles}
     seen: set[tuple[str, str]] = set()
     paths: set[str] = set()
@@ -152,16 +163,19 @@ def render_file_blocks(findings: Sequence[Finding], existing_titles: Sequence[st
     for f in findings:
         if len(blocks) >= max_pages:
             break
-        page_type = FOLDER_TYPES[f.cue.folder]
+        derived = derive(f.title)
+        page_type = FOLDER_TYPES[f.cue.folder] if f.cue.kind == "emotion" else KIND_PAGE_TYPES[derived.kind]
+        folder = _TYPE_FOLDERS[page_type]
+        category = f.cue.category if f.cue.kind == "emotion" else KIND_CATEGORIES[derived.kind]
         title = known.get(normalize_text(f.title), f.title)
         key = (page_type, normalize_text(title))
         if key in seen:
             continue
         seen.add(key)
         base = _slug(title)
-        path, n = f"wiki/{f.cue.folder}/{base}.md", 2
+        path, n = f"wiki/{folder}/{base}.md", 2
         while path in paths:
-            path, n = f"wiki/{f.cue.folder}/{base}-{n}.md", n + 1
+            path, n = f"wiki/{folder}/{base}-{n}.md", n + 1
         paths.add(path)
         tags = [f.cue.tag] + (["hedged"] if f.hedged else [])
         confidence = 0.35 if f.hedged else 0.6
@@ -173,8 +187,11 @@ def render_file_blocks(findings: Sequence[Finding], existing_titles: Sequence[st
             f"description: {_yaml_str(f.sentence[:MAX_DESCRIPTION_CHARS].rstrip())}\n"
             f"tags: {json.dumps(tags)}\n"
             f"confidence: {confidence}\n"
-            f"kind: {f.cue.kind}\n"
-            f"category: {f.cue.category}\n"
+            f"kind: {derived.kind}\n"
+            f"category: {category}\n"
+            f"slot: {_yaml_str(derived.slot)}\n"
+            f"entities: {_entities_yaml(derived)}\n"
+            f"quote: {_yaml_str(f.title)}\n"
             f"sensitivity: {sensitivity}\n"
             f"---\n{f.sentence[:MAX_BODY_CHARS]}\n<<<END>>>"
         )

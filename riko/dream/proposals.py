@@ -12,6 +12,7 @@ store identical candidates and audits.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
@@ -28,9 +29,11 @@ from ..review import ProposalOutcome, candidate_fingerprint
 from ..sensitivity import classify_text, rank
 from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
+from ..entities import ENTITY_CATEGORY, entity_description
+from .derive import derive
 from .protocol import ProposedPage
 
-__all__ = ["Proposal", "propose_batch"]
+__all__ = ["Proposal", "propose_batch", "with_entities"]
 
 SOURCE = "dream"
 AUTHORITY = "model_proposal"
@@ -111,6 +114,10 @@ class _Batch:
             claim = page.description or page.body
             related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"
             repeat = related == "paraphrase" or not _is_current_state(match)
+            if repeat and match.category != ENTITY_CATEGORY and self._grounds_new_evidence(
+                    match, page.description or title, p.session_id):
+                self.review_prints.add(fp)  # the user said it again: review adds the evidence to the page
+                return None
             if repeat and rank(sensitivity) <= rank(match.sensitivity):
                 self.audits.append(("candidate-dropped-duplicate", match.id, dumps({"source": SOURCE, "title": title})))
                 return ProposalOutcome(None, "dropped-duplicate")
@@ -140,6 +147,11 @@ class _Batch:
         self.audits.append(("candidate-proposed", cid,
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")
+
+    def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
+        """True when a user event not yet among ``page``'s sources says ``claim`` again."""
+        match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
+        return match is not None and match.ref not in page.sources
 
     def write(self) -> None:
         """Insert the new rows, update the merged ones and append the audits."""
@@ -219,3 +231,30 @@ def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOu
         except (ValueError, RikoError) as exc:
             outcomes[i] = exc
     return [o if o is not None else ValueError("proposal was not stored") for o in outcomes]
+
+
+def with_entities(proposals: Sequence[Proposal]) -> tuple[list[Proposal], int]:
+    """The proposals with riko's own entity links on each fact, followed by one entity candidate
+    per entity they name (merged by fingerprint; admitted only with a fact the user's words hold)."""
+    out: list[Proposal] = []
+    entities: dict[str, Proposal] = {}
+    for p in proposals:
+        page = p.page
+        if page.type == "entity" and page.category == ENTITY_CATEGORY:
+            out.append(p)
+            continue
+        named = derive(page.description or page.title).entities if page.title.strip() else ()
+        if named:
+            links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
+            page = dataclasses.replace(page, links=links)
+        out.append(Proposal(page, p.session_id, p.evidence))
+        for e in named:
+            key = normalize_claim(e.name)
+            if not key or key in entities:
+                continue
+            entities[key] = Proposal(ProposedPage(
+                path="", folder="entities", type="entity", title=e.name,
+                description=entity_description(e.name, e.kind, e.aliases)[:120], body="", tags=tuple(e.aliases),
+                confidence=None, kind=e.kind, category=ENTITY_CATEGORY, sensitivity="normal", links=()),
+                p.session_id, p.evidence)
+    return [*out, *entities.values()], len(entities)

@@ -32,6 +32,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from ..errors import InvalidArgumentError, ProviderError
+from .derive import ENTITY_KINDS, Entity
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -138,6 +139,12 @@ class ProposedPage:
     category: str | None
     sensitivity: str
     links: tuple[str, ...]
+    #: ``subject/attribute`` (see :mod:`riko.dream.derive`); a hint only: admission derives it again.
+    slot: str | None = None
+    #: The entities the page names, as the proposer stated them.
+    entities: tuple[Entity, ...] = ()
+    #: The speaker's own words that carry the fact (locates the evidence line; never authority).
+    quote: str = ""
 
     @property
     def status(self) -> str:
@@ -265,6 +272,40 @@ def _parse_sensitivity(value: Any) -> str:
     return "normal"
 
 
+_SLOT = re.compile(r"^[^/\n]{1,80}/[^\n]{1,120}$")
+MAX_ENTITIES = 12
+
+
+def _parse_slot(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    slot = _compact(value)
+    return slot if _SLOT.match(slot) else None
+
+
+def _parse_entities(value: Any) -> tuple[Entity, ...]:
+    """``[{name, kind, aliases}]`` (or plain names); anything malformed is skipped, not fatal."""
+    if not isinstance(value, list):
+        return ()
+    found: dict[str, Entity] = {}
+    for item in value[: MAX_ENTITIES * 2]:
+        if isinstance(item, str):
+            item = {"name": item}
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        name = _truncate(_compact(item["name"]), MAX_NAME_CHARS)
+        if not name or name.casefold() in found:
+            continue
+        kind = item.get("kind")
+        kind = kind if isinstance(kind, str) and kind in ENTITY_KINDS else "other"
+        raw = item.get("aliases")
+        aliases = tuple(dict.fromkeys(
+            _truncate(_compact(a), MAX_NAME_CHARS) for a in (raw if isinstance(raw, list) else [])
+            if isinstance(a, str) and _compact(a) and _compact(a) != name))[:MAX_TAGS]
+        found[name.casefold()] = Entity(name, kind, aliases)
+    return tuple(found.values())[:MAX_ENTITIES]
+
+
 def _strip_authority(text: str) -> str:
     """Remove lines that carry model-written lifecycle fields or confirmation claims."""
     kept = [
@@ -331,6 +372,9 @@ def _parse_block(raw_path: str, content: str) -> ProposedPage:
         category=_parse_label(meta.get("category")),
         sensitivity=_parse_sensitivity(meta.get("sensitivity")),
         links=extract_wikilinks(body),
+        slot=_parse_slot(meta.get("slot")),
+        entities=_parse_entities(meta.get("entities")),
+        quote=_truncate(_compact(meta["quote"]), MAX_BODY_CHARS) if isinstance(meta.get("quote"), str) else "",
     )
 
 

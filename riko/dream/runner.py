@@ -30,7 +30,7 @@ from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
-from .proposals import Proposal, propose_batch
+from .proposals import Proposal, propose_batch, with_entities
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
 from .providers import DreamProvider, ProviderChain, make_provider
 from .reflection import Anchor, ReflectionRequest, parse_reflection
@@ -356,7 +356,10 @@ class _Run:
             for page in (w.parsed.pages if w.error is None and w.parsed else ()):
                 proposals.append(Proposal(page, w.session_id, tuple(self._evidence_for(page, w))))
                 owners.append(w)
-        outcomes = propose_batch(self.mem.review, proposals) if proposals else []
+        # riko's own entity links on every fact, and one entity candidate per entity named
+        expanded, _ = with_entities(proposals)
+        proposals = expanded[:len(proposals)]
+        outcomes = propose_batch(self.mem.review, expanded)[:len(proposals)] if proposals else []
         settled: dict[int, list[tuple[ProposedPage, Any]]] = {id(w): [] for w in done}
         for w, proposal, outcome in zip(owners, proposals, outcomes):
             settled[id(w)].append((proposal.page, outcome))

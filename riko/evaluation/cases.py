@@ -118,6 +118,8 @@ class CaseResult:
     channels: list[str]
     seconds: float
     error: str | None = None
+    #: The trace's dense admission decisions (gaps below the best cosine and thresholds).
+    dense_admission: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -204,7 +206,8 @@ def run_case(case: Case, *, config: Mapping[str, Any] | None = None) -> CaseResu
     silent = not context.strip()
     passed = not missing and not leaked and (silent if case.expect_silence else True)
     return CaseResult(case.id, case.lang, case.dimension, passed, missing, leaked, silent, context,
-                      list(result.trace.get("planChannels", [])), time.perf_counter() - started)
+                      list(result.trace.get("planChannels", [])), time.perf_counter() - started,
+                      dense_admission=list(result.trace.get("denseAdmission", [])))
 
 
 @dataclass

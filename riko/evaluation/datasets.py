@@ -7,6 +7,13 @@ its evidence turns land in each system's ranking. A question that names a ``quer
 (RealMem) sees only the sessions before that one, so the reply that restates the memory is
 never in the haystack. Questions without evidence (abstention) are counted, not ranked.
 
+A turn whose speaker is ``Assistant`` is the assistant's: with ``roles="all"`` (the default)
+riko stores it as an assistant message (recall evidence labelled ``[assistant]``, never the
+user's words) and every system ranks it; with ``roles="user"`` only the other speakers' turns
+are indexed anywhere. Every question is grouped by who holds its evidence (the speakers of
+its evidence turns, and, where the folder holds ``memories.jsonl`` and
+``queries_memory_used.jsonl``, the role of its gold memory points), and scored per group.
+
     >>> report = run_dataset("/tmp/ds/realtalk", systems=["riko", "bm25s"])   # doctest: +SKIP
     >>> print(report.text())                                                   # doctest: +SKIP
 """
@@ -22,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -36,6 +43,7 @@ __all__ = [
     "DENSE_SYSTEMS",
     "DEPTH",
     "FRACS",
+    "ROLES",
     "HITS",
     "SYSTEMS",
     "Conversation",
@@ -44,7 +52,9 @@ __all__ = [
     "DatasetReport",
     "Session",
     "Turn",
+    "keep_roles",
     "load_dataset",
+    "role_group",
     "run_dataset",
     "summarize",
 ]
@@ -55,6 +65,8 @@ DEPTH = 100  #: ranking depth retrieved per question; MRR is over this list
 SYSTEMS = ("riko", "riko+e5", "bm25s", "e5", "rrf")
 DENSE_SYSTEMS = frozenset({"riko+e5", "e5", "rrf"})
 BASELINES = ("bm25s", "rrf")
+ROLES = ("all", "user")
+ASSISTANT_SPEAKER = "assistant"
 METRICS = (*(f"hit@{k}" for k in HITS), *(f"frac@{k}" for k in FRACS), "mrr", f"ndcg@{NDCG_CUTOFF}")
 _NATURAL = re.compile(r"(\d+)")
 _STEP_MS = 1  # a turn without a time follows the one before it by this much
@@ -75,6 +87,11 @@ class Turn:
     def passage(self) -> str:
         """The indexed text: ``Speaker: text``."""
         return f"{self.speaker}: {self.text}"
+
+    @property
+    def role(self) -> str:
+        """``assistant`` for the assistant's turns (speaker ``Assistant``), ``user`` for everyone else's."""
+        return "assistant" if self.speaker.casefold() == ASSISTANT_SPEAKER else "user"
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,8 @@ class DatasetQuery:
     evidence: tuple[str, ...]
     visible: int
     line: int
+    #: Roles of the question's gold memory points (``user`` / ``assistant``), when the folder says.
+    memory_roles: tuple[str, ...] = ()
 
 
 @dataclass
@@ -214,7 +233,58 @@ def load_dataset(directory: str | os.PathLike[str], *, conversations: Iterable[s
         convs[name] = Conversation(name, tuple(loaded))
     queries = _load_queries(queries_path, convs, all_names=set(names) if conversations is None and
                             max_conversations is None else None)
+    roles = _memory_roles(root)
+    if roles:
+        queries = [replace(q, memory_roles=roles.get(q.id, ())) for q in queries]
     return Dataset(root.name, root, convs, queries)
+
+
+def _memory_roles(root: Path) -> dict[str, tuple[str, ...]]:
+    """Question id -> the roles of its gold memory points, from ``memories.jsonl`` (each point's
+    ``content`` and ``role``) and ``queries_memory_used.jsonl`` (each question's points); empty
+    when the folder has neither."""
+    memories, used = root / "memories.jsonl", root / "queries_memory_used.jsonl"
+    if not (memories.is_file() and used.is_file()):
+        return {}
+    role_of: dict[tuple[str, str], set[str]] = {}
+    for _, data in _json_lines(memories):
+        content, role = data.get("content"), data.get("role")
+        if not isinstance(role, str) or content is None:
+            continue
+        key = content if isinstance(content, str) else json.dumps(content)
+        role_of.setdefault((str(data.get("conversation")), key), set()).add(role.casefold())
+    out: dict[str, tuple[str, ...]] = {}
+    for _, data in _json_lines(used):
+        qid, points = data.get("id"), data.get("memory_used")
+        if not isinstance(qid, str) or not isinstance(points, list):
+            continue
+        conversation = qid.partition(":")[0]
+        found: set[str] = set()
+        for point in points:
+            key = point if isinstance(point, str) else json.dumps(point)
+            found |= role_of.get((conversation, key), set())
+        out[qid] = tuple(sorted(r for r in found if r in ("user", "assistant")))
+    return out
+
+
+def role_group(roles: Iterable[str]) -> str:
+    """``user``, ``assistant`` or ``mixed`` for a set of roles (``none`` when empty)."""
+    found = set(roles)
+    if not found:
+        return "none"
+    return found.pop() if len(found) == 1 else "mixed"
+
+
+def keep_roles(data: Dataset, roles: str) -> Dataset:
+    """``data`` with only the turns ``roles`` indexes (``all``: every turn; ``user``: no assistant turn)."""
+    if roles not in ROLES:
+        raise ConfigError("roles", f"must be one of {', '.join(ROLES)}, got {roles!r}")
+    if roles == "all":
+        return data
+    convs = {name: Conversation(name, tuple(Session(s.name, tuple(t for t in s.turns if t.role == "user"))
+                                            for s in conv.sessions))
+             for name, conv in data.conversations.items()}
+    return Dataset(data.name, data.root, convs, data.queries)
 
 
 def _load_queries(path: Path, convs: Mapping[str, Conversation], all_names: set[str] | None) -> list[DatasetQuery]:
@@ -309,9 +379,25 @@ class DatasetReport:
             out[cat] = {s: summarize(rows, s) for s in self.systems if any(s in r["ranks"] for r in rows)}
         return out
 
+    def by_role(self) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+        """The same summary per evidence group: ``evidence`` (speakers of the evidence turns) and,
+        where the dataset says, ``memory`` (roles of the gold memory points); each maps
+        ``user`` / ``assistant`` / ``mixed`` to the per-system summary."""
+        out: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
+        for grouping in ("evidence", "memory"):
+            groups = sorted({r["roles"][grouping] for r in self.records if r.get("roles", {}).get(grouping) not in
+                             (None, "none")})
+            if not groups:
+                continue
+            out[grouping] = {}
+            for group in groups:
+                rows = [r for r in self.records if r.get("roles", {}).get(grouping) == group]
+                out[grouping][group] = {s: summarize(rows, s) for s in self.systems if any(s in r["ranks"] for r in rows)}
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"dataset": self.dataset, "systems": list(self.systems), "setup": self.setup,
-                "summary": self.summary(), "by_category": self.by_category(),
+                "summary": self.summary(), "by_category": self.by_category(), "by_role": self.by_role(),
                 "abstentions": {"count": len(self.abstentions), "ids": self.abstentions}}
 
     def write_json(self, path: str | os.PathLike[str]) -> Path:
@@ -355,19 +441,23 @@ def run_dataset(
     depth: int = DEPTH,
     provider: Any = None,
     progress: bool | None = None,
+    roles: str = "all",
 ) -> DatasetReport:
     """Rank every question of one dataset folder with each system; see the module docstring.
 
     ``limit`` keeps the first N ranked questions (in file order); ``provider`` replaces e5 as the
     embedding model of the dense systems (tests use the deterministic one); ``work_dir`` keeps
-    the scopes instead of a temporary folder. Progress goes to stderr when it is a terminal.
+    the scopes instead of a temporary folder; ``roles`` says which turns are indexed (``all``,
+    or ``user``: no assistant turn). Progress goes to stderr when it is a terminal.
     """
     from .datasets_systems import make_systems
 
     if depth < max(*HITS, *FRACS):
         raise ConfigError("depth", f"must be at least {max(*HITS, *FRACS)}, got {depth}")
     chosen = _choose_systems(systems, dense)
-    data = load_dataset(directory, conversations=conversations, max_conversations=max_conversations)
+    full = load_dataset(directory, conversations=conversations, max_conversations=max_conversations)
+    data = keep_roles(full, roles)
+    speaker_role = {(name, t.dialog_id): t.role for name, conv in full.conversations.items() for t in conv.turns()}
     ranked = [q for q in data.queries if q.evidence]
     abstentions = [q.id for q in data.queries if not q.evidence]
     if limit is not None:
@@ -377,7 +467,7 @@ def run_dataset(
                              "sessions": sum(len(c.sessions) for c in data.conversations.values()),
                              "turns": sum(len(c.turns()) for c in data.conversations.values()),
                              "questions": len(data.queries), "ranked": len(ranked), "abstentions": len(abstentions),
-                             "depth": depth, "unreachable_evidence": 0, "index_seconds": {}}
+                             "depth": depth, "roles": roles, "unreachable_evidence": 0, "index_seconds": {}}
     records: list[dict[str, Any]] = []
     started_all = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="riko-dataset-") as tmp:
@@ -392,7 +482,7 @@ def run_dataset(
                 if show:
                     print(f"\r{data.name}: conversation {number}/{len(by_conv)} ({len(questions)} questions)",
                           end="", file=sys.stderr, flush=True)
-                records.extend(_run_conversation(conv, number, questions, bench, depth, setup))
+                records.extend(_run_conversation(conv, number, questions, bench, depth, setup, speaker_role))
         finally:
             for system in bench.values():
                 system.close()
@@ -407,7 +497,8 @@ def run_dataset(
 
 
 def _run_conversation(conv: Conversation, number: int, questions: Sequence[DatasetQuery], bench: Mapping[str, Any],
-                      depth: int, setup: dict[str, Any]) -> list[dict[str, Any]]:
+                      depth: int, setup: dict[str, Any],
+                      speaker_role: Mapping[tuple[str, str], str]) -> list[dict[str, Any]]:
     """Open every system on ``conv``, then grow its sessions stage by stage: each question is
     answered once exactly the sessions before its own are in."""
     for system in bench.values():
@@ -426,8 +517,12 @@ def _run_conversation(conv: Conversation, number: int, questions: Sequence[Datas
         present = {t.dialog_id for t in conv.turns(visible)}
         for q in (q for q in questions if q.visible == visible):
             setup["unreachable_evidence"] += sum(e not in present for e in q.evidence)
+            roles = {"evidence": role_group(speaker_role[(conv.name, e)] for e in q.evidence
+                                            if (conv.name, e) in speaker_role)}
+            if q.memory_roles:
+                roles["memory"] = role_group(q.memory_roles)
             record: dict[str, Any] = {"id": q.id, "conversation": conv.name, "category": q.category,
-                                      "evidence": list(q.evidence), "visible_sessions": visible,
+                                      "evidence": list(q.evidence), "visible_sessions": visible, "roles": roles,
                                       "ranks": {}, "latency_ms": {}}
             for name, system in bench.items():
                 started = time.perf_counter()

@@ -73,7 +73,8 @@ class _System(ABC):
 
 
 class RikoSystem(_System):
-    """A fresh riko scope per conversation; each turn a user message ``Speaker: text`` with its time."""
+    """A fresh riko scope per conversation; each turn ``Speaker: text`` with its time, as a user
+    message (an assistant turn as the assistant's message)."""
 
     def __init__(self, name: str, base: Path, config: Mapping[str, Any], provider: Any = None) -> None:
         self.name, self.base, self.config, self.provider = name, base, dict(config), provider
@@ -131,7 +132,12 @@ class RikoSystem(_System):
 
 
 def _l0_line(turn: Turn) -> dict[str, Any]:
-    """The riko L0 line of one dataset turn: a typed user message."""
+    """The riko L0 line of one dataset turn: a typed user message, or the assistant's message."""
+    if turn.role == "assistant":
+        return {"schemaVersion": 1, "sessionId": turn.session, "seq": turn.seq, "time": turn.time_ms,
+                "type": "assistant/message",
+                "data": {"message": {"role": "assistant", "source": {"kind": "model"},
+                                     "content": [{"type": "text", "text": turn.passage}]}}}
     return {"schemaVersion": 1, "sessionId": turn.session, "seq": turn.seq, "time": turn.time_ms,
             "type": "user/message",
             "data": {"message": {"role": "user", "source": {"kind": "user"},

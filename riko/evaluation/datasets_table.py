@@ -69,8 +69,14 @@ def report_text(report: Any, *, categories: bool = True) -> str:
     setup = report.setup
     head = (f"{report.dataset}: {setup['ranked']} ranked questions ({setup['abstentions']} abstentions counted, "
             f"not ranked) over {setup['turns']} turns in {setup['conversations']} conversations; depth "
-            f"{setup['depth']}, unreachable evidence {setup['unreachable_evidence']}, {setup['seconds']} s")
+            f"{setup['depth']}, roles {setup.get('roles', 'all')}, unreachable evidence {setup['unreachable_evidence']}, "
+            f"{setup['seconds']} s")
     lines = [head, render(summary_table(report.summary()))]
+    for grouping, groups in report.by_role().items():
+        for group, summary in groups.items():
+            lines.append("")
+            lines.append(f"{'evidence turns' if grouping == 'evidence' else 'gold memory'}: {group}")
+            lines.append(render(summary_table(summary)))
     if categories:
         for category, summary in report.by_category().items():
             lines.append("")

@@ -14,6 +14,7 @@ from ..warehouse import Warehouse, naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
 from ..migrations import RECORD_SCHEMA_VERSION
+from .keep import KEPT_TOOL_TYPES, Keeper
 from .parse import content_hash, is_user_evidence
 
 __all__ = ["capture_event", "project_event"]
@@ -89,8 +90,15 @@ def capture_event(
         data_json = orjson.dumps(ev.data, option=orjson.OPT_SORT_KEYS)
         user = is_user_evidence(ev)
         sensitivity = origin = None
-        if classifier is not None and user and ev.text:
-            sensitivity, origin = classifier(ev.text), "deterministic_rule"
+        if classifier is not None and ev.text:
+            if user:
+                sensitivity, origin = classifier(ev.text), "deterministic_rule"
+            elif ev.type in KEPT_TOOL_TYPES and ev.source_kind != "plugin":
+                # a result's tool name is not needed to classify it; a file read's output is
+                # classified too (harmless: recall never indexes it)
+                unit = Keeper().event_unit(ev.type, False, ev.role, ev.text, ev.data)
+                if unit is not None:
+                    sensitivity, origin = classifier(unit.text), "deterministic_rule"
         now = clock.now()
         wh.con.execute(
             "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "

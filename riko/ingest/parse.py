@@ -16,6 +16,7 @@ import orjson
 import pyarrow as pa
 
 from ..migrations import RECORD_SCHEMA_VERSION
+from .keep import KEPT_TOOL_TYPES, Keeper
 from .readers import LogEvent, LogIssue, LogReader, SessionMeta
 
 __all__ = ["BATCH_ROWS", "PARALLEL_MIN_BYTES", "SessionStats", "ParsedFile", "content_hash", "is_user_evidence",
@@ -146,6 +147,7 @@ def parse_events(
     batch = _Batch(scope_key, now_ms)
     stats = out.stats
     dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
+    keeper = Keeper()  # assistant and kept tool lines are recall evidence: classified like user lines
     for ev in reader.events():
         if ev.seq <= watermarks.get(ev.session_id, -1):
             out.duplicates += 1
@@ -153,8 +155,13 @@ def parse_events(
         watermarks[ev.session_id] = ev.seq
         user = is_user_evidence(ev)
         sensitivity = origin = None
-        if classifier is not None and user and ev.text:
-            sensitivity, origin = classifier(ev.text), "deterministic_rule"
+        if classifier is not None and ev.text:
+            if user:
+                sensitivity, origin = classifier(ev.text), "deterministic_rule"
+            elif ev.type in KEPT_TOOL_TYPES and ev.source_kind != "plugin":
+                unit = keeper.event_unit(ev.type, False, ev.role, ev.text, ev.data)
+                if unit is not None:
+                    sensitivity, origin = classifier(unit.text), "deterministic_rule"
         batch.add(ev, user, dumps(ev.data, option=sort_keys), sensitivity, origin)
         st = stats.get(ev.session_id)
         if st is None:

@@ -37,6 +37,7 @@ __all__ = [
     "SKIPPED_TYPES",
     "LogEvent",
     "LogIssue",
+    "KEPT_WITH_WARNING",
     "SessionMeta",
     "LogReader",
     "detect_format",
@@ -86,15 +87,32 @@ class LogEvent:
     truncated: bool
 
 
+#: Issue kinds whose line is still kept as an event (the issue is a warning riding on it):
+#: a message with an unusable time is kept without one, and a seq gap is reported on the
+#: first event after the gap. Every other kind means the line was dropped (or, with no
+#: line, that the file as a whole has a problem).
+KEPT_WITH_WARNING = frozenset({"invalid-time", "seq-gap"})
+
+
 @dataclass(frozen=True, slots=True)
 class LogIssue:
-    """Something wrong in a log (where, and what); the reader recorded it and went on."""
+    """Something wrong in a log (where, and what); the reader recorded it and went on.
+
+    A line yields at most one event and at most one issue: an issue of a kind in
+    :data:`KEPT_WITH_WARNING` accompanies the event of its line, any other line issue
+    replaces it.
+    """
 
     path: str
     line: int | None
     offset: int | None
     kind: str
     message: str
+
+    @property
+    def kept(self) -> bool:
+        """Whether the line this issue names was still kept as an event."""
+        return self.kind in KEPT_WITH_WARNING
 
 
 @dataclass

@@ -3,14 +3,15 @@
 Lexical and raw-evidence rankings come from BM25 plus the exact-substring bonus; exact,
 observation, graph and dense rankings enter fusion in match, score, traversal or provider
 order. Evidence is indexed by chunk but recalled by line: a line is ranked at its best
-chunk, and that chunk is what would be shown.
+chunk, and that chunk is what would be shown. Every channel takes an eligibility mask (or
+filter) and applies it inside its search, so its window holds only recallable documents.
 """
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -55,14 +56,14 @@ def query_phrases(topic: str, query: str) -> list[str]:
 
 
 def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: Any, keys: Sequence[str],
-            k: int) -> list[tuple[int, float]]:
+            k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
     """The best ``k`` documents by BM25 plus the exact bonus, best first (ties by key).
 
     A phrase held verbatim brings its tokens along, so besides the BM25 top ``k`` only
     documents holding every token of a phrase are considered, and only those whose BM25
     plus every bonus reaches the k-th BM25 score are read.
     """
-    idx, scores = index.top(tokens, k, keys=keys)
+    idx, scores = index.top(tokens, k, keys=keys, allowed=allowed)
     found = dict(zip(idx.tolist(), scores.tolist()))
     floor = scores[-1] if len(idx) >= k else -np.inf
     reach = EXACT_BONUS * len(phrases)
@@ -70,7 +71,7 @@ def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: A
     for phrase in phrases:
         phrase_tokens = tokenize(phrase)
         if phrase_tokens:
-            extra.update(index.containing(phrase_tokens).tolist())
+            extra.update(index.containing(phrase_tokens, allowed=allowed).tolist())
     extra -= found.keys()
     if extra:
         docs = sorted(extra)
@@ -85,11 +86,12 @@ def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: A
     return ranked[:k]
 
 
-def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
+def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
+                  allowed: np.ndarray | None = None) -> Hits:
     """Canonical pages by BM25 (IDF over the scope's pages) with the exact-substring bonus."""
     side = cache.pages
     hits = Hits()
-    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k, allowed)
     for i, score in ranked:
         hits.add(side.ids[i], score)
     hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
@@ -97,14 +99,14 @@ def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[s
 
 
 def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
-                 *, neighbour_weight: float = NEIGHBOUR_WEIGHT) -> Hits:
+                 *, neighbour_weight: float = NEIGHBOUR_WEIGHT, allowed: np.ndarray | None = None) -> Hits:
     """User L0 lines by their best chunk's BM25 (IDF over every chunk) plus the bonus, each
     line's score raised by ``neighbour_weight`` times its session neighbours' scores."""
     side = cache.evidence
     folded = cache.folded_chunk
     fetch = k
     while True:
-        ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, fetch)
+        ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, fetch, allowed)
         lines = {side.chunk_line[i] for i, _ in ranked}
         if len(lines) >= k or len(ranked) < fetch:
             break
@@ -148,7 +150,8 @@ def _with_neighbours(side: Any, tokens: Sequence[str], phrases: Sequence[str], f
     return out
 
 
-def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool = True, evidence: bool = True) -> Hits:
+def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool = True, evidence: bool = True,
+               pages_allowed: np.ndarray | None = None, chunks_allowed: np.ndarray | None = None) -> Hits:
     """Pages and lines containing the query's literal terms, most distinct terms first.
 
     The token postings narrow the corpus to documents holding every token of a term; those
@@ -169,12 +172,12 @@ def exact_hits(cache: RecallCache, terms: Sequence[str], k: int, *, pages: bool 
             tokenless += 1  # matched only where another term found the document
             continue
         if pages:
-            for i in cache.pages.index.containing(tokens).tolist():
+            for i in cache.pages.index.containing(tokens, allowed=pages_allowed).tolist():
                 entry = found.setdefault(("page", i), [cache.pages.ids[i], cache.pages.raw[i], None, 0])
                 entry[3] += 1
         if evidence:
             side = cache.evidence
-            for i in side.index.containing(tokens).tolist():
+            for i in side.index.containing(tokens, allowed=chunks_allowed).tolist():
                 entry = found.setdefault(("chunk", i), [side.chunk_ids[i], side.chunk_texts[i], i, 0])
                 entry[3] += 1
     order = sorted(found.values(), key=lambda e: (-e[3], e[0]))
@@ -207,22 +210,25 @@ def _kth_line(cache: RecallCache, matched: list[tuple[int, str, int | None]], k:
     return None
 
 
-def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int) -> Hits:
-    """Observations by BM25 over their text (status is judged later, by eligibility)."""
+def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
+                     allowed: np.ndarray | None = None) -> Hits:
+    """Observations by BM25 over their text, among the ``allowed`` ones (status included)."""
     side = cache.observations
     hits = Hits()
-    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k)
+    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k, allowed)
     for i, score in ranked:
         hits.add(side.ids[i], score)
     hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
     return hits
 
 
-def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2) -> Hits:
+def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,
+                 allow: Callable[[str], bool] | None = None) -> Hits:
     """Pages one, then two, wikilink hops from ``roots`` (links followed both ways).
 
     Order: by hop, then by the rank of the root reached from, then by page id. Links to
-    missing pages are skipped. A malformed graph raises; recall records ``graph-degraded``.
+    missing pages are skipped; a page ``allow`` refuses is neither returned nor walked
+    through. A malformed graph raises; recall records ``graph-degraded``.
     """
     hits = Hits()
     seen = set(roots)
@@ -235,7 +241,7 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2) -> 
                 if other in seen:
                     continue
                 seen.add(other)
-                if graph.nodes[other]["broken"]:
+                if graph.nodes[other]["broken"] or (allow is not None and not allow(other)):
                     continue
                 following.append(other)
                 hits.add(other, float(-hop))
@@ -244,11 +250,16 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2) -> 
     return hits
 
 
-def dense_hits(cache: RecallCache, index: Any, vector: Any, k: int) -> Hits:
-    """Nearest documents by cosine; evidence chunks fold into their line, stale ids drop out."""
+def dense_hits(cache: RecallCache, index: Any, vector: Any, k: int, exclude: Collection[str] | None = None) -> Hits:
+    """Nearest documents by cosine; evidence chunks fold into their line, stale ids drop out.
+
+    ``exclude`` names stored documents (page, observation and chunk ids) the index must skip
+    while it searches (an hnswlib filter, or a masked exact scan).
+    """
     hits = Hits()
     side = cache.evidence
-    for doc_id, score in index.search(vector, max(3 * k, k + 8)):
+    found = index.search(vector, max(3 * k, k + 8), exclude=exclude) if exclude else index.search(vector, max(3 * k, k + 8))
+    for doc_id, score in found:
         if doc_id in cache.pages.docs or doc_id in cache.observations.docs:
             hits.add(doc_id, score)
         else:

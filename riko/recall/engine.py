@@ -13,6 +13,7 @@ import math
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+import numpy as np
 import polars as pl
 
 from ..clock import utc
@@ -28,6 +29,7 @@ from .channels import (
     query_phrases,
     raw_evidence,
 )
+from .eligibility import mask_of, reason_code, reason_of
 from .exact import exact_terms
 from .fusion import Fused, dedupe_canonical_evidence, rrf
 from .gate import RecallDoc, effective_disclosure, eligibility_reason, mention_decision
@@ -59,12 +61,25 @@ DENSE_WEIGHTS: dict[str, float] = {
 #: How far below the best cosine a hit only the dense channel found may be and still enter
 #: gated recall (``recall``; ``retrieve`` ranks everything). e5's cosines are compressed
 #: (unrelated text 0.72-0.82): on the calibration and challenge cases a distractor sat
-#: 0.047-0.106 below the answer and a second fact asked for 0.017-0.039 below the first, so
-#: the margin is narrow and the cases guard it. USE spreads wider.
+#: 0.047-0.119 below the answer. A second fact the question needs through a shared name (the
+#: sister *in Lyon*, the trip *to Lyon*) sat 0.010-0.040 below, so it is admitted by the
+#: bridge rule below instead of by widening the margin. Every decision on the case sets keeps
+#: at least 0.005 from these thresholds (a test checks it), so kernel-level differences in
+#: the third decimal of a cosine cannot flip one. USE spreads wider.
 DENSE_MARGINS: dict[str, float] = {
-    "multilingual-e5-small": 0.04,
+    "multilingual-e5-small": 0.02,
     "use-multilingual-v3": 0.15,
 }
+#: A dense-only hit beyond the margin but within this distance of the best cosine enters
+#: when it shares a term the question does not contain with a document another channel
+#: ranked near its top (or with the best dense hit): the multi-hop bridge. The decision to
+#: bridge is lexical, so it does not move with the arithmetic of the embedding.
+DENSE_BRIDGE_MARGINS: dict[str, float] = {
+    "multilingual-e5-small": 0.06,
+    "use-multilingual-v3": 0.25,
+}
+#: How many of each other channel's top documents a dense-only hit may bridge to.
+_BRIDGE_ROOTS = 3
 #: Seats reserved for canonical (authoritative) results before evidence is admitted.
 AUTHORITATIVE_RESERVE = 3
 RETRIEVE_CHANNELS = CHANNEL_ORDER
@@ -73,6 +88,11 @@ _OPTIONS = frozenset({
     "reranker_model", "reranker_timeout_ms", "graph", "provider", "weights",
 })
 _GRAPH_ROOTS = 3
+# Page rejections that hide the L0 lines the page stands on (a candidate, a source page or
+# a contested page leaves its evidence alone).
+_HIDING = np.array([reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
+                                             "temporal-superseded", "temporal-invalid")], dtype=np.int16)
+_SUPPRESSED = reason_code("suppressed-by-user")
 
 
 def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -148,6 +168,7 @@ class _Run:
         # appends to the posting lists this one scans.
         with trace.timed("lexical"), self.cache.lock:
             self.cache.refresh()
+            self._masks()
             rankings = self._lexical_side()
         if plan.search_vector:
             rankings["dense"] = self._dense_admitted(self._dense(), rankings)
@@ -186,32 +207,114 @@ class _Run:
             self._record_activation([f.doc_id for f in fused if f.doc_id in injected])
         return _result(plan, trace, decided + self.rows, context, self.weights)
 
+    def _masks(self) -> None:
+        """Work out which documents of each side may compete, before any channel searches."""
+        plan, cache = self.plan, self.cache
+        mode, at = plan.temporal_mode, plan.at_time
+        honour = bool(self.cfg.temporal_enabled)
+        self.page_codes = cache.page_table().codes(mode, self.now, at, honour_start=honour)
+        self.observation_codes = cache.observation_table().codes(mode, self.now, at, honour_start=honour)
+        lines = cache.line_table()
+        self.line_codes = lines.codes(mode, self.now, at)
+        self._cover_evidence()
+        self.page_mask = mask_of(self.page_codes)
+        self.observation_mask = mask_of(self.observation_codes)
+        line_mask = mask_of(self.line_codes)
+        self.chunk_mask = None if line_mask is None else line_mask[lines.chunk_line]
+        self.page_position = {doc_id: i for i, doc_id in enumerate(cache.pages.ids)} if self.page_mask is not None else {}
+
+    def _cover_evidence(self) -> None:
+        """Hide the L0 lines a hidden page stands on (suppressed, superseded, expired, forgotten),
+        unless an eligible page stands on them too: a page's text must not come back as its
+        own raw evidence."""
+        src_page, src_line, gone = self.cache.page_sources()
+        codes = self.line_codes
+        if not len(codes):
+            return
+        hiding = np.isin(self.page_codes[src_page], _HIDING) if len(src_page) else np.zeros(0, dtype=bool)
+        if not hiding.any() and not len(gone):
+            return
+        kept = np.zeros(len(codes), dtype=bool)
+        kept[src_line[self.page_codes[src_page] == 0]] = True
+        if hiding.any():
+            lines, reasons = src_line[hiding], self.page_codes[src_page[hiding]]
+            open_ = (codes[lines] == 0) & ~kept[lines]
+            codes[lines[open_]] = reasons[open_]
+        if len(gone):
+            gone = gone[(codes[gone] == 0) & ~kept[gone]]
+            codes[gone] = _SUPPRESSED
+
+    def _page_allowed(self, doc_id: str) -> bool:
+        if self.page_mask is None:
+            return True
+        at = self.page_position.get(doc_id)
+        return at is not None and bool(self.page_mask[at])
+
     def _lexical_side(self) -> dict[str, list[str]]:
         plan, cfg, cache = self.plan, self.cfg, self.cache
         cap = cfg.lexical_candidate_cap
         rankings: dict[str, list[str]] = {}
         lexical = Hits()
         if plan.search_canonical:
-            lexical = self._channel("lexical", "lexical-degraded", lambda: lexical_pages(cache, self.tokens, self.phrases, cap))
+            lexical = self._channel("lexical", "lexical-degraded", lambda: lexical_pages(
+                cache, self.tokens, self.phrases, cap, self.page_mask))
             rankings["lexical"] = lexical.ids
+            self._count_rejected("page")
         if plan.search_exact:
             hits = self._channel("exact", "exact-degraded", lambda: exact_hits(
-                cache, plan.exact_terms, cap, evidence=plan.search_evidence))
+                cache, plan.exact_terms, cap, evidence=plan.search_evidence, pages_allowed=self.page_mask,
+                chunks_allowed=self.chunk_mask))
             rankings["exact"] = hits.ids
         if plan.search_evidence:
-            hits = self._channel("rawEvidence", "evidence-degraded", lambda: raw_evidence(cache, self.tokens, self.phrases, cap))
+            hits = self._channel("rawEvidence", "evidence-degraded", lambda: raw_evidence(
+                cache, self.tokens, self.phrases, cap, allowed=self.chunk_mask))
             rankings["rawEvidence"] = hits.ids
+            self._count_rejected("evidence")
         if plan.search_observation:
-            hits = self._channel("observation", "observation-degraded",
-                                 lambda: observation_hits(cache, self.tokens, self.phrases, plan.max_candidates))
+            hits = self._channel("observation", "observation-degraded", lambda: observation_hits(
+                cache, self.tokens, self.phrases, plan.max_candidates, self.observation_mask))
             rankings["observation"] = hits.ids
+            self._count_rejected("observation")
         if plan.search_graph:
             roots = [d for d in lexical.ids if self._reason(d) is None][:_GRAPH_ROOTS]
             graph = self.options.get("graph")
             hits = self._channel("graph", "graph-degraded", lambda: graph_expand(
-                graph if graph is not None else cache.graph(), roots, 2 * plan.max_candidates))
+                graph if graph is not None else cache.graph(), roots, 2 * plan.max_candidates, allow=self._page_allowed))
             rankings["graph"] = hits.ids
         return rankings
+
+    def _count_rejected(self, side_name: str) -> None:
+        """Count, once per document, the matching documents eligibility kept out of a search
+        (the trace's rejection counters; with ``debug`` also their rows)."""
+        cache = self.cache
+        if side_name == "page":
+            codes, index, ids = self.page_codes, cache.pages.index, cache.pages.ids
+        elif side_name == "observation":
+            codes, index, ids = self.observation_codes, cache.observations.index, cache.observations.ids
+        else:
+            codes, index, ids = self.line_codes, cache.evidence.index, None
+        if not len(codes) or not codes.any():
+            return
+        postings = [index.postings(t) for t in dict.fromkeys(self.tokens)]
+        postings = [p for p in postings if len(p)]
+        if not postings:
+            return
+        matched = np.unique(np.concatenate(postings))
+        if ids is None:  # evidence postings name chunks: count their lines
+            matched = np.unique(cache.line_table().chunk_line[matched])
+        rejected = matched[codes[matched] != 0]
+        debug = self.options.get("debug")
+        for position in rejected.tolist():
+            reason = reason_of(int(codes[position]))
+            assert reason is not None
+            self.trace.reject(reason)
+            if debug:
+                if ids is None:
+                    doc = cache.evidence_doc(position, keep=False)
+                else:
+                    doc = cache.doc(ids[position])
+                if doc is not None:
+                    self.rows.append(_row(doc, None, "rejected", reason, 0.0))
 
     def _channel(self, name: str, degraded: str, run: Any) -> Hits:
         try:
@@ -244,7 +347,7 @@ class _Run:
             with trace.timed("embedding"):
                 vector = provider.embed_query(self.query)
             with trace.timed("vector"):
-                hits = dense_hits(cache, index, vector, self.cfg.dense_candidate_cap)
+                hits = dense_hits(cache, index, vector, self.cfg.dense_candidate_cap, exclude=self._dense_excluded())
         except Exception:
             trace.degrade("vector-degraded")
             return []
@@ -254,21 +357,68 @@ class _Run:
         self.dense_scores = hits.scores
         return hits.ids
 
+    def _dense_excluded(self) -> set[str]:
+        """The stored dense documents eligibility hides (pages, observations, evidence chunks)."""
+        cache = self.cache
+        out: set[str] = set()
+        if self.page_mask is not None:
+            out.update(cache.pages.ids[i] for i in np.flatnonzero(~self.page_mask).tolist())
+        if self.observation_mask is not None:
+            out.update(cache.observations.ids[i] for i in np.flatnonzero(~self.observation_mask).tolist())
+        if self.chunk_mask is not None:
+            out.update(cache.evidence.chunk_ids[i] for i in np.flatnonzero(~self.chunk_mask).tolist())
+        return out
+
     def _dense_admitted(self, ids: list[str], rankings: Mapping[str, list[str]]) -> list[str]:
-        """The dense hits recall may use: those another channel also found, and those within
-        the model's margin of the best cosine. In a small scope every document is some
-        document's nearest neighbour; only near-best similarity says a dense-only hit is
-        about the question (see DENSE_MARGINS)."""
-        margin = DENSE_MARGINS.get(getattr(self.provider, "model", ""))
+        """The dense hits recall may use: those another channel also found, those within the
+        model's margin of the best cosine, and those within its bridge margin that share a
+        term the question lacks with a top document of another channel. In a small scope
+        every document is some document's nearest neighbour; only near-best similarity, or a
+        shared name, says a dense-only hit is about the question (see DENSE_MARGINS)."""
+        model = getattr(self.provider, "model", "")
+        margin = DENSE_MARGINS.get(model)
         if margin is None or not ids:
             return ids
+        bridge_margin = DENSE_BRIDGE_MARGINS.get(model, margin)
         scores = self.dense_scores
         found = {doc_id for channel, ranked in rankings.items() if channel != "dense" for doc_id in ranked}
-        best = max(scores[d] for d in ids)
-        kept = [d for d in ids if d in found or scores[d] >= best - margin]
-        for _ in range(len(ids) - len(kept)):
-            self.trace.reject("dense-below-margin")
+        best_id = max(ids, key=lambda d: scores[d])
+        best = scores[best_id]
+        roots: list[str] | None = None
+        query_terms: set[str] = set()
+        kept: list[str] = []
+        for doc_id in ids:
+            if doc_id in found:
+                kept.append(doc_id)
+                continue
+            gap = best - scores[doc_id]
+            admitted, bridged = gap <= margin, False
+            if not admitted and gap <= bridge_margin:
+                if roots is None:
+                    roots = [best_id] + [d for channel, ranked in rankings.items() if channel != "dense"
+                                         for d in ranked[:_BRIDGE_ROOTS]]
+                    query_terms = set(tokenize(self.query))
+                bridged = self._bridges(doc_id, roots, query_terms)
+                admitted = bridged
+            self.trace.dense_admission.append({"gap": round(gap, 4), "margin": margin, "bridgeMargin": bridge_margin,
+                                               "bridged": bridged, "admitted": admitted})
+            if admitted:
+                kept.append(doc_id)
+            else:
+                self.trace.reject("dense-below-margin")
         return kept
+
+    def _bridges(self, doc_id: str, roots: list[str], query_terms: set[str]) -> bool:
+        """Whether ``doc_id`` shares a term outside the question with one of ``roots``."""
+        doc = self._doc(doc_id)
+        if doc is None:
+            return False
+        terms = set(tokenize(doc.text)) - query_terms
+        for root in roots:
+            other = self._doc(root) if root != doc_id else None
+            if other is not None and terms & set(tokenize(other.text)):
+                return True
+        return False
 
     # -- eligibility ----------------------------------------------------------------------
     @property
@@ -393,7 +543,7 @@ def _row(doc: RecallDoc, fused: Fused | None, decision: str, reason: str, activa
     return {
         "id": doc.doc_id, "kind": doc.kind, "channels": list(fused.channels) if fused else [],
         "score": fused.score if fused else 0.0, "decision": decision, "reason": reason, "injected": False,
-        "activation": activation, "session_id": doc.session_id, "seq": doc.seq, "text": None,
+        "activation": activation, "session_id": doc.session_id, "seq": doc.seq, "role": doc.role, "text": None,
         **{f"rank_{channel}": ranks.get(channel) for channel in CHANNEL_ORDER},
     }
 
@@ -406,7 +556,7 @@ def _result(plan: RecallPlan, trace: RecallTrace, rows: list[dict[str, Any]], co
 # -- retrieve ---------------------------------------------------------------------------------
 _RETRIEVE_SCHEMA: dict[str, Any] = {
     "doc_id": pl.Utf8, "kind": pl.Utf8, "session_id": pl.Utf8, "seq": pl.Int64, "page_id": pl.Utf8,
-    "score": pl.Float64, "channels": pl.List(pl.Utf8),
+    "score": pl.Float64, "channels": pl.List(pl.Utf8), "role": pl.Utf8,
 }
 
 
@@ -414,8 +564,8 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
              provider: Any = None, weights: Mapping[str, float] | None = None) -> pl.DataFrame:
     """Ungated research ranking over every channel, raw evidence included; see :meth:`riko.Memory.retrieve`.
 
-    No planner, eligibility or mention gate: every page (not forgotten), user L0 line and
-    observation competes. The dense channel joins when a provider and a generation exist
+    No planner, eligibility or mention gate: every page (not forgotten), kept L0 line (user,
+    assistant, tool; ``role`` says which) and observation competes. The dense channel joins when a provider and a generation exist
     (``channels=["dense", ...]`` requires them). Nothing is written.
     """
     if k < 1:
@@ -463,7 +613,7 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
         rows.append({
             "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
             "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
-            "score": f.score, "channels": list(f.channels),
+            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
         })
     return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
 

@@ -83,7 +83,7 @@ _TOPIC_NOISE = frozenset(
 class RecallDoc:
     """One recall candidate with everything the gates need; built by the channel layer.
 
-    ``kind`` is ``page`` (canonical), ``evidence`` (raw L0) or ``observation``.
+    ``kind`` is ``page`` (canonical), ``evidence`` (raw L0, with its ``role``) or ``observation``.
     ``sensitivity`` None means unclassified evidence. ``disclosure`` is the safe-usage
     projection's raw-text policy; the stricter of it and the sensitivity mapping applies.
     """
@@ -110,6 +110,10 @@ class RecallDoc:
     seq: int | None = None
     activation: float = 0.0
     topic_tags: tuple[str, ...] = ()
+    #: Who wrote an evidence line: ``user`` (the only authority), ``assistant`` or ``tool``
+    #: (supplements, never the user's words); None for pages and observations.
+    role: str | None = None
+    tool: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in DOC_KINDS:

@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
+from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
+from .eligibility import DocTable, LineTable
 from .fusion import fact_fingerprint
 from .gate import RecallDoc
 from .projections import Projection, observation_projection, page_projection, persist_projections
@@ -40,11 +42,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..context import ScopeContext
 
-__all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "PROBE_INTERVAL_S", "page_text",
+__all__ = ["RecallCache", "cache_for", "flush_activation", "CHUNK_CHARS", "TOOL_CHUNK_CHARS", "PROBE_INTERVAL_S",
+           "page_text",
            "evidence_sensitivity"]
 
-#: Long user messages are indexed (and embedded) as sentence-aligned chunks of this size.
+#: Long user messages and assistant prose are indexed (and embedded) as sentence-aligned
+#: chunks of this size.
 CHUNK_CHARS = 480
+#: Tool output is cut longer: a value and the label that explains it must stay in one chunk.
+TOOL_CHUNK_CHARS = 1200
 #: Lines of one session further apart than this are separate events, not one exchange, and
 #: lend each other no context (MemDaily's statements, hours apart, lost .13 hit@1 without
 #: the rule; REALTALK's replies, minutes apart, keep their gain: hit@10 .677 at 15 min, .680
@@ -133,15 +139,23 @@ class PageSide:
     fingerprints: dict[str, str] = field(default_factory=dict)
     projections: dict[str, Projection] = field(default_factory=dict)
     graph: Any = None
+    table: DocTable | None = None  # eligibility, built on first use
+    forgotten_sources: list[str] = field(default_factory=list)  # the L0 lines forgotten pages stood on
+    sources_key: Any = None
+    sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
 
 
 @dataclass
 class EvidenceSide:
-    """User L0 lines as sentence-aligned chunks under one appendable BM25 index."""
+    """Kept L0 lines (user, assistant, tool) as sentence-aligned chunks under one appendable
+    BM25 index; each line keeps its role and, for tool lines, the tool's name."""
 
     row_count: int = 0
     max_rowid: int = -1
     line_keys: list[tuple[str, int]] = field(default_factory=list)
+    line_role: list[str] = field(default_factory=list)
+    line_tool: list[str | None] = field(default_factory=list)
+    keeper: Keeper = field(default_factory=Keeper)
     line_of: dict[tuple[str, int], int] = field(default_factory=dict)
     ref_line: dict[str, int] = field(default_factory=dict)
     line_time_ms: list[int | None] = field(default_factory=list)
@@ -163,6 +177,7 @@ class EvidenceSide:
     invalidated: list[bool] = field(default_factory=list)
     suppressed_refs: set[str] = field(default_factory=set)
     meta_audit: int = -1
+    table: LineTable = field(default_factory=LineTable)
 
 
     def link(self, session_id: str, seq: int, line: int, time_ms: int | None = None) -> None:
@@ -201,6 +216,7 @@ class ObservationSide:
     folded: list[str] = field(default_factory=list)
     index: SparseBM25 = field(default_factory=SparseBM25)
     projections: dict[str, Projection] = field(default_factory=dict)
+    table: DocTable | None = None
 
 
 class RecallCache:
@@ -304,7 +320,8 @@ class RecallCache:
         if signature == self.pages.signature:
             return
         mem = self._mem
-        pages = mem.canon.pages()
+        every = mem.canon.pages(include_forgotten=True)
+        pages = [p for p in every if p.status != "forgotten"]
         reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
@@ -334,6 +351,7 @@ class RecallCache:
             side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
             side.projections[page.id] = projection
         side.index.add(tokens)
+        side.forgotten_sources = sorted({ref for p in every if p.status == "forgotten" for ref in p.sources})
         self.pages = side
 
     def graph(self) -> "nx.DiGraph":
@@ -356,27 +374,41 @@ class RecallCache:
         if side.row_count + int(appended[0] if appended else 0) != count:
             side = self.evidence = EvidenceSide()  # rows were removed: start over
         enabled = bool(self.config.evidence_classification_enabled)
+        types = ", ".join(f"'{t}'" for t in KEPT_TOOL_TYPES)
         rows = self.wh.con.execute(
-            "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated "
+            "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated, "
+            "is_user, type, role, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
+            "WHEN type = 'tool/result' THEN coalesce(json_extract_string(data, '$.message.source.callId'), "
+            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
             "FROM evidence "
-            "WHERE scope_key = ? AND rowid > ? AND is_user AND text IS NOT NULL AND length(trim(text)) > 0 "
+            f"WHERE scope_key = ? AND rowid > ? AND (is_user OR (type IN ({types}) "
+            "AND coalesce(source_kind, '') <> 'plugin')) AND text IS NOT NULL AND length(trim(text)) > 0 "
             "ORDER BY rowid",
             [self.scope_key, side.max_rowid],
         ).fetchall()
         tokens: list[list[str]] = []
-        for session_id, seq, time_ms, text, value, origin, invalid in rows:
+        keeper = side.keeper
+        for session_id, seq, time_ms, text, value, origin, invalid, is_user, etype, role, name, call_id in rows:
             key = (session_id, int(seq))
             if key in side.line_of:
+                continue
+            unit = keeper.unit(etype, bool(is_user), role, text, name=name, call_id=call_id)
+            if unit is None:
                 continue
             line = len(side.line_keys)
             ref = evidence_ref(session_id, int(seq))
             side.line_keys.append(key)
+            side.line_role.append(unit.role)
+            side.line_tool.append(unit.tool)
             side.line_of[key] = line
             side.link(session_id, key[1], line, None if time_ms is None else int(time_ms))
             side.ref_line[ref] = line
             side.sensitivity.append(evidence_sensitivity(value, origin, enabled))
             side.invalidated.append(bool(invalid))
-            chunks = [c for _, _, c in chunk_sentences(text, max_chars=CHUNK_CHARS)] or [text]
+            size = TOOL_CHUNK_CHARS if unit.role == "tool" else CHUNK_CHARS
+            chunks = [c for _, _, c in chunk_sentences(unit.text, max_chars=size)] or [unit.text]
             ids = [ref] if len(chunks) == 1 else [f"{ref}#{n}" for n in range(1, len(chunks) + 1)]
             members = []
             for chunk_id, chunk in zip(ids, chunks):
@@ -400,7 +432,7 @@ class RecallCache:
         side.invalidated = [False] * len(side.line_keys)
         for session_id, seq, value, origin, invalid in self.wh.con.execute(
             "SELECT session_id, seq, sensitivity, sensitivity_origin, correction_invalidated FROM evidence "
-            "WHERE scope_key = ? AND is_user AND (sensitivity IS NOT NULL OR correction_invalidated)",
+            "WHERE scope_key = ? AND (sensitivity IS NOT NULL OR correction_invalidated)",
             [self.scope_key],
         ).fetchall():
             line = side.line_of.get((session_id, int(seq)))
@@ -432,7 +464,7 @@ class RecallCache:
             doc_id=ref, kind="evidence", text=side.chunk_texts[index], sensitivity=side.sensitivity[line],
             suppressed=ref in side.suppressed_refs, correction_invalidated=side.invalidated[line],
             observed_at=None if time_ms is None else from_ms(time_ms), refs=(ref,), session_id=session_id,
-            seq=seq, activation=self.activation.get(ref, 0.0),
+            seq=seq, activation=self.activation.get(ref, 0.0), role=side.line_role[line], tool=side.line_tool[line],
         )
         if keep:
             if len(side.docs) >= _DOCS_KEPT:
@@ -551,6 +583,43 @@ class RecallCache:
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
+
+    # -- eligibility tables -------------------------------------------------------------------
+    def page_table(self) -> DocTable:
+        """Eligibility of the cached pages, in index order (rebuilt with the pages)."""
+        side = self.pages
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def observation_table(self) -> DocTable:
+        side = self.observations
+        if side.table is None:
+            side.table = DocTable.build([side.docs[i] for i in side.ids])
+        return side.table
+
+    def line_table(self) -> LineTable:
+        """Eligibility of the cached L0 lines (extended as lines are appended)."""
+        side = self.evidence
+        suppressed = [side.ref_line[r] for r in side.suppressed_refs if r in side.ref_line]
+        side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
+        return side.table
+
+    def page_sources(self) -> tuple[Any, Any, Any]:
+        """``(page positions, line positions, forgotten lines)``: which cached L0 line each
+        page stands on, as parallel arrays, and the lines behind forgotten pages."""
+        import numpy as np
+
+        side, lines = self.pages, self.evidence
+        key = len(lines.line_keys)
+        if side.sources is None or side.sources_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids)
+                     for ref in side.pages[pid].sources if ref in lines.ref_line]
+            gone = [lines.ref_line[ref] for ref in side.forgotten_sources if ref in lines.ref_line]
+            side.sources = (np.array([p for p, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64),
+                            np.array(gone, dtype=np.int64))
+            side.sources_key = key
+        return side.sources
 
     # -- lookups --------------------------------------------------------------------------
     def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ..ingest.keep import label_for
 from .gate import RecallDoc, effective_disclosure
 from .text import normalize, tokenize
 from ..errors import InvalidArgumentError
@@ -63,6 +64,8 @@ class RenderItem:
     refs: tuple[str, ...]
     authoritative: bool
     guidance: dict | None = field(default=None)
+    #: Origin of a supplement line that is not the user's words: ``[assistant]`` or ``[tool: name]``.
+    label: str = ""
 
 
 def escape(text: str) -> str:
@@ -119,7 +122,8 @@ def _guidance_line(guidance: dict, raw_text: str) -> str:
 
 def _item_lines(item: RenderItem) -> list[str]:
     if item.decision == "explicit":
-        lines = [f"- [{escape(item.source_type)}; explicit] {_marker(item)} {_stored(item.text)}"]
+        origin = f" {_stored(item.label)}" if item.label else ""
+        lines = [f"- [{escape(item.source_type)}; explicit] {_marker(item)}{origin} {_stored(item.text)}"]
         if item.refs:
             lines.append("  Source: " + _stored(", ".join(item.refs)))
         return lines
@@ -148,7 +152,8 @@ def render_recall_context(items: Sequence[RenderItem], max_chars: int | None = N
     """The ``<MEMORY_DATA>`` block for ``items`` in the given order; "" when there are none.
 
     Explicit items print ``- [<sourceType>; explicit] [authoritative|supplement|inferred]
-    <text>`` and a ``Source:`` line; silent items print only internal guidance. With
+    [<origin>] <text>`` and a ``Source:`` line (the origin label, ``[assistant]`` or
+    ``[tool: name]``, marks evidence that is not the user's words); silent items print only internal guidance. With
     ``max_chars`` the whole-value rule applies: items are admitted in order and one that
     would push the complete rendering past ``max_chars`` is left out.
     """
@@ -179,7 +184,8 @@ def render_item_for(
         if doc.kind == "page" and doc.valid_to is not None:
             # a closed interval reaches the context only in history mode: say it is not current
             text = f"[until {doc.valid_to.date().isoformat()}] {text}"
-        return RenderItem(doc.doc_id, "explicit", source_type, text, tuple(doc.refs), authoritative)
+        label = label_for(doc.role, doc.tool) if doc.kind == "evidence" else ""
+        return RenderItem(doc.doc_id, "explicit", source_type, text, tuple(doc.refs), authoritative, label=label)
     if decision != "silent_use":
         raise InvalidArgumentError(f"a {decision!r} result is not rendered (doc {doc.doc_id})")
     disclosure = effective_disclosure(doc, unclassified=unclassified_disclosure)

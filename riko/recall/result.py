@@ -16,7 +16,7 @@ __all__ = ["RecallResult", "RESULT_SCHEMA"]
 RESULT_SCHEMA: dict[str, Any] = {
     "id": pl.Utf8, "kind": pl.Utf8, "channels": pl.List(pl.Utf8), "score": pl.Float64,
     "decision": pl.Utf8, "reason": pl.Utf8, "injected": pl.Boolean, "activation": pl.Float64,
-    "session_id": pl.Utf8, "seq": pl.Int64, "text": pl.Utf8,
+    "session_id": pl.Utf8, "seq": pl.Int64, "role": pl.Utf8, "text": pl.Utf8,
     **{f"rank_{channel}": pl.Int64 for channel in CHANNEL_ORDER},
 }
 
@@ -27,7 +27,7 @@ class RecallResult:
 
     ``results`` columns: id, kind, channels, score (fused), decision (explicit, silent_use,
     suppress; ``rejected`` rows only with ``debug=True``), reason, injected, activation,
-    session_id, seq, text (only for injected explicit items) and ``rank_<channel>``.
+    session_id, seq, role (of an evidence line: user, assistant or tool), text (only for injected explicit items) and ``rank_<channel>``.
     ``context`` is the ``<MEMORY_DATA>`` block to inject ("" when nothing is injected);
     ``trace`` is the sanitized trace dict (no query text). The ``results`` frame is built
     from ``rows`` on first use, so a host that only injects ``context`` never pays for it.

@@ -11,6 +11,10 @@ Top-k search is exact but does not score the whole corpus: the rarest terms seed
 candidates, whose k-th full score is a floor; common terms whose score bounds together stay
 under it cannot lift a document that holds only them into the top k, so their long posting
 lists are only probed at the candidates.
+
+An ``allowed`` mask (one boolean per document) restricts a search to eligible documents
+before any top-k is taken: their postings are filtered, while IDF and length statistics
+stay those of the whole corpus, so an allowed document scores exactly as without the mask.
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ class _Term(NamedTuple):
     tfs: np.ndarray
     idf: float
     bound: float  # the most one occurrence can add
+    kept: np.ndarray | None = None  # positions of ``docs`` in the full posting list (under a mask)
 
 
 class SparseBM25:
@@ -109,8 +114,9 @@ class SparseBM25:
             return np.zeros(0, dtype=np.int32)
         return np.array(self._docs[term], dtype=np.int32)
 
-    def containing(self, tokens: Sequence[str]) -> np.ndarray:
-        """Indices of the documents holding every one of ``tokens`` (ascending).
+    def containing(self, tokens: Sequence[str], *, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Indices of the documents holding every one of ``tokens`` (ascending; only
+        ``allowed`` ones when a mask is given).
 
         Intersected rarest first, each step probing the next posting list only at the
         documents still in the running.
@@ -126,6 +132,8 @@ class SparseBM25:
             docs = np.frombuffer(other, dtype=np.int32)
             at = np.minimum(np.searchsorted(docs, found), len(docs) - 1)
             found = found[docs[at] == found]
+        if allowed is not None and len(found):
+            found = found[allowed[found]]
         return found
 
     def score_documents(self, tokens: Sequence[str], docs: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -172,19 +180,30 @@ class SparseBM25:
             self._lengths_np = np.array(self._lengths, dtype=np.float64)
         return self._lengths_np
 
-    def _terms(self, tokens: Sequence[str]) -> list[_Term]:
+    def _terms(self, tokens: Sequence[str], allowed: np.ndarray | None = None) -> list[_Term]:
         """The query's known unique terms, in query order (views of their postings: the
-        caller must not add documents while it holds them)."""
+        caller must not add documents while it holds them). Under ``allowed`` each posting
+        list keeps only allowed documents; IDF and bounds stay the whole corpus's."""
         terms = []
         for token in dict.fromkeys(tokens):
             term = self._vocab.get(token)
             if term is None:
                 continue
             docs = np.frombuffer(self._docs[term], dtype=np.int32)
+            tfs = np.frombuffer(self._tfs[term], dtype=np.float32)
             idf = self._idf(len(docs))
             tf, norm = self._max_tf[term], self._norm(self._min_length[term])
             bound = idf * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
-            terms.append(_Term(term, len(terms), docs, np.frombuffer(self._tfs[term], dtype=np.float32), idf, bound))
+            kept = None
+            if allowed is not None:
+                kept = np.flatnonzero(allowed[docs])
+                if len(kept) == len(docs):
+                    kept = None
+                else:
+                    docs, tfs = docs[kept], tfs[kept]
+                    if not len(docs):
+                        continue
+            terms.append(_Term(term, len(terms), docs, tfs, idf, bound, kept))
         return terms
 
     def _norm(self, length: float) -> float:
@@ -203,9 +222,18 @@ class SparseBM25:
 
     def _all_weights(self, term: _Term) -> np.ndarray:
         """The BM25 of every posting of ``term`` (kept until documents are added)."""
-        weights = self._posting_weights.get(term.term)
+        weights = self._full_weights(term) if term.kept is not None else self._posting_weights.get(term.term)
         if weights is None:
             weights = self._posting_weights[term.term] = self._weights(term, term.tfs, self._doc_lengths()[term.docs])
+        return weights if term.kept is None else weights[term.kept]
+
+    def _full_weights(self, term: _Term) -> np.ndarray:
+        """The BM25 of every posting of ``term`` over its unfiltered list (kept as above)."""
+        weights = self._posting_weights.get(term.term)
+        if weights is None:
+            docs = np.frombuffer(self._docs[term.term], dtype=np.int32)
+            tfs = np.frombuffer(self._tfs[term.term], dtype=np.float32)
+            weights = self._posting_weights[term.term] = self._weights(term, tfs, self._doc_lengths()[docs])
         return weights
 
     def _dense(self, terms: list[_Term]) -> np.ndarray:
@@ -228,6 +256,8 @@ class SparseBM25:
             hit = term.docs[at] == candidates
             rows, postings = np.flatnonzero(hit), at[hit]
             known = self._posting_weights.get(term.term)
+            if known is not None and term.kept is not None:
+                known = known[term.kept]
             if known is not None:
                 scores[rows] += known[postings]
             else:  # a long list probed at a few documents: weigh only those
@@ -291,12 +321,15 @@ class SparseBM25:
         found = np.flatnonzero(scores > 0)
         return found, scores[found]
 
-    def top(self, tokens: Sequence[str], k: int, *, keys: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def top(self, tokens: Sequence[str], k: int, *, keys: Sequence[str] | None = None,
+            allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(doc indices, scores)`` of the best ``k`` matching documents, best first.
 
-        Equal scores are ordered by ``keys[index]`` when given, else by index.
+        Equal scores are ordered by ``keys[index]`` when given, else by index. With
+        ``allowed`` only documents whose mask entry is True compete (the window is taken
+        after the filter, never before).
         """
-        terms = self._terms(tokens)
+        terms = self._terms(tokens, allowed)
         if k <= 0 or not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         matched, scores = self._candidates(terms, k)

@@ -71,6 +71,9 @@ class RecallTrace:
     context_chars: int = 0
     gate_reasons: list[str] = field(default_factory=list)
     degraded_modes: list[str] = field(default_factory=list)
+    #: One entry per hit only the dense channel found: its distance below the best cosine,
+    #: the thresholds that applied and the decision (numbers only, never the text).
+    dense_admission: list[dict] = field(default_factory=list)
 
     @classmethod
     def for_plan(cls, plan: RecallPlan, scope_key: str) -> "RecallTrace":
@@ -162,6 +165,8 @@ class RecallTrace:
             "gateReasons": list(self.gate_reasons),
             "degradedModes": list(self.degraded_modes),
         }
+        if self.dense_admission:
+            data["denseAdmission"] = [dict(entry) for entry in self.dense_admission]
         if self.vector_latency_ms is not None:
             data["vectorLatencyMs"] = self.vector_latency_ms
         if self.rerank_latency_ms is not None:

@@ -1,0 +1,594 @@
+"""What one statement is about, derived by riko itself: its kind, slot and the entities it names.
+
+A pure, deterministic function of the words (English and Chinese), like the sensitivity
+classifier: no model, no state. Dream writes the result on its proposals, and automatic
+admission derives it again from the user's own words, so what a model claims about a page's
+type never decides where an admitted page lands.
+
+    >>> d = derive("My sister Lena lives in Berlin.")
+    >>> d.kind, d.slot
+    ('relationship', 'Lena/lives_in')
+    >>> [(e.name, e.kind, e.aliases) for e in d.entities]
+    [('Lena', 'person', ('my sister',)), ('Berlin', 'place', ('柏林',))]
+    >>> derive("我妹妹 Lena 住在柏林。").slot
+    'Lena/lives_in'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
+           "relation_alias", "canonical_place"]
+
+#: The kinds of statement, most specific first (``fact`` is what is left).
+KINDS = ("identity", "preference", "relationship", "event", "plan", "boundary", "fact")
+ENTITY_KINDS = ("person", "pet", "place", "organisation", "project", "other")
+#: The Wiki page type (the seed's vocabulary) a derived kind is stored under.
+KIND_PAGE_TYPES = {
+    "identity": "entity",
+    "preference": "concept",
+    "relationship": "relationship",
+    "event": "episode",
+    "plan": "episode",
+    "boundary": "concept",
+    "fact": "concept",
+}
+#: The page ``category`` of a derived kind (the seed's labels where it has one).
+KIND_CATEGORIES = {
+    "identity": "identity",
+    "preference": "preferences",
+    "relationship": "people",
+    "event": "experience",
+    "plan": "open_thread",
+    "boundary": "interaction_rules",
+    "fact": "facts",
+}
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Entity:
+    """Something a statement names: a canonical name, its kind and the other names the text ties to it."""
+
+    name: str
+    kind: str
+    aliases: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The derivation of one statement.
+
+    ``slot`` is ``subject/attribute``; an attribute that can hold several values at once (likes,
+    plans, boundaries, events) carries its object key after a ``:`` (``user/likes:jazz``), so two
+    statements share a slot only when they speak of the same thing. ``negated`` is the polarity
+    ("I don't like coffee" has the slot of "I like coffee", negated), ``value`` the object words.
+    """
+
+    kind: str
+    slot: str
+    subject: str
+    entities: tuple[Entity, ...] = ()
+    value: str = ""
+    negated: bool = False
+    attribute: str = field(default="")
+
+    @property
+    def page_type(self) -> str:
+        return KIND_PAGE_TYPES[self.kind]
+
+    @property
+    def category(self) -> str:
+        return KIND_CATEGORIES[self.kind]
+
+
+# -- relations -------------------------------------------------------------------------------------
+# English relation noun -> (Chinese forms, entity kind, pronoun gender: f, m or "").
+_RELATIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "sister": (("妹妹", "姐姐"), "person", "f"),
+    "older sister": (("姐姐",), "person", "f"),
+    "big sister": (("姐姐",), "person", "f"),
+    "younger sister": (("妹妹",), "person", "f"),
+    "little sister": (("妹妹",), "person", "f"),
+    "brother": (("哥哥", "弟弟"), "person", "m"),
+    "older brother": (("哥哥",), "person", "m"),
+    "big brother": (("哥哥",), "person", "m"),
+    "younger brother": (("弟弟",), "person", "m"),
+    "little brother": (("弟弟",), "person", "m"),
+    "mother": (("妈妈", "母亲"), "person", "f"),
+    "mom": (("妈妈",), "person", "f"),
+    "mum": (("妈妈",), "person", "f"),
+    "father": (("爸爸", "父亲"), "person", "m"),
+    "dad": (("爸爸",), "person", "m"),
+    "parents": (("父母",), "person", ""),
+    "wife": (("老婆", "妻子"), "person", "f"),
+    "husband": (("老公", "丈夫"), "person", "m"),
+    "girlfriend": (("女朋友", "女友"), "person", "f"),
+    "boyfriend": (("男朋友", "男友"), "person", "m"),
+    "partner": (("伴侣", "对象"), "person", ""),
+    "fiance": (("未婚夫",), "person", "m"),
+    "fiancee": (("未婚妻",), "person", "f"),
+    "son": (("儿子",), "person", "m"),
+    "daughter": (("女儿",), "person", "f"),
+    "kid": (("孩子",), "person", ""),
+    "child": (("孩子",), "person", ""),
+    "baby": (("宝宝",), "person", ""),
+    "grandmother": (("奶奶", "外婆", "姥姥"), "person", "f"),
+    "grandma": (("奶奶", "外婆"), "person", "f"),
+    "grandfather": (("爷爷", "外公", "姥爷"), "person", "m"),
+    "grandpa": (("爷爷", "外公"), "person", "m"),
+    "aunt": (("阿姨", "姑姑"), "person", "f"),
+    "uncle": (("叔叔", "舅舅"), "person", "m"),
+    "cousin": (("表姐", "表妹", "表哥", "表弟"), "person", ""),
+    "best friend": (("好朋友", "闺蜜"), "person", ""),
+    "friend": (("朋友",), "person", ""),
+    "boss": (("老板", "领导"), "person", ""),
+    "manager": (("经理",), "person", ""),
+    "colleague": (("同事",), "person", ""),
+    "coworker": (("同事",), "person", ""),
+    "co-worker": (("同事",), "person", ""),
+    "roommate": (("室友", "舍友"), "person", ""),
+    "flatmate": (("室友",), "person", ""),
+    "neighbor": (("邻居",), "person", ""),
+    "neighbour": (("邻居",), "person", ""),
+    "teacher": (("老师",), "person", ""),
+    "mentor": (("导师",), "person", ""),
+    "doctor": (("医生",), "person", ""),
+    "therapist": (("心理咨询师",), "person", ""),
+    "classmate": (("同学",), "person", ""),
+    "dog": (("狗", "小狗"), "pet", ""),
+    "puppy": (("小狗",), "pet", ""),
+    "cat": (("猫", "小猫"), "pet", ""),
+    "kitten": (("小猫",), "pet", ""),
+    "pet": (("宠物",), "pet", ""),
+}
+_ZH_RELATION: dict[str, str] = {}
+for _en, (_zh_forms, _kind, _g) in _RELATIONS.items():
+    for _zh in _zh_forms:
+        _ZH_RELATION.setdefault(_zh, _en)
+_ZH_RELATION.update({"姐姐": "older sister", "妹妹": "younger sister", "哥哥": "older brother",
+                     "弟弟": "younger brother", "妈": "mom", "爸": "dad", "母亲": "mother", "父亲": "father",
+                     "老婆": "wife", "老公": "husband", "妻子": "wife", "丈夫": "husband"})
+_REL_EN = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
+_REL_ZH = "|".join(sorted((re.escape(r) for r in _ZH_RELATION), key=len, reverse=True))
+
+# -- places (a small bilingual gazetteer, so a name said in two languages is one entity) ----------
+_PLACES: dict[str, tuple[str, ...]] = {
+    "Berlin": ("柏林",), "Kyoto": ("京都",), "Tokyo": ("东京", "東京"), "Osaka": ("大阪",),
+    "Beijing": ("北京",), "Shanghai": ("上海",), "Shenzhen": ("深圳",), "Guangzhou": ("广州",),
+    "Hangzhou": ("杭州",), "Chengdu": ("成都",), "Hong Kong": ("香港",), "Taipei": ("台北",),
+    "Nanjing": ("南京",), "Wuhan": ("武汉",), "Xi'an": ("西安",), "Chongqing": ("重庆",),
+    "Paris": ("巴黎",), "London": ("伦敦",), "New York": ("纽约",), "Los Angeles": ("洛杉矶",),
+    "San Francisco": ("旧金山",), "Seattle": ("西雅图",), "Boston": ("波士顿",), "Chicago": ("芝加哥",),
+    "Toronto": ("多伦多",), "Vancouver": ("温哥华",), "Sydney": ("悉尼",), "Melbourne": ("墨尔本",),
+    "Singapore": ("新加坡",), "Seoul": ("首尔",), "Bangkok": ("曼谷",), "Munich": ("慕尼黑",),
+    "Hamburg": ("汉堡",), "Vienna": ("维也纳",), "Zurich": ("苏黎世",), "Rome": ("罗马",),
+    "Milan": ("米兰",), "Madrid": ("马德里",), "Barcelona": ("巴塞罗那",), "Lisbon": ("里斯本",),
+    "Amsterdam": ("阿姆斯特丹",), "Prague": ("布拉格",), "Moscow": ("莫斯科",), "Dubai": ("迪拜",),
+    "China": ("中国",), "Japan": ("日本",), "Germany": ("德国",), "France": ("法国",),
+    "Italy": ("意大利",), "Spain": ("西班牙",), "Canada": ("加拿大",), "Australia": ("澳大利亚",),
+    "Korea": ("韩国",), "Thailand": ("泰国",), "America": ("美国",), "United States": ("美国",),
+    "England": ("英国",), "UK": ("英国",), "India": ("印度",), "Vietnam": ("越南",),
+    "Portugal": ("葡萄牙",), "Switzerland": ("瑞士",), "Austria": ("奥地利",), "Netherlands": ("荷兰",),
+    "Iceland": ("冰岛",), "Norway": ("挪威",), "Sweden": ("瑞典",), "Finland": ("芬兰",),
+    "Mexico": ("墨西哥",), "Brazil": ("巴西",), "Egypt": ("埃及",), "Greece": ("希腊",),
+    "Hokkaido": ("北海道",), "Okinawa": ("冲绳",), "Yunnan": ("云南",), "Tibet": ("西藏",),
+}
+_ZH_PLACE: dict[str, str] = {}
+for _en, _forms in _PLACES.items():
+    for _zh in _forms:
+        _ZH_PLACE.setdefault(_zh, _en)
+_PLACE_ZH_RE = re.compile("|".join(sorted((re.escape(z) for z in _ZH_PLACE), key=len, reverse=True)))
+_PLACE_EN = {p.casefold(): p for p in _PLACES}
+
+# -- words that start with a capital letter without naming anything --------------------------------
+_NOT_NAMES = frozenset("""
+i i'm i've i'll i'd a an the and but or so if then this that these those it its my our your his her
+their we you he she they me us them hi hello hey ok okay yes no yeah well oh also just please thanks
+thank sorry sure great good nice cool wow lol what when where why how who which there here today
+tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sunday january february
+march april may june july august september october november december next last every after before
+since until once my mine let let's can could would should will shall do does did is are was were be
+been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
+actually honestly really still now then first second third one two three four five dear mr mrs ms dr
+""".split())
+_ORG_SUFFIX = re.compile(
+    r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
+    r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel)\b")
+_PROJECT_WORD = re.compile(r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog)\b", _I)
+_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'’\-]*)*")
+_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+# -- subjects and attributes -----------------------------------------------------------------------
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself)\b", _I)
+_FIRST_PERSON_ZH = re.compile(r"我(?!们)")
+_NEG_EN = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|"
+                     r"wasn't|haven't|hasn't|hate|dislike|detest|loathe)\b|n't\b", _I)
+_NEG_ZH = re.compile(r"不|没|别|讨厌|厌恶|受不了")
+
+# (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
+# A pattern's last group, when it has one, is the value.
+_ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
+    ("boundary", "boundary", True,
+     re.compile(r"\b(?:don't|do\s+not|never|stop|please\s+don't)\s+(?:ever\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|"
+                r"talk(?:ing)?\s+about|ask(?:ing)?(?:\s+me)?\s+about|call(?:ing)?\s+me|remind(?:ing)?\s+me\s+(?:of|about)|"
+                r"joke\s+about)\s+(.+)|\bI\s+(?:don't|do\s+not)\s+want\s+to\s+(?:talk|hear|be\s+asked)\s+about\s+(.+)", _I),
+     re.compile(r"(?:不要再|不要|别再|别|不许)(?:再)?(?:提起|提到|提|问我|问|聊|谈|说起|叫我|讲)(.+)|我不想(?:再)?(?:聊|谈|讨论|提|听)(.+)")),
+    ("name", "identity", False,
+     re.compile(r"\bmy\s+name\s+is\s+(.+)|\b(?:just\s+)?call\s+me\s+(.+)|\bI(?:'m|\s+am)\s+called\s+(.+)", _I),
+     re.compile(r"我(?:的名字)?(?:叫|是叫)(.+)|我的名字是(.+)")),
+    ("age", "identity", False,
+     re.compile(r"\bI(?:'m|\s+am)\s+(\d{1,3})\s*(?:years?\s+old|yo\b)|\bI\s+turned\s+(\d{1,3})\b", _I),
+     re.compile(r"我(?:今年)?(\d{1,3})岁")),
+    ("lives_in", "identity", False,
+     re.compile(r"\b(?:live|lives|living|lived|reside|resides|based)\s+in\s+(.+)|\bmoved\s+to\s+(.+)", _I),
+     re.compile(r"(?:住在|生活在|定居在?|搬到了?|搬去了?)(.+)")),
+    ("from", "identity", False,
+     re.compile(r"\b(?:(?:is|am|are|'m|'s)\s+(?:originally\s+)?from|grew\s+up\s+in|was\s+born\s+in)\s+(.+)", _I),
+     re.compile(r"(?:来自|出生在|出生于|老家在|老家是)(.+)")),
+    ("works_at", "identity", False,
+     re.compile(r"\bworks?\s+(?:at|for)\s+(.+)|\bworking\s+(?:at|for)\s+(.+)|\bjob\s+at\s+(.+)", _I),
+     re.compile(r"在(.{1,20}?)(?:工作|上班|实习)")),
+    ("occupation", "identity", False,
+     re.compile(r"\bworks?\s+as\s+(?:an?\s+)?(.+)|\bI(?:'m|\s+am)\s+(?:an?\s+)(?!(?:bit|little|lot|fan|few|couple|big\s+fan)\b)(.+)|"
+                r"\b(?:is|'s)\s+an?\s+((?:\w+\s+)?(?:engineer|developer|teacher|nurse|doctor|designer|student|"
+                r"manager|writer|artist|lawyer|chef|scientist|researcher))\b", _I),
+     re.compile(r"(?:是一名|是一个|是一位|是个|当)(.+?(?:师|员|生|家|者|工|手|医生|老板))|是(.{1,6}(?:师|员|生|家|者|工|手))")),
+    ("studies", "identity", False,
+     re.compile(r"\b(?:study|studies|studying|major\s+in|majoring\s+in)\s+(.+)", _I),
+     re.compile(r"(?:学的是|专业是|在读|读的是)(.+)")),
+    ("diet", "identity", False,
+     re.compile(r"\b((?:vegetarian|vegan|pescatarian|gluten[-\s]free|lactose[-\s]intolerant|halal|kosher))\b|"
+                r"\b(?:don't|do\s+not|never)\s+eat\s+(meat|pork|beef|fish|dairy|eggs)\b", _I),
+     re.compile(r"(素食|吃素|不吃肉|不吃猪肉|不吃牛肉|乳糖不耐)")),
+    ("allergy", "identity", False,
+     re.compile(r"\ballergic\s+to\s+(.+)|\b(\w+)\s+allergy\b", _I),
+     re.compile(r"对(.+?)过敏")),
+    ("likes", "preference", True,
+     re.compile(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|adore|adores|into|fan\s+of|"
+                r"hate|hates|dislike|dislikes|detest|can't\s+stand|cannot\s+stand)\s+(.+)|"
+                r"\bfavou?rite\s+(\w+(?:\s+\w+)?)\s+(?:is|are)\s+(.+)", _I),
+     re.compile(r"(?:喜欢|热爱|喜爱|偏好|爱喝|爱吃|爱看|爱听|爱|迷上了|讨厌|受不了|反感|不喜欢|不爱)(.+)|最喜欢的(.+)")),
+    ("plan", "plan", True,
+     re.compile(r"\b(?:plan(?:ning)?|plans|intend(?:s|ing)?|hop(?:e|ing)|aim(?:ing)?|decided|going|want|wants|"
+                r"would\s+like|'d\s+like|will|'ll|thinking\s+about|considering)\s+(?:to\s+)?(.+)|"
+                r"\b(?:goal|plan|dream|resolution)\s+is\s+to\s+(.+)", _I),
+     re.compile(r"(?:打算|计划|准备|决定|想要|想去|希望|要去|将要|会去)(.+)")),
+    ("has", "fact", True,
+     re.compile(r"\b(?:have|has|got|own|owns|bought|adopted)\s+(?:a|an|two|three|\d+|my|new)?\s*(.+)", _I),
+     re.compile(r"(?:有一?[个只位台辆条]?|买了一?[个只台辆]?|养了一?[只条]?)(.+)")),
+)
+_TIME_AHEAD = re.compile(
+    r"\b(?:tomorrow|next\s+\w+|this\s+(?:weekend|coming)|soon|later\s+this\s+\w+|in\s+(?:a|\d+|two|three|few)\s+"
+    r"(?:days?|weeks?|months?|years?))\b|明天|后天|下个?月|下周|下个?星期|明年|过几天|这个?周末|月底", _I)
+_EVENT_EN = re.compile(
+    r"\b(?:I|we|he|she|they|[A-Z][a-z]+)\s+(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    r"(went|got|started|finished|adopted|visited|moved|quit|joined|met|bought|won|lost|passed|failed|graduated|"
+    r"married|broke|began|completed|launched|signed|left|returned|travell?ed|ran|hiked|cooked|made|wrote|read|"
+    r"watched|saw|tried|took|had|attended|booked|sold|built|fixed|learned|learnt|decided|called|found|[a-z]{3,}ed)\b",
+)
+_EVENT_ZH = re.compile(r"了|过|刚刚|昨天|上周|去年|前天|上个?月")
+_PAST_TIME = re.compile(
+    r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn)|this\s+morning|"
+    r"earlier\s+today|the\s+other\s+day|\d+\s+(?:days|weeks|months|years)\s+ago|ago)\b", _I)
+_VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|\s+(?:and|but|because|since|so|when|while|with|which|who|over|than|instead|rather)\s+", _I)
+_KEY_DROP = frozenset("a an the my our your his her their some any this that these those to of for in on at "
+                      "really very so much more most go going get new i i'm i've i'll i'd me we we're us it it's "
+                      "is am are was were be been again ever next last this year week month weekend tomorrow "
+                      "today tonight yesterday lately recently now still just also".split())
+_KEY_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
+
+
+def relation_alias(phrase: str) -> tuple[str, str, str] | None:
+    """``(English relation, entity kind, gender)`` of a relation noun in either language, or None."""
+    key = phrase.casefold().strip()
+    key = re.sub(r"^(?:my|our)\s+", "", key)
+    if key in _RELATIONS:
+        forms, kind, gender = _RELATIONS[key]
+        return key, kind, gender
+    if phrase in _ZH_RELATION:
+        en = _ZH_RELATION[phrase]
+        return en, _RELATIONS[en][1], _RELATIONS[en][2]
+    return None
+
+
+def canonical_place(name: str) -> str | None:
+    """The gazetteer's canonical (English) name of a place said in English or Chinese."""
+    return _ZH_PLACE.get(name) or _PLACE_EN.get(name.casefold())
+
+
+def _object_key(value: str) -> str:
+    """A short, language-stable key for the object of a multi-valued slot."""
+    value = _VALUE_STOP.split(value, maxsplit=1)[0].strip()
+    place = _PLACE_ZH_RE.search(value)
+    if place:
+        return _ZH_PLACE[place.group(0)].casefold().replace(" ", "_")
+    words = [w for w in _KEY_WORD.findall(value.casefold()) if w not in _KEY_DROP]
+    if words:
+        for w in words:
+            if w in _PLACE_EN:
+                return w.replace(" ", "_")
+        return "_".join(words[:3])[:40]
+    cjk = "".join(_CJK.findall(value))
+    return cjk[:6]
+
+
+def _clean_value(value: str) -> str:
+    return _VALUE_STOP.split(value, maxsplit=1)[0].strip(" \t\"'“”「」*").strip()[:80]
+
+
+class _Names:
+    """Entities found in one text, keyed by canonical name, in first-seen order."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.kinds: dict[str, str] = {}
+        self.aliases: dict[str, list[str]] = {}
+
+    def add(self, name: str, kind: str, *aliases: str) -> None:
+        name = name.strip()
+        if not name:
+            return
+        if name not in self.kinds:
+            self.order.append(name)
+            self.kinds[name] = kind
+            self.aliases[name] = []
+        elif self.kinds[name] == "other" and kind != "other":
+            self.kinds[name] = kind
+        for alias in aliases:
+            alias = alias.strip()
+            if alias and alias != name and alias not in self.aliases[name]:
+                self.aliases[name].append(alias)
+
+    def entities(self) -> tuple[Entity, ...]:
+        return tuple(Entity(n, self.kinds[n], tuple(self.aliases[n])) for n in self.order)
+
+
+_MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
+_TIE_EN = (
+    # "my sister Lena", "my little sister, Lena" (the name keeps its capital: no IGNORECASE on it)
+    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?([A-Z][a-z][\w'\-]*)"),
+    # "Lena, my sister" / "Lena (my sister)"
+    re.compile(r"\b([A-Z][a-z][\w'\-]*),?\s+\(?(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    # "my sister is Lena" / "my sister's name is Lena"
+    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?i:'s\s+name)?\s+(?i:is)\s+(?i:called\s+|named\s+)?([A-Z][a-z][\w'\-]*)"),
+    # "I have a sister named Lena"
+    re.compile(r"\b(?i:have|has|got|adopted)\s+(?i:a|an)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))\s+(?i:named|called)\s+([A-Z][a-z][\w'\-]*)"),
+)
+_TIE_ZH = (
+    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
+    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
+    re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[\u4e00-\u9fff]{1,3})"),
+)
+_ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
+
+
+def _ties(text: str, names: _Names) -> dict[str, str]:
+    """Relation phrases tied to a name by the text: ``{"my sister": "Lena", "妹妹": "Lena"}``."""
+    ties: dict[str, str] = {}
+    for i, pattern in enumerate(_TIE_EN):
+        for m in pattern.finditer(text):
+            if i == 1:
+                name, mod, rel = m.group(1), m.group(2) or "", m.group(3)
+            else:
+                mod, rel, name = m.group(1) or "", m.group(2), m.group(3)
+            if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
+                continue
+            rel_key = rel.casefold().rstrip("s") if rel.casefold().rstrip("s") in _RELATIONS else rel.casefold()
+            info = _RELATIONS.get(rel_key)
+            if info is None:
+                continue
+            phrase = f"my {mod.casefold()}{rel_key}"
+            names.add(name, info[1], phrase, *info[0][:1])
+            ties[phrase] = name
+            ties[f"my {rel_key}"] = name
+    for pattern in _TIE_ZH:
+        for m in pattern.finditer(text):
+            rel, name = m.group(1), m.group(2)
+            if name in _ZH_NAME_STOP or any(name.startswith(s) for s in _ZH_NAME_STOP if len(s) > 1):
+                continue
+            en = _ZH_RELATION.get(rel)
+            if en is None:
+                continue
+            names.add(name, _RELATIONS[en][1], rel, f"my {en}")
+            ties[rel] = name
+            ties[f"my {en}"] = name
+    return ties
+
+
+def _find_entities(text: str, names: _Names) -> None:
+    """Places, organisations, projects and people named in ``text`` (besides the relation ties)."""
+    for m in _PLACE_ZH_RE.finditer(text):
+        en = _ZH_PLACE[m.group(0)]
+        names.add(en, "place", m.group(0))
+    zh = bool(_CJK.search(text))
+    runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
+    for m in runs:
+        run = m.group(0).strip(" '-")
+        start = m.start()
+        words = run.split()
+        # a capital at the start of the text or of a sentence is no evidence of a name
+        at_start = start == 0 or bool(re.search(r"[.!?。！？:\n]\s*$", text[:start]))
+        while words and (words[0].casefold().strip("'") in _NOT_NAMES or words[0].casefold() in _RELATIONS):
+            words = words[1:]
+            at_start = False
+        if not words:
+            continue
+        if zh and not words[0][:1].isupper():
+            continue
+        run = " ".join(words)
+        if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
+            # a sentence-initial capital names someone only when a verb follows it ("Muhammad intends ...")
+            if not re.match(r"\s+(?:is|was|has|had|will|would|can|and|just|also|[a-z]+s|[a-z]+ed)\b", text[m.end():]):
+                continue
+            if run.casefold() in _RELATIONS or run.endswith("ing"):
+                continue
+        if len(run) < 2 or run.isupper() and len(run) > 5:
+            continue
+        before = text[max(0, start - 12):start].casefold()
+        after = text[m.end():m.end() + 12].casefold()
+        place = canonical_place(run)
+        if place:
+            names.add(place, "place", *_PLACES.get(place, ()))
+        elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
+            names.add(run, "organisation")
+        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run):
+            names.add(run, "project")
+        elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
+            names.add(run, "place")
+        elif run not in names.kinds:
+            names.add(run, "person" if len(words) <= 2 else "other")
+
+
+def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names) -> tuple[str, bool]:
+    """Who the statement is about, and whether it is a relative of the speaker (a relationship)."""
+    me = speaker if speaker and speaker.casefold() not in ("user", "human", "me") else "user"
+    head = text.lstrip(" *-•\"'“").strip()
+    # "My sister Lena lives ...", "我妹妹 Lena 住在 ..." : the tied name leads the sentence
+    m = re.match(r"(?:and\s+|but\s+|so\s+|also\s+)?my\s+((?:older|younger|little|big|best|oldest|youngest|twin|ex-?)\s*)?("
+                 + _REL_EN + r")\b", head, _I)
+    if m:
+        rel = m.group(2).casefold()
+        for phrase in (f"my {(m.group(1) or '').casefold()}{rel}", f"my {rel}"):
+            if phrase in ties:
+                return ties[phrase], True
+        info = _RELATIONS.get(rel)
+        if info:
+            phrase = f"my {(m.group(1) or '').casefold()}{rel}"
+            names.add(phrase, info[1], *info[0][:1])
+            return phrase, True
+    m = re.match(r"我(?:的)?(" + _REL_ZH + r")", head)
+    if m:
+        rel = m.group(1)
+        if rel in ties:
+            return ties[rel], True
+        en = _ZH_RELATION[rel]
+        names.add(f"my {en}", _RELATIONS[en][1], rel)
+        return f"my {en}", True
+    pronoun = re.match(r"(?i:(she|he|they|her|his|their))\b|(她|他)(?!们)", head)
+    if pronoun:
+        # an unresolved pronoun: about someone else, never the speaker
+        return (pronoun.group(1) or pronoun.group(2)).casefold(), False
+    first = re.match(r"([A-Z][a-z][\w'\-]*)\b", head)
+    if first and first.group(1) in names.kinds and names.kinds[first.group(1)] in ("person", "pet"):
+        return first.group(1), bool(names.aliases.get(first.group(1)))
+    return me, False
+
+
+@lru_cache(maxsize=1 << 14)
+def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived:
+    text = _nfkc(text).strip()
+    names = _Names()
+    ties: dict[str, str] = {}
+    for earlier in context:
+        ties.update(_ties(_nfkc(earlier), _Names()))
+    # ties stated earlier name the relatives this text only calls "my sister"
+    for phrase, name in list(ties.items()):
+        if phrase in text.casefold() or (not phrase.startswith("my ") and phrase in text):
+            info = relation_alias(phrase)
+            names.add(name, info[1] if info else "person", phrase)
+    ties.update(_ties(text, names))
+    _find_entities(text, names)
+    subject, relative = _subject(text, speaker, ties, names)
+    zh = bool(_CJK.search(text))
+    negated = bool((_NEG_ZH if zh else _NEG_EN).search(text))
+
+    attribute, kind, multi, value = "", "", False, ""
+    for attr, akind, amulti, en, zhp in _ATTRS:
+        pattern = zhp if zh else en
+        if pattern is None:
+            continue
+        m = pattern.search(text)
+        if m is None:
+            continue
+        if attr == "plan" and akind == "plan" and not zh:
+            # "I want to" / "I will" only make a plan when they are about the speaker's own doing
+            if not (_FIRST_PERSON_EN.search(text) or relative or subject[:1].isupper()):
+                continue
+            if re.search(r"\b(?:will|'ll|going)\b", m.group(0), _I) and not _TIME_AHEAD.search(text) \
+                    and not re.search(r"\b(?:plan|intend|hope|aim|decided|want|like|thinking|considering|goal|dream)", text, _I):
+                continue
+        if attr == "has" and not (_FIRST_PERSON_EN.search(text) or zh or relative):
+            continue
+        groups = [g for g in m.groups() if g]
+        attribute, kind, multi, value = attr, akind, amulti, _clean_value(groups[-1] if groups else m.group(0))
+        if attr == "likes" and re.search(r"favou?rite", m.group(0), _I) and len(groups) >= 2:
+            value = _clean_value(groups[-1])
+        break
+
+    if not attribute:
+        if _PAST_TIME.search(text) or _EVENT_EN.search(text) or (zh and _EVENT_ZH.search(text)):
+            ev = _EVENT_EN.search(text)
+            verb = ev.group(1).casefold() if ev else ""
+            rest = text[ev.end():] if ev else text
+            attribute, kind, multi, value = "did", "event", True, _clean_value(f"{verb} {rest}".strip())
+        elif _TIME_AHEAD.search(text):
+            attribute, kind, multi, value = "plan", "plan", True, _clean_value(text)
+        else:
+            attribute, kind, multi, value = "states", "fact", True, _clean_value(text)
+
+    if relative and kind in ("identity", "fact"):
+        kind = "relationship"
+    elif relative and kind == "event":
+        kind = "relationship" if names.aliases.get(subject) else kind
+    if attribute == "has" and any(names.kinds.get(n) in ("person", "pet") for n in names.order):
+        kind = "relationship"
+    if attribute == "has" and re.search(r"\b(?:" + _REL_EN + r")\b", value, _I) or (
+            zh and attribute == "has" and re.search(_REL_ZH, value)):
+        kind = "relationship"
+    if kind == "identity" and subject != ("user" if not speaker or speaker.casefold() in ("user", "human", "me")
+                                          else speaker) and not relative:
+        kind = "fact"
+    if attribute == "likes" and negated and not zh and re.search(r"\b(?:hate|hates|dislike|dislikes|detest|can't\s+stand|"
+                                                                 r"cannot\s+stand)\b", text, _I):
+        negated = True
+
+    if zh and value and attribute in ("works_at", "lives_in", "from") and not names.order[-1:] == [value]:
+        if not _PLACE_ZH_RE.fullmatch(value) and len(value) <= 12:
+            names.add(value, "organisation" if attribute == "works_at" else "place")
+    if attribute in ("has", "likes"):
+        value_key = re.split(r"\s+(?:named|called)\s+|叫", value, maxsplit=1)[0]
+        value_key = re.sub(r"^(?:喝|吃|看|听|玩|去|做)", "", value_key)
+    else:
+        value_key = value
+    slot_attr = attribute
+    if multi:
+        key = _object_key(value_key)
+        slot_attr = f"{attribute}:{key}" if key else attribute
+    slot = f"{subject}/{slot_attr}"
+    return Derived(kind=kind, slot=slot, subject=subject, entities=names.entities(), value=value,
+                   negated=negated, attribute=attribute)
+
+
+def derive(text: str, *, speaker: str | None = None, context: Sequence[str] = ()) -> Derived:
+    """Kind, slot and entities of one statement ``text`` said by ``speaker`` (None: the user).
+
+    ``context`` holds earlier sentences of the same speaker; relation ties they state ("my
+    sister Lena") name the relatives ``text`` only calls "my sister". Deterministic and pure.
+    """
+    return _derive(text, speaker, tuple(context))
+
+
+def derived_fields(derived: Derived) -> dict[str, object]:
+    """The page frontmatter keys that carry a derivation: ``slot`` and ``entities`` (names)."""
+    fields: dict[str, object] = {"slot": derived.slot}
+    if derived.entities:
+        fields["entities"] = [e.name for e in derived.entities]
+    return fields

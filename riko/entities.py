@@ -1,0 +1,82 @@
+"""Entity pages: one page per entity per scope (type ``entity``, category ``entity``) with its
+aliases, and the ``[[wikilinks]]`` fact pages carry to them, so the link graph has edges.
+
+An entity is known by a key that holds across languages (:func:`riko.dream.consolidate.entity_key`:
+"Berlin" and "柏林" are one place); a page answers to its title and to every alias in its tags.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from .dream.consolidate import entity_key
+from .dream.derive import Entity
+from .wiki import Page
+
+__all__ = ["ENTITY_CATEGORY", "EntityMap", "entity_description", "is_entity_page", "link_line", "said_in"]
+
+#: The ``category`` of an entity page (identity facts are ``entity`` pages of another category).
+ENTITY_CATEGORY = "entity"
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def said_in(name: str, text: str) -> bool:
+    """True when ``name`` occurs in the user's words ``text`` (case and width folded)."""
+    folded = _fold(name)
+    return bool(folded) and folded in _fold(text)
+
+
+def entity_description(name: str, kind: str, aliases: Iterable[str]) -> str:
+    """``Lena (person), also called my sister, 妹妹``: what an entity page says in one line."""
+    names = list(aliases)
+    return f"{name} ({kind})" + (f", also called {', '.join(names)}" if names else "")
+
+
+def is_entity_page(page: Page) -> bool:
+    return page.type == "entity" and page.category == ENTITY_CATEGORY
+
+
+class EntityMap:
+    """The live entity pages of a scope by every key and alias they answer to."""
+
+    def __init__(self, pages: Iterable[Page]) -> None:
+        self.by_key: dict[str, Page] = {}
+        for page in pages:
+            if is_entity_page(page) and page.status == "confirmed" and page.superseded_by is None:
+                self.add(page)
+
+    def add(self, page: Page) -> None:
+        kind = page.kind or "other"
+        for name in (page.title, *page.tags):
+            self.by_key.setdefault(entity_key(Entity(name, kind)), page)
+            self.by_key.setdefault(_fold(name), page)
+
+    def replace(self, page: Page) -> None:
+        self.by_key = {k: (page if v.id == page.id else v) for k, v in self.by_key.items()}
+        self.add(page)
+
+    def find(self, entity: Entity) -> Page | None:
+        for name in (entity.name, *entity.aliases):
+            page = self.by_key.get(entity_key(Entity(name, entity.kind))) or self.by_key.get(_fold(name))
+            if page is not None:
+                return page
+        return None
+
+
+def link_line(entities: Iterable[Entity], known: EntityMap, text: str) -> str:
+    """``[[Lena]] · [[Berlin|柏林]]``: a link to each entity page the statement names, labelled with
+    the name the user's words use when that differs from the page title."""
+    links: list[str] = []
+    seen: set[str] = set()
+    for entity in entities:
+        page = known.find(entity)
+        if page is None or page.id in seen:
+            continue
+        seen.add(page.id)
+        label = next((n for n in (entity.name, *entity.aliases) if said_in(n, text)), page.title)
+        links.append(f"[[{page.title}]]" if _fold(label) == _fold(page.title) else f"[[{page.title}|{label}]]")
+    return " · ".join(links)

@@ -1,0 +1,115 @@
+"""riko's own derivation of a statement's kind, slot and entities, in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from riko.dream.derive import KINDS, Entity, derive
+
+
+def names(text: str, **kw) -> dict[str, tuple[str, tuple[str, ...]]]:
+    return {e.name: (e.kind, e.aliases) for e in derive(text, **kw).entities}
+
+
+@pytest.mark.parametrize("text, kind, slot", [
+    ("My name is Mira, by the way.", "identity", "user/name"),
+    ("Just call me Kiki.", "identity", "user/name"),
+    ("我叫小明。", "identity", "user/name"),
+    ("我的名字是王芳", "identity", "user/name"),
+    ("I'm 34 years old.", "identity", "user/age"),
+    ("我今年28岁。", "identity", "user/age"),
+    ("I live in Lisbon now.", "identity", "user/lives_in"),
+    ("We moved to Lisbon last year.", "identity", "user/lives_in"),
+    ("我住在上海。", "identity", "user/lives_in"),
+    ("I'm originally from Porto.", "identity", "user/from"),
+    ("我来自成都。", "identity", "user/from"),
+    ("I work as a nurse.", "identity", "user/occupation"),
+    ("I'm a data engineer.", "identity", "user/occupation"),
+    ("我是一名程序员。", "identity", "user/occupation"),
+    ("I work at Siemens.", "identity", "user/works_at"),
+    ("我在腾讯工作。", "identity", "user/works_at"),
+    ("I'm vegetarian.", "identity", "user/diet"),
+    ("我吃素。", "identity", "user/diet"),
+    ("I'm allergic to peanuts.", "identity", "user/allergy"),
+    ("I love green tea.", "preference", "user/likes:green_tea"),
+    ("I prefer green tea over coffee.", "preference", "user/likes:green_tea"),
+    ("我喜欢喝乌龙茶。", "preference", "user/likes:乌龙茶"),
+    ("I'm planning a trip to Kyoto next April.", "plan", "user/plan:kyoto"),
+    ("我计划明年四月去京都。", "plan", "user/plan:kyoto"),
+    ("Please don't bring up my ex.", "boundary", "user/boundary:ex"),
+    ("请不要再提我的前任。", "boundary", "user/boundary:我的前任"),
+    ("I went climbing with friends yesterday.", "event", "user/did:went_climbing"),
+    ("My sister Lena lives in Berlin.", "relationship", "Lena/lives_in"),
+    ("我妹妹 Lena 住在柏林。", "relationship", "Lena/lives_in"),
+    ("Lena, my sister, is a teacher.", "relationship", "Lena/occupation"),
+    ("My brother works at Google.", "relationship", "my brother/works_at"),
+    ("我妈妈是医生。", "relationship", "my mother/occupation"),
+    ("I adopted a dog named Max last week.", "relationship", "user/has:dog"),
+])
+def test_kind_and_slot(text, kind, slot):
+    d = derive(text)
+    assert (d.kind, d.slot) == (kind, slot)
+    assert d.kind in KINDS
+    assert d.slot.split("/", 1)[0] == d.subject
+
+
+def test_polarity_is_not_part_of_the_slot():
+    like, dislike, hate = derive("I like coffee."), derive("I don't like coffee."), derive("I hate coffee.")
+    assert like.slot == dislike.slot == hate.slot == "user/likes:coffee"
+    assert (like.negated, dislike.negated, hate.negated) == (False, True, True)
+    assert derive("我不喜欢咖啡").negated and not derive("我喜欢咖啡").negated
+
+
+def test_a_relative_is_tied_to_a_name_in_both_languages():
+    en = names("My sister Lena lives in Berlin.")
+    zh = names("我妹妹 Lena 住在柏林。")
+    assert en["Lena"][0] == zh["Lena"][0] == "person"
+    assert "my sister" in en["Lena"][1] and "妹妹" in en["Lena"][1] and "妹妹" in zh["Lena"][1]
+    assert en["Berlin"] == zh["Berlin"] == ("place", ("柏林",))
+    assert "Lena" in names("Lena (my sister) is a nurse.")
+    assert "Lena" in names("I have a sister named Lena.")
+    assert "Lena" in names("My sister's name is Lena.")
+
+
+def test_a_tie_stated_earlier_names_the_relative_later():
+    d = derive("My sister lives in Berlin.", context=("My sister is Lena.",))
+    assert d.slot == "Lena/lives_in" and d.kind == "relationship"
+    assert derive("My sister lives in Berlin.").slot == "my sister/lives_in"
+
+
+def test_places_said_in_two_languages_are_one_entity():
+    assert [e.name for e in derive("下个月我打算去京都").entities] == ["Kyoto"]
+    assert [e.name for e in derive("Next month I plan to visit Kyoto.").entities] == ["Kyoto"]
+
+
+def test_entity_kinds():
+    found = names("I work at Acme Labs on Project Falcon and my cat Mochi sleeps all day.")
+    assert found["Acme Labs"][0] == "organisation"
+    assert found["Mochi"][0] == "pet"
+    assert found["Project Falcon"][0] == "project"
+    assert names("我有一只猫叫咪咪。")["咪咪"][0] == "pet"
+
+
+def test_a_capital_at_the_start_of_a_sentence_is_not_a_name():
+    assert names("Yesterday was long. Honestly it rained.") == {}
+    assert "Muhammad" in names("Muhammad intends to file a report.")
+
+
+def test_the_speaker_is_the_subject_in_a_multi_party_log():
+    d = derive("I got a new job at a bakery.", speaker="Fahim Khan")
+    assert d.subject == "Fahim Khan" and d.slot.startswith("Fahim Khan/")
+    assert derive("I got a new job at a bakery.", speaker="user").subject == "user"
+
+
+def test_a_pronoun_never_becomes_the_user():
+    d = derive("She lives in Paris.")
+    assert d.subject == "she" and d.kind != "identity"
+    assert derive("他住在北京。").subject == "他"
+
+
+def test_derivation_is_deterministic_and_total():
+    for text in ("", "   ", "???", "ok", "😀", "<<<END>>>", "a" * 5000):
+        d = derive(text)
+        assert d.kind in KINDS and "/" in d.slot
+        assert d == derive(text)
+    assert isinstance(derive("My dog Rex is old.").entities[0], Entity)
