@@ -23,6 +23,10 @@ from .corrections import claim_changed, corrected_title, retire_evidence
 from .errors import NotFoundError, StateError, WikiFormatError
 from .file_journal import FileJournal
 from .scope import MemoryScope
+from .stores.candidates import CandidateStore
+from .stores.overlay import OverlayStore
+from .stores.pages import PAGE_COLUMNS as _PAGE_COLUMNS
+from .stores.pages import PageStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import (
     RESIDENT_FILE,
@@ -39,22 +43,6 @@ from .wiki.files import page_files, read_bytes
 from .wiki.page import TYPE_FOLDERS
 
 __all__ = ["Canon", "SyncReport", "file_hash", "check_files"]
-
-_COLUMNS = (
-    "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity",
-    "sensitivity_history", "version", "tags", "sources", "confidence", "kind", "category",
-    "observed_at", "recorded_at", "valid_from", "valid_to", "supersedes", "superseded_by",
-    "supersede_reason", "usage_policy", "path", "file_hash", "source_candidates", "extra", "updated_at",
-)
-
-
-# The stored columns a Page is made of, in the order of Page's fields.
-_PAGE_COLUMNS = (
-    "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity", "version",
-    "tags", "sources", "confidence", "kind", "category", "observed_at", "recorded_at", "valid_from", "valid_to",
-    "supersedes", "superseded_by", "usage_policy", "extra",
-)
-
 
 def _texts(text: str | None) -> list[str]:
     """A JSON list-of-text column (tags, sources); the empty list most rows hold is not parsed."""
@@ -144,6 +132,7 @@ class Canon:
         self.dir = wiki_dir
         self.clock = clock
         self._files = FileJournal(wh, wiki_dir)
+        self.store = PageStore(wh)
 
     # -- transactions spanning the warehouse and the files ------------------------------------
     @contextmanager
@@ -165,68 +154,47 @@ class Canon:
 
     def expected_hash(self, rel: str) -> str | None:
         """The SHA-256 the ``pages`` table holds for the file at ``rel`` (None: no page lives there)."""
-        row = self.wh.fetchone("SELECT file_hash FROM pages WHERE scope_key = ? AND path = ?", [self.scope.key, rel])
-        return row[0] if row else None
+        return self.store.hash_at(rel)
 
     # -- reading ------------------------------------------------------------------------------
-    def _rows(self, where: str = "", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
-        cur = self.wh.con.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM pages WHERE scope_key = ? {where} ORDER BY id",
-            [self.scope.key, *params],
-        )
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
-
     @staticmethod
     def _page(row: dict[str, Any]) -> Page:
         return _page_of(*(row[name] for name in _PAGE_COLUMNS))
 
     def pages(self, *, include_forgotten: bool = False) -> list[Page]:
-        where = "" if include_forgotten else "AND status <> 'forgotten'"
         # tuples straight into Page: the Resident refresh reads every page of the scope
-        cur = self.wh.con.execute(
-            f"SELECT {', '.join(_PAGE_COLUMNS)} FROM pages WHERE scope_key = ? {where} ORDER BY id", [self.scope.key])
-        return [_page_of(*row) for row in cur.fetchall()]
+        return [_page_of(*row) for row in self.store.page_tuples(include_forgotten=include_forgotten)]
 
     def get(self, page_id: str) -> Page:
-        rows = self._rows("AND id = ?", [page_id])
-        if not rows:
+        row = self.store.row(page_id)
+        if row is None:
             raise NotFoundError("page", page_id, listing="pages")
-        return self._page(rows[0])
+        return self._page(row)
 
     def exists(self, page_id: str) -> bool:
-        return bool(self.wh.fetchone("SELECT 1 FROM pages WHERE scope_key = ? AND id = ?", [self.scope.key, page_id]))
+        return self.store.exists(page_id)
 
     def row(self, page_id: str) -> dict[str, Any]:
-        rows = self._rows("AND id = ?", [page_id])
-        if not rows:
+        row = self.store.row(page_id)
+        if row is None:
             raise NotFoundError("page", page_id)
-        return rows[0]
+        return row
 
     def frame(self) -> pl.DataFrame:
-        return self.wh.frame(
-            "SELECT id, type, title, description, status, sensitivity, version, usage_policy, valid_from, "
-            "valid_to, supersedes, superseded_by, path, updated_at FROM pages WHERE scope_key = ? ORDER BY type, title",
-            [self.scope.key],
-        )
+        return self.store.rows()
 
     def versions(self, page_id: str) -> pl.DataFrame:
-        return self.wh.frame(
-            "SELECT version, authority, recorded_at, text FROM page_versions WHERE scope_key = ? AND page_id = ? ORDER BY version",
-            [self.scope.key, page_id],
-        )
+        return self.store.versions(page_id)
 
     def path_for(self, page: Page, current: str | None = None) -> Path:
         """Where ``page`` lives: its ``current`` file when that is in the type's folder, else a
         fresh unique ``<folder>/<slug>.md``."""
         if current is None:
-            row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope.key, page.id])
-            current = row[0] if row else None
+            current = self.store.path_of(page.id)
         folder = TYPE_FOLDERS[page.type]
         if current and Path(current).parts[0] == folder:
             return self.dir / current
-        taken = {r[0] for r in self.wh.fetchall(
-            "SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope.key, page.id])}
+        taken = self.store.paths_except(page.id)
         base = slugify(page.title)
         n = 1
         while True:
@@ -274,11 +242,7 @@ class Canon:
             where = on_disk[0] if on_disk else (old["path"] if old else None)
             expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)
             if previous is not None:
-                self.wh.insert_rows(
-                    "page_versions",
-                    [{"page_id": previous.id, "version": previous.version, "text": render_page(previous),
-                      "authority": authority, "recorded_at": naive_utc(now)}],
-                )
+                self.store.add_version(previous.id, previous.version, render_page(previous), authority, naive_utc(now))
             rel, digest = where, expected
             if write_file:
                 if where and verify_disk:
@@ -302,7 +266,7 @@ class Canon:
                 history = json.loads(old["sensitivity_history"] or "[]") if old else []
             cands = list(source_candidates) or (json.loads(old["source_candidates"] or "[]") if old else [])
             reason = supersede_reason if supersede_reason is not None else (old["supersede_reason"] if old else None)
-            self.wh.upsert("pages", self._row(page, rel, digest, reason, cands, history, now), key=("id",))
+            self.store.upsert(self._row(page, rel, digest, reason, cands, history, now))
             self.wh.audit(audit_kind, authority, page.id, {"version": page.version, "title": page.title, **(detail or {})})
         return page
 
@@ -330,8 +294,7 @@ class Canon:
         the page keeps its last valid version (it is neither applied nor treated as deleted).
         A file whose bytes hash to the stored ``file_hash`` is unchanged and is not parsed.
         """
-        known = {r[0]: (r[1], r[2]) for r in self.wh.fetchall(
-            "SELECT path, id, file_hash FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
+        known = {r[0]: (r[1], r[2]) for r in self.store.files()}
         found: dict[str, _FileState] = {}
         errors: list[WikiFormatError] = []
         unchanged = 0
@@ -382,8 +345,7 @@ class Canon:
         found, errors, report.unchanged = self.scan()
         report.errors = errors
         # only the pages whose files changed or vanished are read in full
-        stored = {r[0]: (r[1], r[2]) for r in self.wh.fetchall(
-            "SELECT id, status, path FROM pages WHERE scope_key = ?", [self.scope.key])}
+        stored = {r[0]: (r[1], r[2]) for r in self.store.statuses()}
         for pid, state in found.items():
             if state.page is None or state.path is None or state.text is None:
                 continue  # unchanged, or not applicable (kept at its last valid version)
@@ -442,20 +404,13 @@ class Canon:
 
         now = naive_utc(self.clock.now())
         with self.transaction():
-            self.wh.con.execute(
-                "UPDATE candidates SET status = 'pending', conflict_page_id = NULL, updated_at = ? WHERE scope_key = ? "
-                "AND status = 'pending_conflict' AND conflict_page_id = ?", [now, self.scope.key, page_id])
-            self.wh.con.execute(
-                "UPDATE conflicts SET state = 'resolved', resolution = 'page-forgotten', resolved_at = ? "
-                "WHERE scope_key = ? AND page_id = ? AND state = 'contested'", [now, self.scope.key, page_id])
+            CandidateStore(self.wh).release_page(page_id, now)
+            OverlayStore(self.wh).resolve_for_page(page_id, "page-forgotten", now)
             return invalidate_entity_aliases(self.wh, self.scope, self.clock, page_id)
 
     def _record_file(self, pid: str, rel: str, text: str) -> None:
         with self.transaction():
-            self.wh.con.execute(
-                "UPDATE pages SET path = ?, file_hash = ? WHERE scope_key = ? AND id = ?",
-                [rel, file_hash(text), self.scope.key, pid],
-            )
+            self.store.record_file(pid, rel, file_hash(text))
 
     def check(self) -> list[WikiFormatError]:
         """Validate every page file and change nothing (for pre-commit hooks)."""
@@ -463,8 +418,7 @@ class Canon:
 
     def stored_ids(self) -> dict[str, str]:
         """Relative page-file path → the page id stored for it."""
-        return {r[0]: r[1] for r in self.wh.fetchall(
-            "SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [self.scope.key])}
+        return {r[0]: r[1] for r in self.store.files()}
 
     def resident_path(self) -> Path:
         return self.dir / RESIDENT_FILE

@@ -129,8 +129,7 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, create: bo
 
     preset = resolve_preset(args)
     if not create and not read_only:
-        from .scope import MemoryScope
-        from .warehouse import require_memory
+        from .scope import MemoryScope, require_memory
 
         require_memory(args.root, MemoryScope(args.owner, preset))
     return riko.open(args.root, owner=args.owner, preset=preset, read_only=read_only)

@@ -69,18 +69,15 @@ def cmd_observations(args: argparse.Namespace) -> int:
 
 @command("observation")
 def cmd_observation(args: argparse.Namespace) -> int:
-    from .observations import ObservationStore
-
     with open_memory(args) as mem:
-        store = ObservationStore.of(mem.context)
         if args.action == "activate":
-            row = store.activate(args.id)
+            row = mem.activate_observation(args.id)
         elif args.action == "invalidate":
-            row = store.invalidate(args.id, reason=args.reason or "management-invalidation")
+            row = mem.invalidate_observation(args.id, reason=args.reason or "management-invalidation")
         elif args.action == "suppress":
-            row = store.suppress(args.id, reason=args.reason or "management-suppression")
+            row = mem.suppress_observation(args.id, reason=args.reason or "management-suppression")
         else:
-            row = store.restore(args.id, reason=args.reason or "management-restore")
+            row = mem.restore_observation(args.id, reason=args.reason or "management-restore")
     emit(args, row, text=f"observation {row['id']} is now {row['status']}")
     return 0
 

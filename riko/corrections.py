@@ -11,6 +11,7 @@ from typing import Any
 from .contracts import parse_ref
 from .recall.text import tokenize
 from .sensitivity import protected_title
+from .stores.evidence import EvidenceStore
 
 __all__ = ["claim_changed", "corrected_title", "retire_evidence", "stale_title_tokens"]
 
@@ -67,7 +68,6 @@ def retire_evidence(wh: Any, scope_key: str, refs: Iterable[str]) -> list[str]:
     for ref in refs:
         parsed = parse_ref(ref)
         if parsed:
-            wh.con.execute("UPDATE evidence SET correction_invalidated = true WHERE scope_key = ? AND session_id = ? "
-                           "AND seq = ?", [scope_key, parsed[0], parsed[1]])
+            EvidenceStore(wh).invalidate(parsed[0], parsed[1])
             marked.append(ref)
     return marked

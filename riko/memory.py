@@ -498,6 +498,12 @@ class Memory:
         out = ObservationStore.of(self._ctx).propose(text, list(anchors), confidence, authority="management")
         return dict(out.__dict__)
 
+    def observation(self, observation_id: str) -> dict[str, Any]:
+        """One observation record (text, anchors, status …); an unknown id is a NotFoundError."""
+        from .observations import ObservationStore
+
+        return ObservationStore.of(self._ctx).get(observation_id)
+
     def activate_observation(self, observation_id: str) -> dict[str, Any]:
         from .observations import ObservationStore
 

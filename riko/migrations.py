@@ -18,7 +18,7 @@ RECORD_SCHEMA_VERSION = 5
 _COMMON = "scope_key VARCHAR NOT NULL, schema_version INTEGER NOT NULL"
 
 _V1_TABLES = {
-    # Scope state: Dream settings and the last valid Resident.
+    # Scope state: the last valid Resident (``dream_settings`` moved to ``settings`` in v2).
     "profiles": f"""{_COMMON}, dream_settings VARCHAR, resident_text VARCHAR, resident_blocks VARCHAR,
         resident_version VARCHAR, resident_generated_at TIMESTAMP, max_chars INTEGER,
         source_page_ids VARCHAR, omitted_page_ids VARCHAR, diagnostics VARCHAR, updated_at TIMESTAMP,
@@ -117,7 +117,9 @@ RECORD_KINDS = (
     "audits", "suppressions", "activation", "index_meta", "vectors", "aliases", "projections",
     "conflicts",
 )
-SCOPED_TABLES = tuple(_V1_TABLES)
+#: A scope's saved Dream settings, in a row of their own (they shared ``profiles`` before v2).
+_V2_SETTINGS = f"{_COMMON}, dream_settings VARCHAR, updated_at TIMESTAMP, PRIMARY KEY (scope_key)"
+SCOPED_TABLES = (*_V1_TABLES, "settings")
 
 
 def _v1_create_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -125,8 +127,18 @@ def _v1_create_tables(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE TABLE {name} ({columns})")
 
 
+def _v2_settings_table(con: duckdb.DuckDBPyConnection) -> None:
+    """Move the saved Dream settings out of the Resident's ``profiles`` row into ``settings``."""
+    con.execute(f"CREATE TABLE settings ({_V2_SETTINGS})")
+    con.execute("INSERT INTO settings (scope_key, schema_version, dream_settings, updated_at) "
+                "SELECT scope_key, schema_version, dream_settings, updated_at FROM profiles "
+                "WHERE dream_settings IS NOT NULL")
+    con.execute("UPDATE profiles SET dream_settings = NULL WHERE dream_settings IS NOT NULL")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "create record tables", _v1_create_tables),
+    (2, "settings in their own row", _v2_settings_table),
 ]
 
 

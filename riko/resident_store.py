@@ -11,6 +11,10 @@ from .config import RikoConfig
 from .file_journal import resident_stale
 from .resident import ResidentBlock, ResidentSnapshot, compile_resident
 from .scope import MemoryScope
+from .stores.audits import last_audit_id
+from .stores.overlay import OverlayStore
+from .stores.pages import PageStore
+from .stores.profiles import ProfileStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import write_atomic
 
@@ -22,13 +26,10 @@ class ResidentStore:
 
     def __init__(self, wh: Warehouse, scope: MemoryScope, canon: Canon, config: RikoConfig, clock: Clock) -> None:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
+        self.overlay, self.profile = OverlayStore(wh), ProfileStore(wh)
 
     def _overlay(self) -> tuple[set[str], set[str], dict[str, float]]:
-        key = [self.scope.key]
-        suppressed = {r[0] for r in self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active", key)}
-        contested = {r[0] for r in self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested'", key)}
-        activation = {r[0]: float(r[1]) for r in self.wh.fetchall("SELECT record_id, score FROM activation WHERE scope_key = ?", key)}
-        return suppressed, contested, activation
+        return self.overlay.overlay()
 
     def _pages(self) -> list[Any]:
         """Canonical pages as the compiler should judge them.
@@ -36,9 +37,7 @@ class ResidentStore:
         A temporally replaced page stays true until its ``valid_to``, so its forward link is
         left out here and its validity window decides (the replacement starts at that moment).
         """
-        temporal = {r[0] for r in self.wh.fetchall(
-            "SELECT id FROM pages WHERE scope_key = ? AND supersede_reason = 'temporal' AND valid_to IS NOT NULL",
-            [self.scope.key])}
+        temporal = PageStore(self.wh).temporally_closed_ids()
         return [p.replace(superseded_by=None) if p.id in temporal and p.status == "confirmed" else p
                 for p in self.canon.pages()]
 
@@ -59,9 +58,7 @@ class ResidentStore:
         )
 
     def stored(self) -> ResidentSnapshot | None:
-        row = self.wh.fetchone(
-            "SELECT resident_text, resident_blocks, resident_version, resident_generated_at, max_chars, source_page_ids, "
-            "omitted_page_ids, diagnostics FROM profiles WHERE scope_key = ?", [self.scope.key])
+        row = self.profile.snapshot()
         if row is None or row[2] is None:
             return None
         text, blocks, version, generated, max_chars, sources, omitted, diagnostics = row
@@ -75,8 +72,7 @@ class ResidentStore:
         )
 
     def _revision(self) -> int:
-        row = self.wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [self.scope.key])
-        return int(row[0]) if row else 0
+        return last_audit_id(self.wh)
 
     def current(self) -> ResidentSnapshot:
         """The Resident for the next prompt: cached until a mutation is audited or a validity
@@ -118,14 +114,13 @@ class ResidentStore:
             return previous
         data = snap.to_dict()
         with self.wh.transaction():
-            kept = self.wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [self.scope.key])
-            self.wh.upsert("profiles", {
-                "dream_settings": kept[0] if kept else None, "resident_text": snap.text, "resident_blocks": dumps(data["blocks"]),
+            self.profile.save_snapshot({
+                "resident_text": snap.text, "resident_blocks": dumps(data["blocks"]),
                 "resident_version": snap.version, "resident_generated_at": naive_utc(snap.generated_at),
                 "max_chars": snap.max_chars, "source_page_ids": dumps(list(snap.source_page_ids)),
                 "omitted_page_ids": dumps(list(snap.omitted_page_ids)), "diagnostics": dumps(snap.diagnostics),
                 "updated_at": naive_utc(self.clock.now()),
-            }, key=())
+            })
             self.wh.audit("resident-compiled", "deterministic_rule", snap.version,
                           {"included": len(snap.source_page_ids), "omitted": len(snap.omitted_page_ids)})
             write_atomic(self.canon.resident_path(), _resident_file(snap))

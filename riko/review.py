@@ -35,6 +35,9 @@ from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotF
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from .sensitivity import can_transition, classify_text, protected_title, rank
+from .stores.candidates import CandidateStore
+from .stores.evidence import EvidenceStore
+from .stores.overlay import OverlayStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
@@ -43,6 +46,8 @@ __all__ = ["Review", "ProposalOutcome", "candidate_fingerprint", "CANDIDATE_STAT
 
 from .vocabulary import CANDIDATE_STATUSES, RESOLUTIONS  # noqa: E402
 AUTO_CONFIRM_POLICIES = ("off", "user_grounded", "all")
+#: A repeat adds its user line to a page's evidence until the page holds this many sources.
+MAX_REPEAT_EVIDENCE = 8
 CONFIRMING_AUTHORITIES = ("user", "management")
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 # Fields a proposer may write that only review can set; a proposal carrying them is stored without them.
@@ -85,29 +90,20 @@ class Review:
                  on_change: Callable[[], Any]) -> None:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
         self._on_change = on_change
+        self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
 
     # -- candidates -----------------------------------------------------------------------------
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates by status: ``pending`` (with ``pending_conflict``), any one status, or all (None)."""
         if status is not None and status not in CANDIDATE_STATUSES:
             raise InvalidArgumentError(f"status must be one of {', '.join(CANDIDATE_STATUSES)} or None; got {status!r}")
-        sql = ("SELECT id, status, type, title, description, body, tags, confidence, sensitivity, source, "
-               "source_sessions, evidence, conflict_page_id, page_id, created_at, updated_at FROM candidates WHERE scope_key = ?")
-        params: list[Any] = [self.scope.key]
-        if status == "pending":
-            sql += " AND status IN ('pending', 'pending_conflict')"
-        elif status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+        return self.cands.rows(status)
 
     def candidate(self, candidate_id: str) -> dict[str, Any]:
-        cur = self.wh.con.execute("SELECT * FROM candidates WHERE scope_key = ? AND id = ?", [self.scope.key, candidate_id])
-        names = [d[0] for d in cur.description]
-        rows = cur.fetchall()
-        if not rows:
+        row = self.cands.get(candidate_id)
+        if row is None:
             raise NotFoundError("candidate", candidate_id, listing="candidates")
-        return dict(zip(names, rows[0]))
+        return row
 
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
         """The references that point at something real in this scope (a stored event or page)."""
@@ -116,8 +112,7 @@ class Review:
             ref = str(ref).strip()
             parsed = parse_ref(ref)
             if parsed is not None:
-                if self.wh.fetchone("SELECT 1 FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                    [self.scope.key, parsed[0], parsed[1]]):
+                if self.evidence.has_line(parsed[0], parsed[1]):
                     kept.add(ref)
             elif ref.startswith("page:") and self.canon.exists(ref[5:]):
                 kept.add(ref)
@@ -160,8 +155,7 @@ class Review:
             raise InvalidArgumentError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
-        sessions = [session_id] if session_id and self.wh.fetchone(
-            "SELECT 1 FROM sessions WHERE scope_key = ? AND session_id = ?", [self.scope.key, session_id]) else []
+        sessions = [session_id] if session_id and self.evidence.has_session(session_id) else []
         refs = self._known_refs(evidence)
         baseline = sensitivity if sensitivity in SENSITIVITIES else "provisional_sensitive"
         # a proposer may only tighten: the conservative classifier runs over what it proposed
@@ -188,32 +182,22 @@ class Review:
             self.set_sensitivity(tighten.id, sensitivity, authority=_proposal_authority(authority))
             return ProposalOutcome(None, "dropped-duplicate")
         with self.canon.transaction():
-            existing = self.wh.fetchone(
-                "SELECT id, tags, source_sessions, evidence, confidence, sensitivity FROM candidates "
-                "WHERE scope_key = ? AND fingerprint = ? AND status IN ('pending', 'pending_conflict')",
-                [self.scope.key, fp],
-            )
+            existing = self.cands.pending_of(fp)
             if existing is not None:
                 cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = existing
                 merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
                 old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
                 stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.wh.con.execute(
-                    "UPDATE candidates SET tags = ?, source_sessions = ?, evidence = ?, confidence = ?, sensitivity = ?, updated_at = ? "
-                    "WHERE scope_key = ? AND id = ?",
-                    [dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                     dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                     dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                     merged_conf, stricter, now, self.scope.key, cid],
-                )
+                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                                 confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
-            earlier = self.wh.fetchone("SELECT count(*) FROM candidates WHERE scope_key = ? AND fingerprint = ?",
-                                       [self.scope.key, fp])
-            seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{earlier[0] if earlier else 0}"
+            seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
             status = "pending_conflict" if canon_match is not None else "pending"
-            self.wh.insert_rows("candidates", [{
+            self.cands.insert({
                 "id": cid, "fingerprint": fp, "type": type, "title": title,
                 "description": description[:120] if source == "dream" else description,
                 "body": body, "tags": dumps(sorted(set(tags))), "confidence": confidence, "kind": kind,
@@ -221,7 +205,7 @@ class Review:
                 "source_sessions": dumps(sessions), "evidence": dumps(refs), "links": dumps(list(links)),
                 "conflict_page_id": canon_match.id if canon_match is not None else None, "page_id": None,
                 "created_at": now, "updated_at": now,
-            }])
+            })
             if canon_match is not None:
                 conflict_id = self._open_conflict(canon_match, cid)
             detail: dict[str, Any] = {"source": source, "title": title, "status": status}
@@ -234,6 +218,8 @@ class Review:
 
     def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
         """A repeat the user really said again adds that user event to the page's evidence."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return  # a page names enough of the times it was said; later repeats are only audited
         match = user_grounded_match(self.wh, self.scope, claim, sessions)
         if match is None or match.ref in page.sources:
             return
@@ -303,8 +289,7 @@ class Review:
         with self.canon.transaction():
             self.canon.save(page, authority=authority, audit_kind=audit_kind, detail=detail,
                             source_candidates=[candidate_id])
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
         return page
 
     def _page_from_candidate(self, cand: dict[str, Any], grounded: UserEvent | None) -> Page:
@@ -354,10 +339,9 @@ class Review:
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                row = self.wh.fetchone("SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                       [self.scope.key, parsed[0], parsed[1]])
-                if row and row[0] is not None:
-                    times.append(utc(row[0]))
+                when = self.evidence.line_time(parsed[0], parsed[1])
+                if when is not None:
+                    times.append(utc(when))
         return min(times) if times else None
 
     def reject(self, candidate_id: str, *, authority: str = "management") -> None:
@@ -370,11 +354,8 @@ class Review:
                          f"authority {authority!r} cannot reject; only user evidence or management can")
         now = naive_utc(self.clock.now())
         with self.wh.transaction():
-            self.wh.con.execute("UPDATE candidates SET status = 'rejected', updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [now, self.scope.key, candidate_id])
-            self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = 'rejected', resolved_at = ? "
-                                "WHERE scope_key = ? AND candidate_id = ? AND state = 'contested'",
-                                [now, self.scope.key, candidate_id])
+            self.cands.reject(candidate_id, now)
+            self.overlay.resolve_for_candidate(candidate_id, "rejected", now)
             self.wh.audit("candidate-rejected", authority, candidate_id, {"title": cand["title"]})
         self._on_change()
 
@@ -447,12 +428,11 @@ class Review:
         (``alias``): the candidate is accepted into the existing page, whose evidence grows; an
         alias also gets a revocable alias edge from its wording to the page. No duplicate page."""
         with self.wh.transaction():
-            if match.ref not in page.sources:
+            if match.ref not in page.sources and (relation != "same" or len(page.sources) < MAX_REPEAT_EVIDENCE):
                 self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
                                 authority="user", audit_kind="page-evidence-added", previous=page,
                                 detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
             if relation == "alias":
                 from .aliases import upsert_alias
 
@@ -467,9 +447,7 @@ class Review:
         never overwritten (a replacement resolves as a temporal transition, a contradiction as
         a correction or by management)."""
         with self.wh.transaction():
-            self.wh.con.execute("UPDATE candidates SET status = 'pending_conflict', conflict_page_id = ?, updated_at = ? "
-                                "WHERE scope_key = ? AND id = ?",
-                                [page.id, naive_utc(self.clock.now()), self.scope.key, candidate_id])
+            self.cands.contest(candidate_id, page.id, naive_utc(self.clock.now()))
             conflict_id = self._open_conflict(page, candidate_id, predicate=relation)
             self.wh.audit("candidate-contests-page", "deterministic_rule", candidate_id,
                           {"page": page.id, "relation": relation, "conflict": conflict_id})
@@ -547,8 +525,7 @@ class Review:
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                self.wh.con.execute("UPDATE evidence SET correction_invalidated = true WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                    [self.scope.key, parsed[0], parsed[1]])
+                self.evidence.invalidate(parsed[0], parsed[1])
 
     def replace(self, page_id: str, content: str, valid_from: datetime | str, *, authority: str = "management",
                 evidence: str | None = None) -> Page:
@@ -630,12 +607,9 @@ class Review:
         now = naive_utc(self.clock.now())
         new = old.replace(usage_policy="suppressed", version=old.version + 1)
         with self.canon.transaction():
-            count = self.wh.fetchone("SELECT count(*) FROM suppressions WHERE scope_key = ? AND target_id = ?",
-                                     [self.scope.key, page_id])
-            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count[0] if count else 0}".encode()).hexdigest()[:16]
-            self.wh.insert_rows("suppressions", [{"id": ident, "target_id": page_id, "target_kind": "page",
-                                                  "reason": reason, "active": True, "created_at": now, "restored_at": None,
-                                                  "restore_reason": None}])
+            count = self.overlay.suppression_count(page_id)
+            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count}".encode()).hexdigest()[:16]
+            self.overlay.suppress(ident, page_id, "page", reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old, detail={"reason": reason})
         self._on_change()
         return new
@@ -646,15 +620,12 @@ class Review:
         old = self.canon.get(page_id)
         if old.status == "forgotten":
             raise StateError(f"page {page_id} is forgotten")
-        active = self.wh.fetchone("SELECT id FROM suppressions WHERE scope_key = ? AND target_id = ? AND active",
-                                  [self.scope.key, page_id])
-        if active is None and old.usage_policy != "suppressed":
+        if not self.overlay.is_suppressed(page_id) and old.usage_policy != "suppressed":
             raise StateError(f"page {page_id} is not suppressed; nothing to restore")
         now = naive_utc(self.clock.now())
         new = old.replace(usage_policy="normal", version=old.version + 1) if old.usage_policy != "normal" else old
         with self.canon.transaction():
-            self.wh.con.execute("UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
-                                "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope.key, page_id])
+            self.overlay.lift(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
         self._on_change()
@@ -700,23 +671,18 @@ class Review:
     # -- conflicts ------------------------------------------------------------------------------
     def _open_conflict(self, page: Page, candidate_id: str, predicate: str | None = None) -> str:
         cid = "k-" + hashlib.sha256(f"{self.scope.key}:{page.id}:{candidate_id}".encode()).hexdigest()[:16]
-        self.wh.insert_rows("conflicts", [{"id": cid, "state": "contested", "subject": normalize_claim(page.title),
-                                           "predicate": predicate or page.kind or page.type, "page_id": page.id,
-                                           "candidate_id": candidate_id, "resolution": None,
-                                           "created_at": naive_utc(self.clock.now()), "resolved_at": None}])
+        self.overlay.open_conflict({"id": cid, "state": "contested", "subject": normalize_claim(page.title),
+                                    "predicate": predicate or page.kind or page.type, "page_id": page.id,
+                                    "candidate_id": candidate_id, "resolution": None,
+                                    "created_at": naive_utc(self.clock.now()), "resolved_at": None})
         self.wh.audit("conflict-opened", "deterministic_rule", cid, {"page": page.id, "candidate": candidate_id})
         return cid
 
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
-        sql = "SELECT id, state, subject, predicate, page_id, candidate_id, resolution, created_at, resolved_at FROM conflicts WHERE scope_key = ?"
-        params: list[Any] = [self.scope.key]
-        if state:
-            sql += " AND state = ?"
-            params.append(state)
-        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+        return self.overlay.conflicts(state)
 
     def contested_page_ids(self) -> set[str]:
-        return {r[0] for r in self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested'", [self.scope.key])}
+        return self.overlay.contested_ids()
 
     def resolve_conflict(self, conflict_id: str, resolution: str, *, authority: str = "management",
                          valid_from: datetime | str | None = None) -> Page:
@@ -725,7 +691,7 @@ class Review:
         now), ``management`` keeps the old page and accepts the candidate as a page of its own."""
         if resolution not in RESOLUTIONS:
             raise InvalidArgumentError(f"resolution must be one of {', '.join(RESOLUTIONS)}; got {resolution!r}")
-        row = self.wh.fetchone("SELECT page_id, candidate_id, state FROM conflicts WHERE scope_key = ? AND id = ?", [self.scope.key, conflict_id])
+        row = self.overlay.conflict(conflict_id)
         if row is None:
             raise NotFoundError("conflict", conflict_id, listing="conflicts")
         page_id, cand_id, state = row
@@ -739,8 +705,7 @@ class Review:
         refs = json.loads(cand["evidence"] or "[]")
         now = naive_utc(self.clock.now())
         with self.canon.transaction():
-            self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = ?, resolved_at = ? WHERE scope_key = ? AND id = ?",
-                                [resolution, now, self.scope.key, conflict_id])
+            self.overlay.resolve(conflict_id, resolution, now)
             if resolution == "correction":
                 page = self._correct(page_id, text, authority=authority, evidence=refs)
             elif resolution == "temporal_transition":
@@ -748,10 +713,9 @@ class Review:
                 page = self._replace(page_id, text, valid_from or self.clock.now(), authority=authority,
                                      evidence=refs, tags=tags)
             else:
-                self.wh.con.execute("UPDATE candidates SET status = 'pending' WHERE scope_key = ? AND id = ?", [self.scope.key, cand_id])
+                self.cands.reopen(cand_id)
                 page = self._confirm(cand_id, authority=authority)
-            self.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                                [page.id, now, self.scope.key, cand_id])
+            self.cands.accept(cand_id, page.id, now)
             self.wh.audit("conflict-resolved", authority, conflict_id,
                           {"resolution": resolution, "page": page.id, "candidate": cand_id})
         self._on_change()
@@ -772,9 +736,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        row = self.review.wh.fetchone("SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-                                      [self.review.scope.key, event.session_id, event.seq])
-        return facts(event.text, row[0] if row and row[0] is not None else None)
+        return facts(event.text, self.review.evidence.line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -821,12 +783,7 @@ class _Consolidation:
                     upsert_alias(review.wh, review.scope, review.clock, page.id, name,
                                  resolution_kind="explicit_coreference" if tied else "derived_inference",
                                  confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
-                rows = review.wh.fetchall(
-                    "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' "
-                    "AND category = ?", [review.scope.key, candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY])
-                for (cid,) in rows:
-                    review.wh.con.execute("UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? "
-                                          "WHERE scope_key = ? AND id = ?",
-                                          [page.id, naive_utc(review.clock.now()), review.scope.key, cid])
+                for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
+                    review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
                     review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
             self.entities.replace(page)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from .errors import ScopeError
+from .errors import MissingScopeError, RikoError, ScopeError
 
-__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_storage_key", "scope_hash"]
+__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_storage_key", "scope_hash",
+           "missing_memory", "require_memory"]
 
 SCHEMA_VERSION = 1
 _PROFILE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -94,3 +97,16 @@ class MemoryScope:
 
     def __str__(self) -> str:
         return self.key
+
+
+def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
+    """The error for a scope that has no warehouse yet (reads never create one)."""
+    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
+        "create", preset=scope.preset)
+
+
+def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
+    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
+    directory = Path(root).absolute() / "warehouse" / scope.storage_key
+    if not (directory / "riko.duckdb").exists():
+        raise missing_memory(scope, directory)

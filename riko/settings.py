@@ -1,4 +1,4 @@
-"""The Dream settings saved for one scope: which names may be set, and their row in ``profiles``.
+"""The Dream settings saved for one scope: which names may be set, and their ``settings`` row.
 
 ``Memory.dream_settings()`` / ``set_dream_settings()`` and ``GET/POST /config`` all go through
 here, so a model set in a notebook is the one the server shows and the next Dream uses.
@@ -6,14 +6,14 @@ here, so a model set in a notebook is the one the server shows and the next Drea
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from .config import camel_name
 from .endpoints import looks_like_secret, secret_key_name
 from .errors import ConfigError
-from .warehouse import Warehouse, dumps
+from .stores.settings import SettingsStore
+from .warehouse import Warehouse, naive_utc
 
 __all__ = ["DREAM_SETTINGS", "dream_changes", "saved_dream_settings", "save_dream_settings"]
 
@@ -48,17 +48,12 @@ def dream_changes(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def saved_dream_settings(wh: Warehouse) -> dict[str, Any]:
     """The settings saved for the scope (only the names that were set)."""
-    row = wh.fetchone("SELECT dream_settings FROM profiles WHERE scope_key = ?", [wh.scope.key])
-    saved = json.loads(row[0]) if row and row[0] else {}
+    saved = SettingsStore(wh).dream()
     return {k: v for k, v in saved.items() if k in DREAM_SETTINGS}
 
 
 def save_dream_settings(wh: Warehouse, settings: Mapping[str, Any], changed: list[str]) -> None:
     """Write the saved settings and audit which names changed (one transaction)."""
-    with wh.transaction() as con:
-        row = wh.fetchone("SELECT 1 FROM profiles WHERE scope_key = ?", [wh.scope.key])
-        if row is None:
-            wh.insert_rows("profiles", [{"dream_settings": dumps(dict(settings))}])
-        else:
-            con.execute("UPDATE profiles SET dream_settings = ? WHERE scope_key = ?", [dumps(dict(settings)), wh.scope.key])
+    with wh.transaction():
+        SettingsStore(wh).save_dream(dict(settings), naive_utc(wh.clock.now()))
         wh.audit("dream-settings-changed", "management", None, {"fields": sorted(changed)})

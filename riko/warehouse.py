@@ -20,11 +20,11 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ClosedError, InvalidArgumentError, MissingScopeError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, InvalidArgumentError, ReadOnlyError, RikoError, RikoLockedError
 from .locks import FileLock
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .private_files import private_dir, private_file
-from .scope import MemoryScope
+from .scope import MemoryScope, missing_memory, require_memory
 
 __all__ = ["Warehouse", "Turn", "naive_utc", "dumps", "missing_memory", "require_memory"]
 
@@ -39,19 +39,6 @@ def naive_utc(value: datetime | None) -> datetime | None:
 def dumps(value: Any) -> str:
     """Compact, key-sorted JSON for the VARCHAR JSON columns (stable for hashing and diffs)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
-    """The error for a scope that has no warehouse yet (reads never create one)."""
-    return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
-        "create", preset=scope.preset)
-
-
-def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:
-    """Raise :func:`missing_memory` unless ``scope`` already has a warehouse under ``root``."""
-    directory = Path(root).absolute() / "warehouse" / scope.storage_key
-    if not (directory / "riko.duckdb").exists():
-        raise missing_memory(scope, directory)
 
 
 class _SharedFile:

@@ -1,10 +1,13 @@
-"""The shape of the package: module-level imports form no cycle, no stage imports the facade,
-and no module outside the facade reaches into a Memory's private attributes."""
+"""The shape of the package: imports form no cycle, no stage imports the facade, no module
+outside the facade reaches into a Memory's private attributes, SQL lives in ``riko/stores/``
+(a ratchet that only goes down), the faces reach the stores only through ``riko.Memory`` and
+the scope context imports no stage."""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from pathlib import Path
 
 import networkx as nx
@@ -75,3 +78,163 @@ def test_nothing_outside_the_facade_reads_its_private_parts() -> None:
     offenders = [f"{path.relative_to(PACKAGE)}:{n}" for path in PACKAGE.rglob("*.py") if path.name != "memory.py"
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\bmem\._", line)]
     assert offenders == []
+
+
+# -- SQL lives in the stores -----------------------------------------------------------------------
+# A string literal holding a statement (the parts of an f-string taken together).
+_SQL = re.compile(r"\b(SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+                  r"CREATE\s+(OR\s+REPLACE\s+)?(TEMP\s+)?(TABLE|INDEX|VIEW|SEQUENCE|UNIQUE)|ALTER\s+TABLE|"
+                  r"DROP\s+(TABLE|VIEW|INDEX))")
+
+#: SQL string literals still outside ``riko/stores/``, per module. Only ever lower these (move the
+#: statement into the store that owns the table); a module not listed may hold none.
+SQL_LITERALS = {
+    "riko/purge/apply.py": 15,
+    "riko/observations.py": 10,
+    "riko/evaluation/probes.py": 9,
+    "riko/aliases.py": 8,
+    "riko/migrations.py": 7,
+    "riko/recall/index_cache.py": 7,
+    "riko/warehouse.py": 6,
+    "riko/purge/storage.py": 5,
+    "riko/purge/plan.py": 5,
+    "riko/purge/journal.py": 5,
+    "riko/evaluation/qa.py": 4,
+    "riko/ingest/pipeline.py": 4,
+    "riko/authority.py": 3,
+    "riko/storage_migration.py": 3,
+    "riko/purge/needles.py": 3,
+    "riko/recall/vectors.py": 3,
+    "riko/ingest/capture.py": 3,
+    "riko/file_journal.py": 2,
+    "riko/tools.py": 2,
+    "riko/evidence_sensitivity.py": 2,
+    "riko/purge/verify.py": 2,
+    "riko/server/routes_audit.py": 2,
+    "riko/recall/projections.py": 2,
+    "riko/ingest/export.py": 2,
+    "riko/wiki/check.py": 1,
+    "riko/dream/cache.py": 1,
+}
+
+
+def _sql_literals(path: Path) -> int:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parts: set[int] = set()
+    found = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts |= {id(v) for v in node.values}
+            found += bool(_SQL.search("".join(v.value for v in node.values if isinstance(v, ast.Constant))))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in parts:
+            found += bool(_SQL.search(node.value))
+    return found
+
+
+def sql_outside_stores() -> dict[str, int]:
+    counts = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        if not rel.startswith("riko/stores/") and (n := _sql_literals(path)):
+            counts[rel] = n
+    return counts
+
+
+def test_sql_stays_in_the_stores() -> None:
+    counts = sql_outside_stores()
+    risen = {m: f"{n} (recorded {SQL_LITERALS.get(m, 0)})" for m, n in counts.items() if n > SQL_LITERALS.get(m, 0)}
+    assert risen == {}, ("SQL belongs in the store that owns the table (riko/stores/); "
+                         f"these modules gained statements: {risen}")
+    fallen = {m: counts.get(m, 0) for m, n in SQL_LITERALS.items() if counts.get(m, 0) < n}
+    assert fallen == {}, f"SQL moved out of these modules: lower SQL_LITERALS in tests/test_layers.py to {fallen}"
+
+
+def test_the_sql_counter_sees_statements(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('a = "SELECT x FROM t"\nb = f"DELETE FROM {t} WHERE k = ?"\nc = "select a friend"\n'
+                      'd = ("UPDATE pages SET path = ? "\n     "WHERE id = ?")\n', encoding="utf-8")
+    assert _sql_literals(sample) == 3
+
+
+# -- lazy imports --------------------------------------------------------------------------------
+#: riko modules imported inside functions (a ceiling: lower it when a lazy import goes).
+LAZY_IMPORTS = 122
+
+
+def _all_imports(path: Path) -> tuple[set[str], int]:
+    """Every riko module ``path`` imports when it runs (module level or inside functions, not
+    under TYPE_CHECKING), and how many imports sit inside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = _module(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    lazy = 0
+    inner = {id(sub) for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for sub in ast.walk(fn)}
+    typing_only = {id(sub) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(node.test) for sub in ast.walk(node)}
+    for sub in ast.walk(tree):
+        if id(sub) in typing_only:
+            continue
+        targets: list[str] = []
+        if isinstance(sub, ast.Import):
+            targets = [a.name for a in sub.names if a.name.startswith("riko")]
+        elif isinstance(sub, ast.ImportFrom):
+            if sub.level:
+                base = package.split(".")
+                base = base[: len(base) - sub.level + 1]
+                target = ".".join(base + ([sub.module] if sub.module else []))
+            else:
+                target = sub.module or ""
+            targets = [target] if target.startswith("riko") else []
+        found |= set(targets)
+        if targets and id(sub) in inner:
+            lazy += len(targets)
+    return found, lazy
+
+
+def test_lazy_imports_form_no_cycle_and_do_not_grow() -> None:
+    g = nx.DiGraph()
+    lazy = 0
+    for path in PACKAGE.rglob("*.py"):
+        found, n = _all_imports(path)
+        lazy += n
+        for target in found:
+            g.add_edge(_module(path), target)
+    edges = [(a, b) for a, b in g.edges if not (b.startswith(a + ".") or a.startswith(b + ".") and b.count(".") == 0)]
+    cycles = list(nx.simple_cycles(nx.DiGraph(edges)))
+    assert cycles == [], f"an import inside a function still closes a cycle: {cycles[:5]}"
+    assert lazy <= LAZY_IMPORTS, f"{lazy} imports inside functions (ceiling {LAZY_IMPORTS}): import at module level"
+
+
+# -- who may import what -------------------------------------------------------------------------
+FACES = ("riko.cli", "riko.server", "riko.evaluation")
+#: the modules that own tables (the store floor); faces reach them only through riko.Memory
+STORE_MODULES = ("riko.stores", "riko.warehouse", "riko.migrations", "riko.observations", "riko.aliases",
+                 "riko.canon", "riko.resident_store", "riko.storage_migration", "riko.locks")
+#: the pipeline stages the scope context is handed to
+STAGES = ("riko.canon", "riko.review", "riko.resident_store", "riko.resident", "riko.ingest", "riko.dream",
+          "riko.recall", "riko.purge", "riko.tools", "riko.observations", "riko.aliases")
+#: stage imports still left in riko/context.py (a ceiling that only goes down, to 0)
+CONTEXT_STAGE_IMPORTS = 4
+
+
+def _in(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _import_sites(path: Path) -> list[str]:
+    found, _ = _all_imports(path)
+    return sorted(found)
+
+
+def test_faces_do_not_import_the_stores() -> None:
+    sites = [f"{_module(p)} -> {t}" for p in PACKAGE.rglob("*.py") if _in(_module(p), FACES)
+             for t in _import_sites(p) if _in(t, STORE_MODULES)]
+    assert sites == [], f"faces go through riko.Memory, not the stores: {sites}"
+
+
+def test_the_context_imports_no_stage() -> None:
+    sites = [t for t in _import_sites(PACKAGE / "context.py") if _in(t, STAGES)]
+    assert len(sites) <= CONTEXT_STAGE_IMPORTS, f"riko/context.py imports stages: {sites}"

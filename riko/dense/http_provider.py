@@ -18,7 +18,7 @@ import numpy as np
 
 from ..endpoints import EndpointError, check_endpoint, public_endpoint
 from ..errors import InvalidTypeError, ProviderError
-from .providers import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
+from .space import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
 __all__ = ["OpenAICompatibleProvider", "DEFAULT_TIMEOUT_MS", "MAX_TIMEOUT_MS", "REASONS"]
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ConfigError, InvalidTypeError
+from .space import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
 __all__ = [
     "EmbeddingProvider",
@@ -31,8 +32,6 @@ __all__ = [
     "MAX_DIMENSION",
 ]
 
-MIN_DIMENSION = 8
-MAX_DIMENSION = 4096
 PROVIDER_NAMES = ("off", "deterministic", "local", "local-fast", "openai-compatible")
 
 _WHITESPACE = re.compile(r"\s+")
@@ -52,16 +51,6 @@ class EmbeddingProvider(Protocol):
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query: float32 array of shape (dimension,), L2-normalised."""
         ...
-
-
-def normalize_rows(matrix: np.ndarray) -> np.ndarray:
-    """Return ``matrix`` as float32 with every non-zero row scaled to unit length."""
-    out = np.asarray(matrix, dtype=np.float32)
-    if out.ndim == 1:
-        norm = float(np.linalg.norm(out))
-        return out / norm if norm > 0 else out.copy()
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
 
 def _check_dimension(dimension: int) -> int:

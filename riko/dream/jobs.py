@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ..errors import ConfigError
 from ..migrations import RECORD_SCHEMA_VERSION
+from ..stores.jobs import JobStore
 from ..warehouse import naive_utc
 
 if TYPE_CHECKING:
@@ -84,19 +85,13 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
         "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
         **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
     })
-    with wh.registered("_riko_job_ids", table.select(["id"])):
-        wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id IN (SELECT id FROM _riko_job_ids)", [wh.scope.key])
-    wh.insert_arrow("jobs", table)
+    JobStore(wh).replace(table)
 
 
 def jobs_frame(mem: "ScopeContext") -> pl.DataFrame:
     """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
     with scope_lock(mem):
-        return mem.warehouse.frame(
-            "SELECT id, session_id, status, cursor, attempts, last_error, result, lease_owner, created_at, updated_at "
-            "FROM jobs WHERE scope_key = ? AND kind = ? ORDER BY updated_at DESC, session_id",
-            [mem.scope.key, JOB_KIND],
-        )
+        return JobStore(mem.warehouse).of_kind(JOB_KIND)
 
 
 # Candidates a committed batch left for auto-confirm: written with the batch, removed with the
@@ -106,16 +101,17 @@ _CONFIRM_ID = "dream-auto-confirm"
 
 def pending_confirms(wh: Any) -> list[str]:
     """Candidate ids whose auto-confirm a committed Dream batch still owes."""
-    row = wh.fetchone("SELECT result FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, _CONFIRM_ID])
-    return list(json.loads(row[0])) if row and row[0] else []
+    result = JobStore(wh).result(_CONFIRM_ID)
+    return list(json.loads(result)) if result else []
 
 
 def set_pending_confirms(wh: Any, ids: Sequence[str]) -> None:
     """Record (inside the caller's transaction) the candidate ids auto-confirm still owes."""
-    wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, _CONFIRM_ID])
+    store = JobStore(wh)
+    store.delete(_CONFIRM_ID)
     if ids:
         now = naive_utc(wh.clock.now())
-        wh.insert_rows("jobs", [{
+        store.insert({
             "id": _CONFIRM_ID, "kind": _CONFIRM_ID, "session_id": None, "cursor": None, "status": "queued",
             "attempts": 0, "last_error": None, "result": json.dumps(list(dict.fromkeys(ids))),
-            "lease_owner": None, "lease_expires_at": None, "created_at": now, "updated_at": now}])
+            "lease_owner": None, "lease_expires_at": None, "created_at": now, "updated_at": now})

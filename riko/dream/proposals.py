@@ -25,8 +25,9 @@ from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
-from ..review import ProposalOutcome, candidate_fingerprint
+from ..review import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
 from ..sensitivity import classify_text, rank
+from ..stores.candidates import CandidateStore
 from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
 from ..entities import ENTITY_CATEGORY, entity_description
@@ -37,7 +38,6 @@ __all__ = ["Proposal", "propose_batch", "with_entities"]
 
 SOURCE = "dream"
 AUTHORITY = "model_proposal"
-_CHUNK = 500
 # Page types whose current-state pages a differing proposal contests (review's rule).
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
 _TEXT_COLUMNS = ("id", "fingerprint", "type", "title", "description", "body", "tags", "kind", "category",
@@ -82,21 +82,15 @@ class _Batch:
                 self.canon.setdefault((page.type, normalize_claim(page.title)), page)
         self.pending: dict[str, dict[str, Any]] = {}
         self.earlier: dict[str, int] = {}
-        wanted = sorted(set(fingerprints))
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            cur = self.wh.con.execute(
-                "SELECT fingerprint, id, tags, source_sessions, evidence, confidence, sensitivity, status, created_at "
-                f"FROM candidates WHERE scope_key = ? AND fingerprint IN ({marks}) ORDER BY created_at, id",
-                [self.scope_key, *chunk])
-            for fp, cid, tags, sessions, evidence, conf, sens, status, _ in cur.fetchall():
-                self.earlier[fp] = self.earlier.get(fp, 0) + 1
-                if status in ("pending", "pending_conflict") and fp not in self.pending:
-                    self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
-                                        "source_sessions": set(json.loads(sessions or "[]")),
-                                        "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
-                                        "sensitivity": _level(sens), "new": False, "touched": False}
+        self.store = CandidateStore(self.wh)
+        for fp, cid, tags, sessions, evidence, conf, sens, status, _ in self.store.by_fingerprints(
+                sorted(set(fingerprints))):
+            self.earlier[fp] = self.earlier.get(fp, 0) + 1
+            if status in ("pending", "pending_conflict") and fp not in self.pending:
+                self.pending[fp] = {"id": cid, "tags": set(json.loads(tags or "[]")),
+                                    "source_sessions": set(json.loads(sessions or "[]")),
+                                    "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
+                                    "sensitivity": _level(sens), "new": False, "touched": False}
         self.new_rows: list[dict[str, Any]] = []
         self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
         self.review_items: list[int] = []
@@ -150,6 +144,8 @@ class _Batch:
 
     def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
         """True when a user event not yet among ``page``'s sources says ``claim`` again."""
+        if len(page.sources) >= MAX_REPEAT_EVIDENCE:
+            return False
         match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
         return match is not None and match.ref not in page.sources
 
@@ -162,7 +158,7 @@ class _Batch:
                            evidence=dumps(sorted(state["evidence"])), confidence=state["confidence"],
                            sensitivity=state["sensitivity"])
             n = len(self.new_rows)
-            self.wh.insert_arrow("candidates", pa.table({
+            self.store.insert_arrow(pa.table({
                 "scope_key": pa.array([self.scope_key] * n, pa.string()),
                 "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
                 **{c: pa.array([r[c] for r in self.new_rows], pa.string()) for c in _TEXT_COLUMNS},
@@ -180,11 +176,7 @@ class _Batch:
                 "confidence": pa.array([s["confidence"] for s in merged], pa.float64()),
                 "sensitivity": pa.array([s["sensitivity"] for s in merged], pa.string()),
             })
-            with self.wh.registered("_riko_merge", update):
-                self.wh.con.execute(
-                    "UPDATE candidates SET tags = u.tags, source_sessions = u.source_sessions, evidence = u.evidence, "
-                    "confidence = u.confidence, sensitivity = u.sensitivity, updated_at = ? FROM _riko_merge u "
-                    "WHERE candidates.scope_key = ? AND candidates.id = u.id", [self.now, self.scope_key])
+            self.store.merge_many(update, self.now)
         if self.audits:
             _audit_many(self.wh, self.audits)
 

@@ -26,6 +26,9 @@ import pyarrow as pa
 from ..authority import normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
+from ..stores.evidence import EvidenceStore
+from ..stores.jobs import JobStore
+from ..stores.pages import PageStore
 from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
@@ -199,12 +202,7 @@ class _Run:
 
     # -- selection --------------------------------------------------------------------------------
     def select(self, sessions: Iterable[str] | None) -> list[_Work]:
-        rows = self.wh.fetchall(
-            "SELECT s.session_id, s.last_seq, j.cursor, j.attempts, j.created_at FROM sessions s "
-            "LEFT JOIN jobs j ON j.scope_key = s.scope_key AND j.kind = ? AND j.session_id = s.session_id "
-            "WHERE s.scope_key = ? ORDER BY s.created_at NULLS LAST, s.session_id",
-            [JOB_KIND, self.scope.key],
-        )
+        rows = JobStore(self.wh).session_cursors(JOB_KIND)
         known = {r[0]: r for r in rows}
         if sessions is not None:
             names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
@@ -273,23 +271,7 @@ class _Run:
             "upto": pa.array([w.upto for w in works], pa.int64()),
         })
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
-        con = self.wh.con
-        con.register("_riko_dream_sel", sel)
-        try:
-            rows = con.execute(
-                "SELECT session_id, seq, role, text FROM ("
-                " SELECT e.session_id, e.seq, CASE WHEN e.is_user THEN 'user' ELSE 'assistant' END AS role, e.text,"
-                "  coalesce(sum(length(e.text) + 12) OVER (PARTITION BY e.session_id ORDER BY e.seq DESC"
-                "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer"
-                " FROM evidence e JOIN _riko_dream_sel s ON e.session_id = s.session_id"
-                " WHERE e.scope_key = ? AND e.seq > s.after AND e.seq <= s.upto AND NOT e.correction_invalidated"
-                "  AND e.text IS NOT NULL AND length(trim(e.text)) > 0"
-                "  AND (e.is_user OR (e.type = 'assistant/message' AND e.role = 'assistant'))"
-                ") WHERE newer < ? ORDER BY session_id, seq",
-                [self.scope.key, budget + self.cfg.max_event_chars],
-            ).fetchall()
-        finally:
-            con.unregister("_riko_dream_sel")
+        rows = EvidenceStore(self.wh).transcript_rows(sel, budget + self.cfg.max_event_chars)
         for sid, seq, role, text in rows:
             lines[sid].append(TranscriptLine(int(seq), role, text))
         for w in works:
@@ -526,19 +508,10 @@ class _Run:
 
     def reflection_request(self, w: _Work) -> ReflectionRequest:
         """Anchors: the session's user statements, the scope's other recent ones, confirmed pages."""
-        key = self.scope.key
-        own = self.wh.fetchall(
-            "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id = ? AND is_user "
-            "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY seq DESC LIMIT ?",
-            [key, w.session_id, _SESSION_ANCHORS])
-        other = self.wh.fetchall(
-            "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id <> ? AND is_user "
-            "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY time DESC NULLS LAST, session_id, seq DESC "
-            "LIMIT ?", [key, w.session_id, _OTHER_ANCHORS])
-        pages = self.wh.fetchall(
-            "SELECT id, title, description FROM pages WHERE scope_key = ? AND status = 'confirmed' AND consent "
-            "AND usage_policy <> 'suppressed' ORDER BY recorded_at DESC NULLS LAST, id LIMIT ?",
-            [key, _PAGE_ANCHORS])
+        lines = EvidenceStore(self.wh)
+        own = lines.newest_user_lines(w.session_id, _SESSION_ANCHORS)
+        other = lines.newest_user_lines(w.session_id, _OTHER_ANCHORS, others=True)
+        pages = PageStore(self.wh).recent_confirmed(_PAGE_ANCHORS)
         anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)]
         anchors += [Anchor(f"page:{pid}", None, f"{title}: {desc}" if desc else title) for pid, title, desc in pages]
         return ReflectionRequest(w.session_id, tuple(anchors), self.cfg.reflection_max_observations,
@@ -601,8 +574,7 @@ class _Run:
 
     def _update_result(self, w: _Work, reflection: dict[str, Any]) -> None:
         w.result = {**w.result, "reflection": reflection}
-        self.wh.con.execute("UPDATE jobs SET result = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                            [dumps(w.result), naive_utc(self.mem.clock.now()), self.scope.key, w.job_id])
+        JobStore(self.wh).set_result(w.job_id, dumps(w.result), naive_utc(self.mem.clock.now()))
 
     # -- the loop ---------------------------------------------------------------------------------
     def _bar(self, total: int) -> Any:
@@ -655,9 +627,7 @@ class _Run:
 
     def run(self, works: list[_Work]) -> None:
         with self.lock:
-            self.titles = tuple(r[0] for r in self.wh.fetchall(
-                "SELECT DISTINCT title FROM pages WHERE scope_key = ? AND status = 'confirmed' ORDER BY title LIMIT ?",
-                [self.scope.key, _MAX_TITLES]))
+            self.titles = PageStore(self.wh).confirmed_titles(_MAX_TITLES)
         if not works:
             return
         self.mark(works, "queued")

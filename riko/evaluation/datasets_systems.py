@@ -15,13 +15,15 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ConfigError, IngestError
-from .datasets import Conversation, Session, Turn
 from .retrieval import Bm25Baseline
+
+if TYPE_CHECKING:  # the systems read the loaded records; only datasets.py builds them
+    from .datasets import Conversation, Session, Turn
 
 __all__ = ["RIKO_PRESET", "RRF_K", "Bm25sSystem", "E5System", "RikoSystem", "RrfSystem", "make_systems"]
 

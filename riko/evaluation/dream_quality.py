@@ -192,11 +192,6 @@ def _slot(row: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _rows(wh: Any, table: str, scope_key: str) -> list[dict[str, Any]]:
-    cur = wh.con.execute(f"SELECT * FROM {table} WHERE scope_key = ?", [scope_key])  # noqa: S608 - fixed names
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
-
 
 @dataclass
 class _Dreamed:
@@ -237,7 +232,7 @@ def _dream_conversation(conv: Conversation, number: int, base: Path, dream: Mapp
         mem.dream(progress=False, **dream)
         seconds = time.perf_counter() - started
         ctx = mem.context
-        candidates = _rows(ctx.wh, "candidates", ctx.scope.key)
+        candidates = ctx.review.cands.records()
         pages = {p.id: p for p in ctx.canon.pages() if p.status != "forgotten"}
         resident = mem.resident()
         graph = mem.graph()

@@ -243,10 +243,8 @@ def _gate(h: Harness, s: Scenario, turn: TurnRecord, arg: str) -> ProbeResult:
 
 
 def _observation(h: Harness, s: Scenario, turn: TurnRecord, arg: str) -> ProbeResult:
-    from ..observations import ObservationStore
-
     ref, status = arg.split(":", 1)
-    row = ObservationStore.of(h.memory().context).get(h.refs[ref])
+    row = h.memory().observation(h.refs[ref])
     return ProbeResult({f"observation {ref} is {status}": row["status"] == status})
 
 

@@ -61,9 +61,7 @@ def _doc_text(mem: Any, doc_id: str, kind: str | None) -> str:
         rows = frame.filter(frame["seq"] == parsed[1])["text"].to_list()
         return rows[0] or "" if rows else ""
     if kind == "observation" or doc_id.startswith("o-"):
-        from ..observations import ObservationStore
-
-        return ObservationStore.of(mem.context).get(doc_id)["text"]
+        return mem.observation(doc_id)["text"]
     page = mem.page(doc_id)
     return "\n".join(filter(None, (page.title, page.description or "", page.body or "")))
 

@@ -13,6 +13,8 @@ import time
 from datetime import datetime
 from typing import Any, Iterable
 
+from ..stores.overlay import OverlayStore
+
 __all__ = ["ActivationBuffer", "FLUSH_INTERVAL_S", "activation_score"]
 
 #: Longest time recall counts wait in memory before the next recall writes them.
@@ -47,23 +49,10 @@ class ActivationBuffer:
         """Add the pending counts to the store in one statement; on failure they stay pending."""
         if not self.pending:
             return
-        from ..migrations import RECORD_SCHEMA_VERSION
-
         pending, self.pending = self.pending, {}
-        params: list[Any] = []
-        for doc_id, (count, when) in pending.items():
-            params += [scope_key, RECORD_SCHEMA_VERSION, doc_id, count, activation_score(count), when]
-        values = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in pending)
         try:
             with wh.transaction():
-                wh.con.execute(
-                    "INSERT INTO activation (scope_key, schema_version, record_id, recall_count, score, last_recalled_at) "
-                    f"VALUES {values} ON CONFLICT (scope_key, record_id) DO UPDATE SET "
-                    "recall_count = activation.recall_count + excluded.recall_count, "
-                    "score = ln(1 + activation.recall_count + excluded.recall_count), "
-                    "last_recalled_at = excluded.last_recalled_at",
-                    params,
-                )
+                OverlayStore(wh).add_recalls(pending)
         except BaseException:
             for doc_id, (count, when) in pending.items():
                 later, latest = self.pending.get(doc_id, (0, None))

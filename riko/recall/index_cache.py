@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
+from ..stores.overlay import OverlayStore
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
@@ -312,10 +313,8 @@ class RecallCache:
     def _refresh_pages(self) -> None:
         signature = (
             self._page_signature(),
-            self.wh.fetchall("SELECT page_id FROM conflicts WHERE scope_key = ? AND state = 'contested' ORDER BY page_id",
-                             [self.scope_key]),
-            self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active ORDER BY target_id",
-                             [self.scope_key]),
+            OverlayStore(self.wh).contested_signature(),
+            OverlayStore(self.wh).suppressed_signature(),
         )
         if signature == self.pages.signature:
             return
@@ -439,12 +438,7 @@ class RecallCache:
             if line is not None:
                 side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
                 side.invalidated[line] = bool(invalid)
-        side.suppressed_refs = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'evidence'",
-                [self.scope_key],
-            )
-        }
+        side.suppressed_refs = OverlayStore(self.wh).suppressed_ids("evidence")
         side.meta_audit = audit_id
 
     def evidence_doc(self, line: int, chunk: int | None = None, *, keep: bool = True) -> RecallDoc:
@@ -494,12 +488,7 @@ class RecallCache:
         names = [d[0] for d in cur.description]
         records = cur.fetchall()
         side = ObservationSide(signature=signature)
-        suppressed = {
-            r[0] for r in self.wh.fetchall(
-                "SELECT target_id FROM suppressions WHERE scope_key = ? AND active AND target_kind = 'observation'",
-                [self.scope_key],
-            )
-        }
+        suppressed = OverlayStore(self.wh).suppressed_ids("observation")
         tokens = []
         for values in records:
             row = dict(zip(names, values))
@@ -565,11 +554,7 @@ class RecallCache:
                 self._write_activation()
             except Exception:
                 pass  # the counts stay pending; the scores below lag by them until the next write
-        self.activation = {
-            r[0]: float(r[1]) for r in self.wh.fetchall(
-                "SELECT record_id, score FROM activation WHERE scope_key = ?", [self.scope_key]
-            )
-        }
+        self.activation = OverlayStore(self.wh).activation()
         for doc in self.pages.docs.values():
             doc.activation = self.activation.get(doc.doc_id, 0.0)
         self.evidence.docs.clear()

@@ -17,8 +17,7 @@ import anyio.to_thread
 
 from ..clock import Clock
 from ..config import RikoConfig
-from ..scope import MemoryScope
-from ..warehouse import require_memory
+from ..scope import MemoryScope, require_memory
 
 __all__ = ["Scopes"]
 

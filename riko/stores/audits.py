@@ -8,7 +8,7 @@ import polars as pl
 
 from ..warehouse import Warehouse
 
-__all__ = ["audits_frame", "purges_frame"]
+__all__ = ["audits_frame", "purges_frame", "last_audit_id"]
 
 
 def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
@@ -25,3 +25,9 @@ def purges_frame(wh: Warehouse) -> pl.DataFrame:
     """The purge journal (sanitized: ids, statuses and times only)."""
     return wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
                     "WHERE scope_key = ? ORDER BY created_at, id", [wh.scope.key])
+
+
+def last_audit_id(wh: Warehouse) -> int:
+    """The newest audit id of the scope (0 before the first): every audited change moves it."""
+    row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [wh.scope.key])
+    return int(row[0]) if row else 0

@@ -1,0 +1,110 @@
+"""The ``pages`` index of the canonical Wiki files and their earlier ``page_versions``.
+
+The Markdown files are the authority (:mod:`riko.canon` writes them); these rows are their
+index, lineage and file hashes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from .base import Store
+
+__all__ = ["PageStore", "PAGE_COLUMNS", "ROW_COLUMNS"]
+
+#: Every stored column of a page row.
+ROW_COLUMNS = (
+    "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity",
+    "sensitivity_history", "version", "tags", "sources", "confidence", "kind", "category",
+    "observed_at", "recorded_at", "valid_from", "valid_to", "supersedes", "superseded_by",
+    "supersede_reason", "usage_policy", "path", "file_hash", "source_candidates", "extra", "updated_at",
+)
+
+#: The stored columns a Page is made of, in the order of Page's fields.
+PAGE_COLUMNS = (
+    "id", "type", "title", "description", "body", "status", "consent", "locked", "sensitivity", "version",
+    "tags", "sources", "confidence", "kind", "category", "observed_at", "recorded_at", "valid_from", "valid_to",
+    "supersedes", "superseded_by", "usage_policy", "extra",
+)
+
+
+class PageStore(Store):
+    """Page rows of one scope (by id), their file paths and hashes, and their versions."""
+
+    table = "pages"
+    order = "type, title"
+    columns = ("id", "type", "title", "description", "status", "sensitivity", "version", "usage_policy",
+               "valid_from", "valid_to", "supersedes", "superseded_by", "path", "updated_at")
+
+    def row(self, page_id: str) -> dict[str, Any] | None:
+        """Every column of one page row, or None."""
+        cur = self.wh.con.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM pages WHERE scope_key = ? AND id = ?",
+                                  [self.scope_key, page_id])
+        names = [d[0] for d in cur.description]
+        rows = cur.fetchall()
+        return dict(zip(names, rows[0])) if rows else None
+
+    def page_tuples(self, *, include_forgotten: bool = False) -> list[tuple]:
+        """``PAGE_COLUMNS`` of every page, by id (the Resident refresh reads them all)."""
+        where = "" if include_forgotten else "AND status <> 'forgotten'"
+        return self.wh.fetchall(
+            f"SELECT {', '.join(PAGE_COLUMNS)} FROM pages WHERE scope_key = ? {where} ORDER BY id", [self.scope_key])
+
+    def versions(self, page_id: str) -> pl.DataFrame:
+        return self.wh.frame(
+            "SELECT version, authority, recorded_at, text FROM page_versions WHERE scope_key = ? AND page_id = ? "
+            "ORDER BY version", [self.scope_key, page_id])
+
+    def add_version(self, page_id: str, version: int, text: str, authority: str, recorded_at: datetime | None) -> None:
+        self.wh.insert_rows("page_versions", [{"page_id": page_id, "version": version, "text": text,
+                                               "authority": authority, "recorded_at": recorded_at}])
+
+    # -- files ------------------------------------------------------------------------------------
+    def hash_at(self, rel: str) -> str | None:
+        """The file hash stored for the page file at ``rel`` (None: no page lives there)."""
+        row = self.wh.fetchone("SELECT file_hash FROM pages WHERE scope_key = ? AND path = ?", [self.scope_key, rel])
+        return row[0] if row else None
+
+    def path_of(self, page_id: str) -> str | None:
+        row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope_key, page_id])
+        return row[0] if row else None
+
+    def paths_except(self, page_id: str) -> set[str]:
+        """The file paths every other page holds."""
+        return {r[0] for r in self.wh.fetchall(
+            "SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope_key, page_id])}
+
+    def files(self) -> list[tuple[str, str, str]]:
+        """(path, id, file_hash) of every page that has a file."""
+        return self.wh.fetchall("SELECT path, id, file_hash FROM pages WHERE scope_key = ? AND path IS NOT NULL",
+                                [self.scope_key])
+
+    def statuses(self) -> list[tuple[str, str, str | None]]:
+        """(id, status, path) of every page."""
+        return self.wh.fetchall("SELECT id, status, path FROM pages WHERE scope_key = ?", [self.scope_key])
+
+    def record_file(self, page_id: str, rel: str, digest: str) -> None:
+        self.wh.con.execute("UPDATE pages SET path = ?, file_hash = ? WHERE scope_key = ? AND id = ?",
+                            [rel, digest, self.scope_key, page_id])
+
+    # -- what other stages read -------------------------------------------------------------------
+    def temporally_closed_ids(self) -> set[str]:
+        """Pages replaced in time (their validity window, not the forward link, decides)."""
+        return {r[0] for r in self.wh.fetchall(
+            "SELECT id FROM pages WHERE scope_key = ? AND supersede_reason = 'temporal' AND valid_to IS NOT NULL",
+            [self.scope_key])}
+
+    def recent_confirmed(self, limit: int) -> list[tuple[str, str, str | None]]:
+        """(id, title, description) of the newest confirmed, consented, unsuppressed pages."""
+        return self.wh.fetchall(
+            "SELECT id, title, description FROM pages WHERE scope_key = ? AND status = 'confirmed' AND consent "
+            "AND usage_policy <> 'suppressed' ORDER BY recorded_at DESC NULLS LAST, id LIMIT ?",
+            [self.scope_key, limit])
+
+    def confirmed_titles(self, limit: int) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.wh.fetchall(
+            "SELECT DISTINCT title FROM pages WHERE scope_key = ? AND status = 'confirmed' ORDER BY title LIMIT ?",
+            [self.scope_key, limit]))
