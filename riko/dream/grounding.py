@@ -39,6 +39,7 @@ KEPT_TYPES = frozenset({"emotion", "source"})
 SUPPORT = 0.6            #: share of the fact's (title and description) content words the evidence must hold
 BODY_SUPPORT = 0.5       #: the same for the body, which may explain or link
 MAX_EVIDENCE = 5
+_ONE_STATEMENT = 200     #: an evidence line this short is read whole for the derivation
 _LINK = re.compile(r"\[\[(?:[^\[\]|:\n]*::)?([^\[\]|\n]+)(?:\|[^\[\]\n]*)?\]\]")
 _IGNORED = frozenset({"user", "用户"})
 
@@ -87,13 +88,18 @@ def ground(title: str, description: str, body: str, cited: Sequence[int], lines:
     """
     users = {line.seq: line.text for line in lines if line.role == "user" and line.text.strip()}
     known = {line.seq for line in lines}
+    fact = _words(f"{title}\n{description}")
     turns = tuple(dict.fromkeys(seq for seq in cited if seq in users))
     elsewhere = tuple(seq for seq in dict.fromkeys(cited) if seq not in users and seq in known)
+    if turns and claim:
+        # the cited user turns that share the fact's words, when together they carry it
+        turns = tuple(seq for seq in turns if _share(fact, _words(users[seq])) > 0)
+        if support_share(f"{title}\n{description}", [users[seq] for seq in turns]) < SUPPORT:
+            turns = ()
     if not turns:
         needles = [n for n in (normalize_claim(quote), normalize_claim(description), normalize_claim(title)) if n]
         turns = tuple(seq for seq, text in users.items() if any(n in normalize_claim(text) for n in needles))
     if not turns:
-        fact = _words(f"{title}\n{description}")
         scored = sorted(((_share(fact, _words(text)), seq) for seq, text in users.items() if fact),
                         key=lambda pair: (-pair[0], pair[1]))
         turns = tuple(seq for share, seq in scored if share >= SUPPORT)
@@ -108,17 +114,29 @@ def ground(title: str, description: str, body: str, cited: Sequence[int], lines:
     return Grounding(turns, supported, share, elsewhere)
 
 
+def _said(page: ProposedPage, evidence: Sequence[str]) -> str:
+    """The user's words a page's derivation reads: its quote where an evidence line holds it, else
+    the one short evidence line it came from, else its title or description."""
+    lines = [normalize_claim(text) for text in evidence]
+    if page.quote.strip() and any(normalize_claim(page.quote) in x for x in lines):
+        return page.quote
+    if len(evidence) == 1 and len(evidence[0]) <= _ONE_STATEMENT:
+        return evidence[0]
+    title = page.title if any(normalize_claim(page.title) in x for x in lines) else ""
+    return title or page.description or page.title
+
+
 def rederive(page: ProposedPage, evidence: Sequence[str]) -> ProposedPage | None:
     """``page`` with riko's own type, kind, category, slot and entities, derived from the user's
     words: its quote (or title) where an evidence line holds it, else its description. None for a
     proposer's entity page: riko names entities from its own derivation of the facts.
+
+    The heuristic already derived its pages from the same words, so this changes only what a
+    model claimed.
     """
     if page.type == "entity" and page.category == ENTITY_CATEGORY:
         return None
-    lines = [normalize_claim(text) for text in evidence]
-    said = next((t for t in (page.quote, page.title) if t.strip() and any(normalize_claim(t) in x for x in lines)),
-                page.description or page.title)
-    derived = derive(said)
+    derived = derive(_said(page, evidence))
     if page.type in KEPT_TYPES:
         return dataclasses.replace(page, slot=derived.slot, entities=derived.entities)
     return dataclasses.replace(page, type=KIND_PAGE_TYPES[derived.kind], kind=derived.kind,

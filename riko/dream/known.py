@@ -2,7 +2,7 @@
 
 A model asked to add, update or skip facts (mem0-style) needs the pages already kept about the
 same people, pets, places and things — not the whole Wiki. The names are found in the user's
-own lines (capitalised words, and CJK runs), and a page is related when its title or
+own lines (riko's derived entities and their aliases, capitalised words, CJK runs), and a page is related when its title or
 description mentions one of them; pages sharing more names come first.
 
     >>> from riko.dream.transcript import Transcript, TranscriptLine
@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from ..recall.text import STOPWORDS
+from .derive import derive
 from .prompt import MAX_KNOWN_PAGES, KnownPage
 from .transcript import Transcript
 
@@ -30,10 +31,12 @@ _COMMON = frozenset({"i'm", "i've", "i'll", "i'd", "yes", "hey", "hello", "thank
 
 
 def names_in(text: str) -> set[str]:
-    """Casefolded names a text may be about: capitalised words that are not common words, and CJK runs."""
+    """Casefolded names a text may be about: the entities riko derives from it with their aliases
+    ("my sister", 妹妹, 柏林), capitalised words that are not common words, and CJK runs."""
     out = {m.casefold() for m in _CAPITALISED.findall(text)}
     out = {w for w in out if w not in STOPWORDS and w not in _COMMON}
     out |= set(_CJK_RUN.findall(text))
+    out |= {n.casefold() for e in derive(text).entities for n in e.names() if len(n) >= 2}
     return out
 
 
@@ -49,7 +52,7 @@ def related_pages(transcript: Transcript, pages: Sequence[KnownPage], limit: int
     scored = []
     for index, page in enumerate(pages):
         text = f"{page.title}\n{page.description}".casefold()
-        shared = sum(1 for n in names if (n in text if not n.isascii() else re.search(rf"\b{re.escape(n)}\b", text)))
+        shared = sum(1 for n in names if (re.search(rf"\b{re.escape(n)}\b", text) if n.isascii() else n in text))
         if shared:
             scored.append((-shared, index, page))
     scored.sort(key=lambda item: item[:2])

@@ -424,6 +424,13 @@ def _parse_block(raw_path: str, content: str) -> ProposedPage:
     description = _truncate(description, MAX_DESCRIPTION_CHARS)
     body = _truncate(_strip_authority(body), MAX_BODY_CHARS)
     errors: list[tuple[str, str]] = []
+    slot, entities = _parse_slot(meta.get("slot")), _parse_entities(meta.get("entities"))
+    if meta.get("slot") is not None and slot is None:
+        errors.append(("invalid-slot", f"slot must be subject/attribute text such as Lena/lives_in, "
+                                       f"got {_shown(meta.get('slot'))}"))
+    if meta.get("entities") not in (None, []) and not entities:
+        errors.append(("invalid-entities", f"entities must be a list of names (or of {{name, kind, aliases}}), "
+                                           f"got {_shown(meta.get('entities'))}"))
     turns = _parse_turns(meta.get("turns"), errors)
     action, updates = _parse_action(meta.get("action"), meta.get("updates"), errors)
 
@@ -440,8 +447,8 @@ def _parse_block(raw_path: str, content: str) -> ProposedPage:
         category=_parse_label(meta.get("category")),
         sensitivity=_parse_sensitivity(meta.get("sensitivity")),
         links=extract_wikilinks(body),
-        slot=_parse_slot(meta.get("slot")),
-        entities=_parse_entities(meta.get("entities")),
+        slot=slot,
+        entities=entities,
         quote=_truncate(_compact(meta["quote"]), MAX_BODY_CHARS) if isinstance(meta.get("quote"), str) else "",
         turns=turns,
         action=action,
