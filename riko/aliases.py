@@ -11,6 +11,7 @@ from .clock import Clock
 from .errors import InvalidArgumentError, NotFoundError
 from .recall.text import EN_STOPWORDS
 from .scope import MemoryScope
+from .stores.aliases import AliasStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
@@ -26,11 +27,7 @@ def _alias_id(scope: MemoryScope, entity_id: str, normalized: str) -> str:
 
 def _decided_edge(wh: Warehouse, scope: MemoryScope, normalized: str) -> str | None:
     """The id of an edge a person or an explicit statement decided for this alias, if any."""
-    row = wh.fetchone(
-        "SELECT id FROM aliases WHERE scope_key = ? AND normalized_alias = ? "
-        "AND (resolution_kind <> 'derived_inference' OR status = 'invalidated') ORDER BY id LIMIT 1",
-        [scope.key, normalized])
-    return str(row[0]) if row else None
+    return AliasStore(wh).decided(normalized)
 
 
 def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str, alias: str, *,
@@ -54,31 +51,27 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
             kept = _decided_edge(wh, scope, normalized)
             if kept is not None:
                 return kept
-        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND (normalized_alias = ? OR id = ?)",
-                       [scope.key, normalized, ident])
-        wh.insert_rows("aliases", [{
+        AliasStore(wh).replace({
             "id": ident, "entity_id": entity_id, "alias": alias, "normalized_alias": normalized, "confidence": confidence,
             "source_refs": dumps(list(source_refs)), "resolution_kind": resolution_kind, "status": status, "reason": None,
-            "valid_from": None, "valid_to": None, "created_at": now, "updated_at": now}])
+            "valid_from": None, "valid_to": None, "created_at": now, "updated_at": now})
         wh.audit("alias-upserted", "management" if resolution_kind == "management" else "deterministic_rule", ident,
                  {"entity": entity_id, "alias": alias, "status": status, "resolution_kind": resolution_kind})
     return ident
 
 
 def invalidate_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias_id: str, reason: str) -> None:
-    row = wh.fetchone("SELECT status FROM aliases WHERE scope_key = ? AND id = ?", [scope.key, alias_id])
-    if row is None:
+    store = AliasStore(wh)
+    if store.status(alias_id) is None:
         raise NotFoundError("alias", alias_id)
     with wh.transaction():
-        wh.con.execute("UPDATE aliases SET status = 'invalidated', reason = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                       [reason, naive_utc(clock.now()), scope.key, alias_id])
+        store.invalidate(alias_id, reason, naive_utc(clock.now()))
         wh.audit("alias-invalidated", "management", alias_id, {"reason": reason})
 
 
 def invalidate_entity_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str,
                               reason: str = "canonical entity forgotten") -> int:
-    ids = [r[0] for r in wh.fetchall("SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? AND status <> 'invalidated'",
-                                     [scope.key, entity_id])]
+    ids = AliasStore(wh).live_ids_of(entity_id)
     for ident in ids:
         invalidate_alias(wh, scope, clock, ident, reason)
     return len(ids)
@@ -87,11 +80,7 @@ def invalidate_entity_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, e
 def resolve_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias: str) -> str | None:
     """The entity id of an exact normalized alias that is active and currently valid."""
     now = naive_utc(clock.now())
-    row = wh.fetchone(
-        "SELECT entity_id FROM aliases WHERE scope_key = ? AND normalized_alias = ? AND status = 'active' "
-        "AND (valid_from IS NULL OR valid_from <= ?) AND (valid_to IS NULL OR valid_to > ?) ORDER BY confidence DESC LIMIT 1",
-        [scope.key, normalize_title(alias), now, now])
-    return row[0] if row else None
+    return AliasStore(wh).resolve(normalize_title(alias), now)
 
 
 def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list[Page]) -> int:
@@ -111,8 +100,7 @@ def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list
                 edges.setdefault(normalize_title(link.alias), (target.id, link.alias, 0.6))
     written = 0
     with wh.transaction():
-        wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference' "
-                       "AND status <> 'invalidated'", [scope.key])
+        AliasStore(wh).drop_derived()
         for normalized in sorted(edges):
             if _decided_edge(wh, scope, normalized) is not None:
                 continue
@@ -174,5 +162,4 @@ def explicit_coreferences(sentence: str, entities: list[Page]) -> list[tuple[str
 
 
 def aliases_frame(wh: Warehouse, scope: MemoryScope) -> pl.DataFrame:
-    return wh.frame("SELECT id, entity_id, alias, resolution_kind, status, confidence, reason, created_at, updated_at "
-                    "FROM aliases WHERE scope_key = ? ORDER BY alias", [scope.key])
+    return AliasStore(wh).rows()

@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules adding the commands of later stages; each has ``register(subparsers)``.
-EXTENSION_MODULES: tuple[str, ...] = ("riko.cli_wiki", "riko.cli_dream", "riko.cli_recall", "riko.cli_serve", "riko.cli_purge", "riko.cli_eval", "riko.cli_evidence")
+EXTENSION_MODULES: tuple[str, ...] = ("riko.cli_wiki", "riko.cli_dream", "riko.cli_recall", "riko.cli_serve", "riko.cli_purge", "riko.cli_eval", "riko.cli_evidence", "riko.cli_mcp")
 
 
 def _one_line(text: str) -> str:

@@ -33,6 +33,11 @@ from .dream.protocol import normalize_text
 from .errors import InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import classify_text, observation_is_sensitive, rank, stricter
+from .stores.audits import last_detail
+from .stores.evidence import EvidenceStore
+from .stores.observations import ObservationRows
+from .stores.overlay import OverlayStore
+from .stores.pages import PageStore
 from .warehouse import Warehouse, dumps, naive_utc
 
 if TYPE_CHECKING:
@@ -57,9 +62,6 @@ _OVERLAP_ANCHORS = 0.5
 _OVERLAP_WORDS = 0.6
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_COLUMNS = ("id", "text", "anchors", "contradictions", "confidence", "status", "sensitivity",
-            "sensitivity_history", "epistemic_status", "session_ids", "valid_from", "valid_to",
-            "created_at", "updated_at")
 
 
 def observation_id(scope_key: str, text: str) -> str:
@@ -122,6 +124,7 @@ class ObservationStore:
 
     def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock) -> None:
         self.wh, self.scope, self.config, self.clock = wh, scope, config, clock
+        self.store, self.overlay = ObservationRows(wh), OverlayStore(wh)
 
     @classmethod
     def of(cls, mem: "ScopeContext") -> "ObservationStore":
@@ -138,10 +141,7 @@ class ObservationStore:
         resolved = []
         for ref in refs:
             if ref.startswith(_PAGE_PREFIX):
-                row = self.wh.fetchone(
-                    "SELECT sensitivity FROM pages WHERE scope_key = ? AND id = ? AND status = 'confirmed' AND consent",
-                    [self.scope.key, ref[len(_PAGE_PREFIX):]],
-                )
+                row = PageStore(self.wh).confirmed_sensitivity(ref[len(_PAGE_PREFIX):])
                 if row is None:
                     raise NotFoundError("anchor", ref, "a page anchor must name a confirmed, consented page")
                 resolved.append(_Anchor(ref, None, row[0]))
@@ -149,10 +149,7 @@ class ObservationStore:
             parsed = parse_ref(ref)
             row = None
             if parsed is not None:
-                row = self.wh.fetchone(
-                    "SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
-                    [self.scope.key, parsed[0], parsed[1]],
-                )
+                row = EvidenceStore(self.wh).user_line_sensitivity(parsed[0], parsed[1])
             if row is None:
                 raise NotFoundError(
                     "anchor", ref, "an anchor must be session:<id>/event:<seq> of a user message, or page:<id>"
@@ -170,21 +167,9 @@ class ObservationStore:
         return level
 
     # -- reading ----------------------------------------------------------------------------------
-    def _rows(self, where: str = "", params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        cur = self.wh.con.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM observations WHERE scope_key = ? {where} ORDER BY created_at, id",
-            [self.scope.key, *params],
-        )
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r)) for r in cur.fetchall()]
-        for row in rows:
-            for field in ("anchors", "contradictions", "session_ids", "sensitivity_history"):
-                row[field] = json.loads(row[field] or "[]")
-        return rows
-
     def get(self, observation_id: str) -> dict[str, Any]:
         """One observation as a dict (anchors and lists decoded)."""
-        rows = self._rows("AND id = ?", [observation_id])
+        rows = self.store.records(observation_id)
         if not rows:
             raise NotFoundError("observation", observation_id, listing="observations")
         return rows[0]
@@ -193,17 +178,7 @@ class ObservationStore:
         """Observations (optionally of one status), oldest first, with anchor and session counts."""
         if status is not None and status not in OBSERVATION_STATUSES:
             raise InvalidArgumentError(f"status must be one of {', '.join(OBSERVATION_STATUSES)}; got {status!r}")
-        sql = (
-            "SELECT id, status, text, confidence, sensitivity, epistemic_status, anchors, contradictions, "
-            "session_ids, CAST(json_array_length(coalesce(anchors, '[]')) AS INTEGER) AS anchor_count, "
-            "CAST(json_array_length(coalesce(session_ids, '[]')) AS INTEGER) AS session_count, "
-            "valid_from, valid_to, created_at, updated_at FROM observations WHERE scope_key = ?"
-        )
-        params: list[Any] = [self.scope.key]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        return self.wh.frame(sql + " ORDER BY created_at, id", params)
+        return self.store.rows(status)
 
     # -- proposals --------------------------------------------------------------------------------
     def propose(
@@ -245,7 +220,7 @@ class ObservationStore:
     def _match(self, text: str, refs: set[str]) -> dict[str, Any] | None:
         target, words = normalize_text(text), _words(text)
         best, best_share = None, 0.0
-        for row in self._rows():
+        for row in self.store.records():
             if normalize_text(row["text"]) == target:
                 return row
             shared = len(refs & set(row["anchors"])) / max(len(refs), 1)
@@ -268,14 +243,14 @@ class ObservationStore:
             oid = observation_id(self.scope.key, text)
             sessions = sorted({a.session_id for a in anchors if a.session_id})
             level = self._sensitivity(text, anchors)
-            self.wh.insert_rows("observations", [{
+            self.store.insert({
                 "id": oid, "text": text, "anchors": dumps(refs), "contradictions": dumps([]),
                 "confidence": confidence, "status": "candidate", "sensitivity": level,
                 "sensitivity_history": dumps([{"from": None, "to": level, "authority": "deterministic_rule",
                                                "at": self.clock.now().isoformat()}]),
                 "epistemic_status": EPISTEMIC_STATUS, "session_ids": dumps(sessions),
                 "valid_from": now, "valid_to": None, "created_at": now, "updated_at": now,
-            }])
+            })
             self.wh.audit("observation-created", authority, oid,
                           {"anchors": len(refs), "sessions": len(sessions), "confidence": confidence,
                            "sensitivity": level, "session_id": session_id})
@@ -293,12 +268,9 @@ class ObservationStore:
         elif level != existing["sensitivity"]:
             history.append({"from": existing["sensitivity"], "to": level, "authority": "deterministic_rule",
                             "at": self.clock.now().isoformat()})
-        self.wh.con.execute(
-            "UPDATE observations SET text = ?, anchors = ?, confidence = ?, sensitivity = ?, sensitivity_history = ?, "
-            "session_ids = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-            [text, dumps(merged), max(confidence, existing["confidence"] or 0.0), level, dumps(history),
-             dumps(sessions), now, self.scope.key, oid],
-        )
+        self.store.update_evidence(oid, text=text, anchors=dumps(merged),
+                                  confidence=max(confidence, existing["confidence"] or 0.0), sensitivity=level,
+                                  sensitivity_history=dumps(history), session_ids=dumps(sessions), now=now)
         self.wh.audit("observation-updated", authority, oid,
                       {"anchors": len(merged), "added": len(merged) - len(existing["anchors"]),
                        "sessions": len(sessions), "previous_text": existing["text"], "session_id": session_id})
@@ -327,12 +299,7 @@ class ObservationStore:
 
     # -- status changes ---------------------------------------------------------------------------
     def _set_status(self, oid: str, status: str, *, valid_to: bool = False) -> None:
-        now = naive_utc(self.clock.now())
-        self.wh.con.execute(
-            "UPDATE observations SET status = ?, updated_at = ?" + (", valid_to = ?" if valid_to else "")
-            + " WHERE scope_key = ? AND id = ?",
-            [status, now, *([now] if valid_to else []), self.scope.key, oid],
-        )
+        self.store.set_status(oid, status, naive_utc(self.clock.now()), close=valid_to)
 
     def activate(self, oid: str, *, authority: str = "management") -> dict[str, Any]:
         """Explicit activation after the minimum-evidence check; stays an observation, never a fact."""
@@ -367,12 +334,7 @@ class ObservationStore:
             raise StateError(f"observation {oid} is already suppressed")
         now = naive_utc(self.clock.now())
         with self.wh.transaction():
-            count = self.wh.fetchone("SELECT count(*) FROM suppressions WHERE scope_key = ? AND target_id = ?",
-                                     [self.scope.key, oid])
-            self.wh.insert_rows("suppressions", [{
-                "id": f"s-{oid}-{count[0] if count else 0}", "target_id": oid, "target_kind": "observation",
-                "reason": reason, "active": True, "created_at": now, "restored_at": None, "restore_reason": None,
-            }])
+            self.overlay.suppress(f"s-{oid}-{self.overlay.suppression_count(oid)}", oid, "observation", reason, now)
             self._set_status(oid, "suppressed")
             self.wh.audit("observation-suppressed", authority, oid, {"from": row["status"], "reason": reason})
         return self.get(oid)
@@ -382,15 +344,11 @@ class ObservationStore:
         row = self.get(oid)
         if row["status"] != "suppressed":
             raise StateError(f"observation {oid} is {row['status']}, not suppressed; nothing to restore")
-        last = self.wh.fetchone(
-            "SELECT detail FROM audits WHERE scope_key = ? AND target = ? AND kind = 'observation-suppressed' "
-            "ORDER BY id DESC LIMIT 1", [self.scope.key, oid])
-        previous = json.loads(last[0]).get("from", "candidate") if last and last[0] else "candidate"
+        last = last_detail(self.wh, oid, "observation-suppressed")
+        previous = json.loads(last).get("from", "candidate") if last else "candidate"
         now = naive_utc(self.clock.now())
         with self.wh.transaction():
-            self.wh.con.execute(
-                "UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
-                "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope.key, oid])
+            self.overlay.lift(oid, reason, now)
             self._set_status(oid, previous)
             self.wh.audit("observation-restored", authority, oid, {"to": previous, "reason": reason})
         return self.get(oid)
@@ -411,9 +369,7 @@ class ObservationStore:
         elif status == "active":
             status = "weakened"
         with self.wh.transaction():
-            self.wh.con.execute(
-                "UPDATE observations SET contradictions = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
-                [dumps(merged), now, self.scope.key, oid])
+            self.store.set_contradictions(oid, dumps(merged), now)
             if status != row["status"]:
                 self._set_status(oid, status, valid_to=status == "invalidated")
             self.wh.audit("observation-contradicted", authority, oid,

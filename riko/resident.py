@@ -39,6 +39,7 @@ import numpy as np
 
 from .clock import iso, utc
 from .errors import ConfigError
+from .wiki.links import normalize_title
 
 __all__ = [
     "COMPILER_VERSION",
@@ -551,6 +552,25 @@ def _diagnostics(
     }
 
 
+_RESIDENT_ENTITY_KINDS = ("person", "pet")
+
+
+def _linked_entities_only(pages: list[Any]) -> list[Any]:
+    """``pages`` without the entity pages (category ``entity``) no eligible fact page links:
+    an entity page is an index of facts, so it is shown (people and pets only, with their
+    aliases) while a current fact names it, and leaves with the last such fact."""
+    entity = [getattr(p, "category", None) == "entity" and getattr(p, "type", None) == "entity" for p in pages]
+    if not any(entity):
+        return pages
+    linked: set[str] = set()
+    for page, is_entity in zip(pages, entity):
+        if not is_entity and "[[" in (getattr(page, "body", "") or ""):
+            linked.update(normalize_title(link.target) for link in page.links())
+    return [p for p, is_entity in zip(pages, entity)
+            if not is_entity or (getattr(p, "kind", None) in _RESIDENT_ENTITY_KINDS
+                                 and normalize_title(p.title) in linked)]
+
+
 def compile_resident(
     pages: Iterable[Any],
     *,
@@ -599,8 +619,8 @@ def compile_resident(
             generated_at=moment, max_chars=max_chars,
         )
 
-    eligible = list(compress(all_pages, _live_mask(
-        life, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled, sensitive_resident_enabled)))
+    eligible = _linked_entities_only(list(compress(all_pages, _live_mask(
+        life, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled, sensitive_resident_enabled))))
     considered_ids, kinds, entries = _considered(_shape(eligible), scores, blocks_enabled and v2_enabled)
 
     if blocks_enabled and v2_enabled:

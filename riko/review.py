@@ -28,7 +28,7 @@ from .config import RikoConfig
 from .contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
-from .dream.consolidate import Facts, SlotIndex, facts
+from .dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from .dream.derive import Entity, derive, derived_fields
 from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
@@ -38,6 +38,7 @@ from .sensitivity import can_transition, classify_text, protected_title, rank
 from .stores.candidates import CandidateStore
 from .stores.evidence import EvidenceStore
 from .stores.overlay import OverlayStore
+from .stores.overlay import covering
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
 
@@ -194,6 +195,21 @@ class Review:
                                  confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
                 return ProposalOutcome(cid, "merged")
+            same_slot = self._pending_slot_match(type, title) if (
+                canon_match is None and source == "dream" and category != ENTITY_CATEGORY) else None
+            if same_slot is not None:
+                related, row = same_slot
+                cid, _, _, _, old_tags, old_sessions, old_evidence, old_conf, old_sens = row
+                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
+                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
+                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                                 confidence=merged_conf, sensitivity=stricter, now=now)
+                self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
+                                                                     "relation": related, "title": title})
+                return ProposalOutcome(cid, "merged")
             seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
             status = "pending_conflict" if canon_match is not None else "pending"
@@ -215,6 +231,14 @@ class Review:
         if conflict_id:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
+
+    def _pending_slot_match(self, type_: str, title: str) -> tuple[str, tuple] | None:
+        """The pending Dream candidate of the same type and slot that ``title`` states again."""
+        rows = self.cands.pending_statements()
+        hit = TypedSlots((r[0], r[2], r[3]) for r in rows).same_or_alias(type_, title)
+        if hit is None:
+            return None
+        return hit[0], next(r for r in rows if r[0] == hit[1])
 
     def _add_grounding(self, page: Page, claim: str, sessions: Sequence[str]) -> None:
         """A repeat the user really said again adds that user event to the page's evidence."""
@@ -583,8 +607,13 @@ class Review:
         self._on_change()
         return new
 
-    def forget(self, page_id: str, *, authority: str = "management", invalidate_aliases: Callable[[str], int] | None = None) -> dict[str, Any]:
-        """Remove from Resident, recall and the Wiki files; keep the audit and the raw evidence."""
+    def forget(self, page_id: str, *, authority: str = "management", invalidate_aliases: Callable[[str], int] | None = None,
+               request: str | None = None) -> dict[str, Any]:
+        """Remove from Resident, recall and the Wiki files; keep the audit and the raw evidence.
+
+        The raw lines stay in L0 but leave explicit recall: the page's sources (recall hides
+        the lines a forgotten page stood on) and ``request``, the user's own "forget this" line.
+        """
         self._require_authority("page-forget-refused", authority, page_id)
         old = self.canon.get(page_id)
         if old.status == "forgotten":
@@ -592,14 +621,22 @@ class Review:
         with self.canon.transaction():
             self.canon.save(old.replace(status="forgotten", version=old.version + 1), authority=authority,
                             audit_kind="page-forgotten", previous=old, detail={"raw_session_retained": True})
+            if request:
+                self._cover_evidence(page_id, [request], naive_utc(self.clock.now()))
             aliases = self.canon.release_forgotten(page_id)
             if invalidate_aliases is not None:
                 aliases += invalidate_aliases(page_id)
         self._on_change()
         return {"id": page_id, "forgotten": True, "raw_session_retained": True, "aliases_invalidated": aliases}
 
-    def suppress(self, page_id: str, *, reason: str = "management-suppression", authority: str = "management") -> Page:
-        """Keep a page but stop using it (Resident and recall) until it is restored."""
+    def suppress(self, page_id: str, *, reason: str = "management-suppression", authority: str = "management",
+                 request: str | None = None) -> Page:
+        """Keep a page but stop using it (Resident and recall) until it is restored.
+
+        The L0 lines the page stands on, and ``request`` (the user's own "stop mentioning
+        this" line), are suppressed with it: kept in L0, out of explicit recall on every
+        channel until :meth:`restore` brings all of them back.
+        """
         self._require_authority("page-suppress-refused", authority, page_id)
         old = self._live_page(page_id)
         if old.usage_policy == "suppressed":
@@ -610,9 +647,24 @@ class Review:
             count = self.overlay.suppression_count(page_id)
             ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{count}".encode()).hexdigest()[:16]
             self.overlay.suppress(ident, page_id, "page", reason, now)
-            self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old, detail={"reason": reason})
+            covered = self._cover_evidence(page_id, [*old.sources, *([request] if request else [])], now)
+            self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old,
+                            detail={"reason": reason, "evidence_suppressed": covered})
         self._on_change()
         return new
+
+    def _cover_evidence(self, page_id: str, refs: Iterable[str], now: datetime) -> list[str]:
+        """Suppress the L0 lines behind a hidden page (``evidence`` suppressions that cover it,
+        lifted together by restore); returns the refs newly covered."""
+        covered, already = [], self.overlay.covered_refs(page_id)
+        for ref in dict.fromkeys(refs):
+            if not parse_ref(ref) or ref in already:
+                continue
+            count = self.overlay.suppression_count(ref)
+            ident = "s-" + hashlib.sha256(f"{self.scope.key}:{page_id}:{ref}:{count}".encode()).hexdigest()[:16]
+            self.overlay.suppress(ident, ref, "evidence", covering(page_id), now)
+            covered.append(ref)
+        return covered
 
     def restore(self, page_id: str, *, reason: str = "management-restore", authority: str = "management") -> Page:
         """Lift a suppression; a page that is not suppressed is a StateError."""
@@ -626,6 +678,7 @@ class Review:
         new = old.replace(usage_policy="normal", version=old.version + 1) if old.usage_policy != "normal" else old
         with self.canon.transaction():
             self.overlay.lift(page_id, reason, now)
+            self.overlay.lift_covered(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
         self._on_change()

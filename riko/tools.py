@@ -561,18 +561,21 @@ class ToolBox:
         if isinstance(page, ToolResult):
             return page
         wh, scope, clock = self.mem.warehouse, self.mem.scope, self.mem.clock
-        out = self.mem.context.review.forget(page.id, authority="user",
+        latest = self._latest()
+        out = self.mem.context.review.forget(page.id, authority="user", request=latest.ref if latest else None,
                                       invalidate_aliases=lambda pid: invalidate_entity_aliases(wh, scope, clock, pid))
         return self._result("memory_forget", id=page.id, raw_session_retained=bool(out.get("raw_session_retained", True)),
-                            message=f"Memory {page.id} ({_label(page)}) forgotten; it leaves future Residents.")
+                            message=f"Memory {page.id} forgotten; it leaves future Residents and recall.")
 
     def _suppress(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_suppress", id, target)
         if isinstance(page, ToolResult):
             return page
-        self.mem.context.review.suppress(page.id, reason="user-requested-suppression", authority="user")
+        latest = self._latest()
+        self.mem.context.review.suppress(page.id, reason="user-requested-suppression", authority="user",
+                                         request=latest.ref if latest else None)
         return self._result("memory_suppress", id=page.id,
-                            message=f"Memory {page.id} ({_label(page)}) suppressed; memory_restore undoes it.")
+                            message=f"Memory {page.id} suppressed with its evidence; memory_restore undoes it.")
 
     def _restore(self, id: str | None = None, target: str | None = None) -> ToolResult:
         page = self._authorised_target("memory_restore", id, target)

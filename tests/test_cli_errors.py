@@ -72,7 +72,10 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "eval retrieval": ["eval", "retrieval", "--sessions", nosuch, "--queries", nosuch + ".jsonl"],
         "eval qa": ["eval", "qa", "--dataset", nosuch, "--answer-endpoint", "http://127.0.0.1:9/v1",
                     "--answer-model", "m"],
+        "eval dream": ["eval", "dream", "--dataset", nosuch],
         "mark-evidence": ["mark-evidence", "session:NOSUCH/event:0", "normal", *R],
+        "capture": ["capture", "--event", "{not json", *R],
+        "mcp": ["mcp", "--http", "--host", "0.0.0.0", "--port", "0", *R],
     }
 
 

@@ -219,3 +219,61 @@ def test_consolidation_writes_are_audited_and_keep_every_version(mem):
     [fact] = _fact_pages(mem)
     versions = mem._review.canon.versions(fact.id)
     assert versions["version"].to_list() == [1] and fact.version == 2
+
+
+def test_entity_pages_are_walked_by_recall_but_never_injected(mem):
+    say(mem, "s1", "My sister Lena lives in Berlin.")
+    say(mem, "s2", "My sister Lena is a nurse.")
+    [berlin_fact] = admit(mem, "s1", "My sister Lena lives in Berlin.")
+    [nurse_fact] = admit(mem, "s2", "My sister Lena is a nurse.")
+    lena = _entity(mem, "Lena")
+    from riko.recall.channels import graph_expand
+
+    hits = graph_expand(mem.graph(), [berlin_fact], 10)
+    assert nurse_fact in hits.ids and lena.id not in hits.ids  # two hops through the entity page
+    result = mem.recall("Tell me about Lena")
+    injected = {r.get("id") for r in result.rows if r.get("injected")}
+    assert lena.id not in injected and {berlin_fact, nurse_fact} & injected
+
+
+def test_a_person_page_stays_in_the_resident_only_while_a_current_fact_names_it(mem):
+    say(mem, "s1", "My sister Lena lives in Berlin.")
+    [fact] = admit(mem, "s1", "My sister Lena lives in Berlin.")
+    lena, berlin = _entity(mem, "Lena"), _entity(mem, "Berlin")
+    resident = mem.resident()
+    assert lena.id in resident.source_page_ids and berlin.id not in resident.source_page_ids
+    mem.supersede(fact)
+    assert lena.id not in mem.resident().source_page_ids
+
+
+@pytest.mark.parametrize("path", ["batch", "review"])
+def test_pending_candidates_of_one_slot_merge_a_translation_but_not_a_changed_value(tmp_path, clock, path):
+    from riko.dream.proposals import Proposal, propose_batch
+    from riko.dream.protocol import ProposedPage
+
+    def page(title: str) -> ProposedPage:
+        return ProposedPage(path="", folder="relationships", type="relationship", title=title, description=title,
+                            body="", tags=(), confidence=0.6, kind="relationship", category="people",
+                            sensitivity="normal", links=())
+
+    with riko.open(tmp_path, preset="companion", clock=clock, config={"candidate_auto_confirm": "off"}) as mem:
+        refs = [say(mem, "s1", "My sister Lena lives in Berlin."), say(mem, "s2", "我妹妹 Lena 住在柏林。"),
+                say(mem, "s3", "My sister Lena lives in Munich now.")]
+        items = [Proposal(page("My sister Lena lives in Berlin."), "s1", (refs[0],)),
+                 Proposal(page("我妹妹 Lena 住在柏林。"), "s2", (refs[1],)),
+                 Proposal(page("My sister Lena lives in Munich now."), "s3", (refs[2],))]
+        with mem._wh.transaction():
+            if path == "batch":
+                outcomes = propose_batch(mem._review, items)
+            else:
+                outcomes = [mem._review.propose(title=p.page.title, type=p.page.type, description=p.page.description,
+                                                category=p.page.category, kind=p.page.kind, source="dream",
+                                                session_id=p.session_id, evidence=list(p.evidence),
+                                                authority="model_proposal") for p in items]
+        assert [o.action for o in outcomes] == ["created", "merged", "created"]
+        cands = {c["id"]: c for c in mem.candidates().to_dicts()}
+        first = cands[outcomes[0].candidate_id]
+        assert json.loads(first["evidence"]) == sorted(refs[:2]) and first["title"] == "My sister Lena lives in Berlin."
+        assert len(cands) == 2  # the changed value stays its own candidate, for review
+        [merged] = audits(mem, "candidate-merged")
+        assert merged["detail"]["relation"] == "alias" and merged["detail"]["title"] == "我妹妹 Lena 住在柏林。"

@@ -37,7 +37,7 @@ def test_readme_starts_with_exactly_its_two_commands() -> None:
 
 def test_the_test_script_installs_extras_and_chromium_and_runs_everything() -> None:
     script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
-    assert "pip install -q -e '.[dev,ray]'" in script
+    assert "pip install -q -e '.[dev,ray,mcp]'" in script
     assert "apt-get install" in script and "/usr/bin/chromium" in script
     assert script.rstrip().splitlines()[-1].startswith("exec python -m pytest")
     assert (ROOT / "scripts" / "test").stat().st_mode & 0o111, "scripts/test is executable"

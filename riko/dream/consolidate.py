@@ -28,7 +28,7 @@ from ..authority import normalize_claim
 from ..conflicts import relation
 from .derive import Entity, canonical_place, derive
 
-__all__ = ["Facts", "facts", "compare", "SlotIndex", "OUTCOMES", "entity_key", "SINGLE_VALUED"]
+__all__ = ["Facts", "facts", "compare", "SlotIndex", "TypedSlots", "OUTCOMES", "entity_key", "SINGLE_VALUED"]
 
 OUTCOMES = ("same", "alias", "replacement", "contradiction", "distinct")
 
@@ -236,3 +236,26 @@ def index_of(items: Iterable[tuple[str, str, datetime | None, bool]]) -> SlotInd
         if text and text.strip():
             index.add(item_id, facts(text, when), is_page=is_page)
     return index
+
+
+class TypedSlots:
+    """Pending candidates by page type and slot: a proposal merges only into one of its own type."""
+
+    def __init__(self, rows: Iterable[tuple[str, str, str]] = ()) -> None:
+        self._by_type: dict[str, SlotIndex] = {}
+        for item_id, page_type, title in rows:
+            self.add(item_id, page_type, title)
+
+    def add(self, item_id: str, page_type: str, title: str) -> None:
+        if title.strip():
+            self._by_type.setdefault(page_type, SlotIndex()).add(item_id, facts(title), is_page=False)
+
+    def same_or_alias(self, page_type: str, title: str) -> tuple[str, str] | None:
+        """``(outcome, candidate id)`` of the pending candidate ``title`` says again (the same words,
+        a paraphrase or a translation), or None."""
+        index = self._by_type.get(page_type)
+        if index is None or not title.strip():
+            return None
+        for outcome, item_id, _ in index.matches(facts(title)):
+            return (outcome, item_id) if outcome in ("same", "alias") else None
+        return None

@@ -32,6 +32,7 @@ from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
 from ..entities import ENTITY_CATEGORY, entity_description
 from .derive import derive
+from .consolidate import TypedSlots
 from .protocol import ProposedPage
 
 __all__ = ["Proposal", "propose_batch", "with_entities"]
@@ -91,6 +92,9 @@ class _Batch:
                                     "source_sessions": set(json.loads(sessions or "[]")),
                                     "evidence": set(json.loads(evidence or "[]")), "confidence": conf,
                                     "sensitivity": _level(sens), "new": False, "touched": False}
+        # plain pending candidates by type and slot: a proposal that states one again merges into it
+        self.statements = {r[0]: r for r in self.store.pending_statements()}
+        self.slots = TypedSlots((r[0], r[2], r[3]) for r in self.statements.values())
         self.new_rows: list[dict[str, Any]] = []
         self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
         self.review_items: list[int] = []
@@ -128,6 +132,19 @@ class _Batch:
             row["touched"] = True
             self.audits.append(("candidate-merged", row["id"], dumps({"source": SOURCE, "session_id": p.session_id})))
             return ProposalOutcome(row["id"], "merged")
+        same_slot = self.slots.same_or_alias(page.type, title) if page.category != ENTITY_CATEGORY else None
+        if same_slot is not None:
+            related, cid = same_slot
+            row = self._pending_row(cid)
+            row["tags"] |= set(page.tags)
+            row["source_sessions"].add(p.session_id)
+            row["evidence"] |= set(p.evidence)
+            row["confidence"] = max([c for c in (row["confidence"], page.confidence) if c is not None], default=None)
+            row["sensitivity"] = row["sensitivity"] if rank(row["sensitivity"]) >= rank(sensitivity) else sensitivity
+            row["touched"] = True
+            self.audits.append(("candidate-merged", cid, dumps({"source": SOURCE, "session_id": p.session_id,
+                                                                "relation": related, "title": title})))
+            return ProposalOutcome(cid, "merged")
         seed = f"{self.scope_key}:{fp}:{self.now.isoformat()}:{self.earlier.get(fp, 0)}"
         cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
         self.pending[fp] = {"id": cid, "tags": set(page.tags), "source_sessions": {p.session_id},
@@ -138,9 +155,23 @@ class _Batch:
             "body": page.body, "kind": page.kind, "category": page.category, "status": "pending", "source": SOURCE,
             "links": dumps(list(page.links)), "conflict_page_id": None, "page_id": None, "_fp": fp,
         })
+        if page.category != ENTITY_CATEGORY:
+            self.slots.add(cid, page.type, title)
         self.audits.append(("candidate-proposed", cid,
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")
+
+    def _pending_row(self, cid: str) -> dict[str, Any]:
+        """The in-memory state of pending candidate ``cid`` (loaded from its stored row on first use)."""
+        for state in self.pending.values():
+            if state["id"] == cid:
+                return state
+        _, fp, _, _, tags, sessions, evidence, conf, sens = self.statements[cid]
+        state = {"id": cid, "tags": set(json.loads(tags or "[]")), "source_sessions": set(json.loads(sessions or "[]")),
+                 "evidence": set(json.loads(evidence or "[]")), "confidence": conf, "sensitivity": _level(sens),
+                 "new": False, "touched": False}
+        self.pending.setdefault(fp, state)
+        return state
 
     def _grounds_new_evidence(self, page: Page, claim: str, session_id: str) -> bool:
         """True when a user event not yet among ``page``'s sources says ``claim`` again."""

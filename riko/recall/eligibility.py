@@ -27,7 +27,9 @@ _CODE = {reason: i + 1 for i, reason in enumerate(ELIGIBILITY_REASONS)}
 _INVALID = _CODE["temporal-invalid"]
 _AFTER_CUTOFF = _CODE["temporal-after-cutoff"]
 _FUTURE = _CODE["temporal-future"]
-_OBSERVATION = frozenset(code for reason, code in _CODE.items() if reason.startswith("observation-"))
+# codes the interval check may still override: none, or an observation's status (checked after it)
+_OPEN = np.zeros(len(ELIGIBILITY_REASONS) + 1, dtype=bool)
+_OPEN[[0, *(code for reason, code in _CODE.items() if reason.startswith("observation-"))]] = True
 _ANCHOR = datetime(2000, 1, 1, tzinfo=timezone.utc)  # any time: the clock-free reasons ignore it
 
 
@@ -85,7 +87,7 @@ class DocTable:
         else:
             invalid = (starts > ref_ms) | (self.end_ms <= ref_ms)
         # the interval check comes before the observation status, after everything else
-        open_ = (codes == 0) | np.isin(codes, list(_OBSERVATION))
+        open_ = _OPEN[codes]
         codes[invalid & open_] = _INVALID
         return codes
 

@@ -32,7 +32,7 @@ from .channels import (
 from .eligibility import mask_of, reason_code, reason_of
 from .exact import exact_terms
 from .fusion import Fused, dedupe_canonical_evidence, rrf
-from .gate import RecallDoc, effective_disclosure, eligibility_reason, mention_decision
+from .gate import ELIGIBILITY_REASONS, RecallDoc, effective_disclosure, eligibility_reason, mention_decision
 from .index_cache import RecallCache, cache_for
 from .planner import CHANNEL_ORDER, RecallPlan, analyze_recall_query, strip_recall_cues
 from .projections import evidence_guidance
@@ -90,8 +90,9 @@ _OPTIONS = frozenset({
 _GRAPH_ROOTS = 3
 # Page rejections that hide the L0 lines the page stands on (a candidate, a source page or
 # a contested page leaves its evidence alone).
-_HIDING = np.array([reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
-                                             "temporal-superseded", "temporal-invalid")], dtype=np.int16)
+_HIDING = np.zeros(len(ELIGIBILITY_REASONS) + 1, dtype=bool)
+_HIDING[[reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
+                                  "temporal-superseded", "temporal-invalid")]] = True
 _SUPPRESSED = reason_code("suppressed-by-user")
 
 
@@ -217,11 +218,11 @@ class _Run:
         lines = cache.line_table()
         self.line_codes = lines.codes(mode, self.now, at)
         self._cover_evidence()
+        self._cover_observations()
         self.page_mask = mask_of(self.page_codes)
         self.observation_mask = mask_of(self.observation_codes)
         line_mask = mask_of(self.line_codes)
         self.chunk_mask = None if line_mask is None else line_mask[lines.chunk_line]
-        self.page_position = {doc_id: i for i, doc_id in enumerate(cache.pages.ids)} if self.page_mask is not None else {}
 
     def _cover_evidence(self) -> None:
         """Hide the L0 lines a hidden page stands on (suppressed, superseded, expired, forgotten),
@@ -231,7 +232,7 @@ class _Run:
         codes = self.line_codes
         if not len(codes):
             return
-        hiding = np.isin(self.page_codes[src_page], _HIDING) if len(src_page) else np.zeros(0, dtype=bool)
+        hiding = _HIDING[self.page_codes[src_page]]
         if not hiding.any() and not len(gone):
             return
         kept = np.zeros(len(codes), dtype=bool)
@@ -244,10 +245,19 @@ class _Run:
             gone = gone[(codes[gone] == 0) & ~kept[gone]]
             codes[gone] = _SUPPRESSED
 
+    def _cover_observations(self) -> None:
+        """Hide an observation drawn from a line that is hidden (the user asked to stop using
+        it, or the fact it told was replaced or ran out)."""
+        obs, anchored = self.cache.observation_anchors()
+        if len(obs) and len(self.line_codes):
+            hit = obs[_HIDING[self.line_codes[anchored]]]
+            hit = hit[self.observation_codes[hit] == 0]
+            self.observation_codes[hit] = _SUPPRESSED
+
     def _page_allowed(self, doc_id: str) -> bool:
         if self.page_mask is None:
             return True
-        at = self.page_position.get(doc_id)
+        at = self.cache.page_position(doc_id)
         return at is not None and bool(self.page_mask[at])
 
     def _lexical_side(self) -> dict[str, list[str]]:
@@ -303,18 +313,14 @@ class _Run:
         if ids is None:  # evidence postings name chunks: count their lines
             matched = np.unique(cache.line_table().chunk_line[matched])
         rejected = matched[codes[matched] != 0]
-        debug = self.options.get("debug")
-        for position in rejected.tolist():
-            reason = reason_of(int(codes[position]))
-            assert reason is not None
-            self.trace.reject(reason)
-            if debug:
-                if ids is None:
-                    doc = cache.evidence_doc(position, keep=False)
-                else:
-                    doc = cache.doc(ids[position])
+        found, counts = np.unique(codes[rejected], return_counts=True)
+        for code, count in zip(found.tolist(), counts.tolist()):
+            self.trace.reject(str(reason_of(code)), count)
+        if self.options.get("debug"):
+            for position in rejected.tolist():
+                doc = cache.evidence_doc(position, keep=False) if ids is None else cache.doc(ids[position])
                 if doc is not None:
-                    self.rows.append(_row(doc, None, "rejected", reason, 0.0))
+                    self.rows.append(_row(doc, None, "rejected", str(reason_of(int(codes[position]))), 0.0))
 
     def _channel(self, name: str, degraded: str, run: Any) -> Hits:
         try:

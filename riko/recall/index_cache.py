@@ -143,6 +143,7 @@ class PageSide:
     table: DocTable | None = None  # eligibility, built on first use
     forgotten_sources: list[str] = field(default_factory=list)  # the L0 lines forgotten pages stood on
     sources_key: Any = None
+    position: dict[str, int] | None = None
     sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
 
 
@@ -218,6 +219,8 @@ class ObservationSide:
     index: SparseBM25 = field(default_factory=SparseBM25)
     projections: dict[str, Projection] = field(default_factory=dict)
     table: DocTable | None = None
+    anchors: Any = None
+    anchors_key: Any = None
 
 
 class RecallCache:
@@ -327,6 +330,11 @@ class RecallCache:
         side = PageSide(signature=signature)
         tokens: list[list[str]] = []
         for page in pages:
+            if page.type == "entity" and page.category == "entity":
+                # an entity page indexes facts rather than stating one: the graph walks through it,
+                # recall never injects it (its facts are what answer)
+                side.pages[page.id] = page
+                continue
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
@@ -590,6 +598,13 @@ class RecallCache:
         side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
         return side.table
 
+    def page_position(self, page_id: str) -> int | None:
+        """The index position of a cached page (None when it is not cached)."""
+        side = self.pages
+        if side.position is None:
+            side.position = {pid: i for i, pid in enumerate(side.ids)}
+        return side.position.get(page_id)
+
     def page_sources(self) -> tuple[Any, Any, Any]:
         """``(page positions, line positions, forgotten lines)``: which cached L0 line each
         page stands on, as parallel arrays, and the lines behind forgotten pages."""
@@ -605,6 +620,19 @@ class RecallCache:
                             np.array(gone, dtype=np.int64))
             side.sources_key = key
         return side.sources
+
+    def observation_anchors(self) -> tuple[Any, Any]:
+        """``(observation positions, line positions)``: the cached L0 lines each observation cites."""
+        import numpy as np
+
+        side, lines = self.observations, self.evidence
+        key = len(lines.line_keys)
+        if side.anchors is None or side.anchors_key != key:
+            pairs = [(i, lines.ref_line[ref]) for i, oid in enumerate(side.ids)
+                     for ref in side.docs[oid].refs if ref in lines.ref_line]
+            side.anchors = (np.array([o for o, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64))
+            side.anchors_key = key
+        return side.anchors
 
     # -- lookups --------------------------------------------------------------------------
     def doc(self, doc_id: str, chunk: int | None = None) -> RecallDoc | None:

@@ -90,15 +90,15 @@ class RecallTrace:
         """Record how many candidates ``channel`` produced."""
         self.candidates_by_channel[channel] = self.candidates_by_channel.get(channel, 0) + count
 
-    def reject(self, reason: str) -> None:
-        """Count one candidate rejected before fusion for ``reason``."""
-        self.rejection_reasons[reason] = self.rejection_reasons.get(reason, 0) + 1
+    def reject(self, reason: str, count: int = 1) -> None:
+        """Count ``count`` candidates rejected before fusion (or kept out of a search) for ``reason``."""
+        self.rejection_reasons[reason] = self.rejection_reasons.get(reason, 0) + count
         if reason in TEMPORAL_REASONS:
-            self.rejected_by_temporal += 1
+            self.rejected_by_temporal += count
         elif reason in SENSITIVITY_REASONS:
-            self.rejected_by_sensitivity += 1
+            self.rejected_by_sensitivity += count
         else:
-            self.rejected_by_eligibility += 1
+            self.rejected_by_eligibility += count
 
     def gate(self, decision: str, reason: str) -> None:
         """Count one mention-gate or budget outcome and remember its reason code.

@@ -8,7 +8,7 @@ import polars as pl
 
 from ..warehouse import Warehouse
 
-__all__ = ["audits_frame", "purges_frame", "last_audit_id"]
+__all__ = ["audits_frame", "purges_frame", "last_audit_id", "last_detail"]
 
 
 def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
@@ -31,3 +31,10 @@ def last_audit_id(wh: Warehouse) -> int:
     """The newest audit id of the scope (0 before the first): every audited change moves it."""
     row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [wh.scope.key])
     return int(row[0]) if row else 0
+
+
+def last_detail(wh: Warehouse, target: str, kind: str) -> str | None:
+    """The detail JSON of the newest audit of ``kind`` about ``target`` (None: there is none)."""
+    row = wh.fetchone("SELECT detail FROM audits WHERE scope_key = ? AND target = ? AND kind = ? "
+                      "ORDER BY id DESC LIMIT 1", [wh.scope.key, target, kind])
+    return row[0] if row else None

@@ -53,6 +53,14 @@ class CandidateStore(Store):
             "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' AND category = ?",
             [self.scope_key, fingerprint, category])]
 
+    def pending_statements(self) -> list[tuple]:
+        """(id, fingerprint, type, title, tags, source_sessions, evidence, confidence, sensitivity) of
+        every plain pending candidate of the scope that is not an entity, oldest first."""
+        return self.wh.fetchall(
+            "SELECT id, fingerprint, type, title, tags, source_sessions, evidence, confidence, sensitivity "
+            "FROM candidates WHERE scope_key = ? AND status = 'pending' AND coalesce(category, '') <> 'entity' "
+            "ORDER BY created_at, id", [self.scope_key])
+
     def count_fingerprint(self, fingerprint: str) -> int:
         """How many candidates ever had this fingerprint (seeds a fresh candidate id)."""
         row = self.wh.fetchone("SELECT count(*) FROM candidates WHERE scope_key = ? AND fingerprint = ?",

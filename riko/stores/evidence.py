@@ -68,6 +68,12 @@ class EvidenceStore:
                                [self.scope_key, session_id, seq])
         return row[0] if row else None
 
+    def user_line_sensitivity(self, session_id: str, seq: int) -> tuple[str | None] | None:
+        """(sensitivity,) of a stored user line, or None when no user line has that address."""
+        return self.wh.fetchone(
+            "SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
+            [self.scope_key, session_id, seq])
+
     def invalidate(self, session_id: str, seq: int) -> None:
         """Mark one line as behind a corrected claim: kept, but no longer offered as current."""
         self.wh.con.execute("UPDATE evidence SET correction_invalidated = true WHERE scope_key = ? AND session_id = ? "

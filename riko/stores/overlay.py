@@ -15,7 +15,12 @@ import polars as pl
 from ..migrations import RECORD_SCHEMA_VERSION
 from .base import Store
 
-__all__ = ["OverlayStore"]
+__all__ = ["OverlayStore", "covering"]
+
+
+def covering(page_id: str) -> str:
+    """The reason an L0 line's suppression carries when it follows a hidden page."""
+    return f"covers:{page_id}"
 
 
 class OverlayStore(Store):
@@ -58,6 +63,18 @@ class OverlayStore(Store):
         """End every active suppression of ``target_id``."""
         self.wh.con.execute("UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
                             "WHERE scope_key = ? AND target_id = ? AND active", [now, reason, self.scope_key, target_id])
+
+    def covered_refs(self, page_id: str) -> set[str]:
+        """The L0 lines actively suppressed because they stand behind hidden ``page_id``."""
+        rows = self.wh.fetchall("SELECT target_id FROM suppressions WHERE scope_key = ? AND active "
+                                "AND target_kind = 'evidence' AND reason = ?", [self.scope_key, covering(page_id)])
+        return {r[0] for r in rows}
+
+    def lift_covered(self, page_id: str, reason: str, now: datetime | None) -> None:
+        """End the suppressions of the L0 lines that followed ``page_id`` into hiding."""
+        self.wh.con.execute("UPDATE suppressions SET active = false, restored_at = ?, restore_reason = ? "
+                            "WHERE scope_key = ? AND active AND target_kind = 'evidence' AND reason = ?",
+                            [now, reason, self.scope_key, covering(page_id)])
 
     # -- conflicts ------------------------------------------------------------------------------
     def conflicts(self, state: str | None = None) -> pl.DataFrame:

@@ -104,6 +104,12 @@ class PageStore(Store):
             "AND usage_policy <> 'suppressed' ORDER BY recorded_at DESC NULLS LAST, id LIMIT ?",
             [self.scope_key, limit])
 
+    def confirmed_sensitivity(self, page_id: str) -> tuple[str] | None:
+        """(sensitivity,) of a confirmed, consented page, or None."""
+        return self.wh.fetchone(
+            "SELECT sensitivity FROM pages WHERE scope_key = ? AND id = ? AND status = 'confirmed' AND consent",
+            [self.scope_key, page_id])
+
     def confirmed_titles(self, limit: int) -> tuple[str, ...]:
         return tuple(r[0] for r in self.wh.fetchall(
             "SELECT DISTINCT title FROM pages WHERE scope_key = ? AND status = 'confirmed' ORDER BY title LIMIT ?",

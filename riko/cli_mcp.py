@@ -1,0 +1,73 @@
+"""``riko mcp``: the six memory tools and the Resident for an MCP host (stdio, or streamable HTTP).
+
+Over stdio (the default) the host launches ``riko mcp`` and speaks MCP on its stdin/stdout;
+``--http`` serves ``/mcp`` on loopback behind the same authentication as ``riko serve``, with
+``POST /capture`` for the host's own events. Nothing but the protocol goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .cli import _common, command, open_memory
+
+__all__ = ["register", "cmd_mcp", "DEFAULT_MCP_PORT"]
+
+DEFAULT_MCP_PORT = 8766
+
+
+def register(sub: Any) -> None:
+    """Add ``mcp`` to the ``riko`` subcommands."""
+    p = sub.add_parser(
+        "mcp", help="serve the six memory tools and the Resident over the Model Context Protocol",
+        description="Bound to one scope and one agent session (given with --session, else one per client "
+                    "connection). The host must capture the user's messages into that session (riko capture, "
+                    "or POST /capture in --http mode) for memory_remember to accept a claim.")
+    _common(p)
+    p.add_argument("--session", default=os.environ.get("RIKO_SESSION"),
+                   help="agent session id every call is bound to (env RIKO_SESSION; default: one per connection)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT,
+                   help=f"port for --http (default {DEFAULT_MCP_PORT}; 0 picks a free one)")
+
+
+@command("mcp")
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp import require_sdk
+
+    require_sdk()
+    import anyio
+
+    from .mcp.server import http_app, serve_stdio
+    from .server.auth import check_startable
+
+    with open_memory(args) as mem:
+        if not args.http:
+            anyio.run(serve_stdio, mem, args.session)
+            return 0
+        import uvicorn
+
+        check_startable(mem.config, args.host)
+        app = http_app(mem, session_id=args.session, host=args.host)
+        config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+        _announcing(config).run()
+    return 0
+
+
+def _announcing(config: Any) -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            for server in getattr(self, "servers", []):
+                for sock in server.sockets:
+                    host, port = sock.getsockname()[:2]
+                    shown = f"[{host}]" if ":" in host else host
+                    print(f"riko mcp: listening on http://{shown}:{port}/mcp", file=sys.stderr, flush=True)
+
+    return Server(config)

@@ -1,0 +1,61 @@
+"""The ``aliases`` table: revocable alias edges from a wording to an entity page."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .base import Store
+
+__all__ = ["AliasStore"]
+
+
+class AliasStore(Store):
+    """Alias edges of one scope, by id and by normalized alias."""
+
+    table = "aliases"
+    order = "alias"
+    columns = ("id", "entity_id", "alias", "resolution_kind", "status", "confidence", "reason", "created_at",
+               "updated_at")
+
+    def decided(self, normalized: str) -> str | None:
+        """The id of an edge a person or an explicit statement decided for this alias (or one a
+        person invalidated), if any."""
+        row = self.wh.fetchone(
+            "SELECT id FROM aliases WHERE scope_key = ? AND normalized_alias = ? "
+            "AND (resolution_kind <> 'derived_inference' OR status = 'invalidated') ORDER BY id LIMIT 1",
+            [self.scope_key, normalized])
+        return str(row[0]) if row else None
+
+    def replace(self, row: dict[str, Any]) -> None:
+        """Write ``row``, dropping any edge with its normalized alias or its id first."""
+        self.wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND (normalized_alias = ? OR id = ?)",
+                            [self.scope_key, row["normalized_alias"], row["id"]])
+        self.insert(row)
+
+    def status(self, alias_id: str) -> str | None:
+        row = self.wh.fetchone("SELECT status FROM aliases WHERE scope_key = ? AND id = ?", [self.scope_key, alias_id])
+        return row[0] if row else None
+
+    def invalidate(self, alias_id: str, reason: str, now: datetime | None) -> None:
+        self.wh.con.execute("UPDATE aliases SET status = 'invalidated', reason = ?, updated_at = ? "
+                            "WHERE scope_key = ? AND id = ?", [reason, now, self.scope_key, alias_id])
+
+    def live_ids_of(self, entity_id: str) -> list[str]:
+        """Ids of the edges to ``entity_id`` that are not invalidated."""
+        return [r[0] for r in self.wh.fetchall(
+            "SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? AND status <> 'invalidated'",
+            [self.scope_key, entity_id])]
+
+    def resolve(self, normalized: str, now: datetime | None) -> str | None:
+        """The entity an active edge valid at ``now`` points this alias at (highest confidence first)."""
+        row = self.wh.fetchone(
+            "SELECT entity_id FROM aliases WHERE scope_key = ? AND normalized_alias = ? AND status = 'active' "
+            "AND (valid_from IS NULL OR valid_from <= ?) AND (valid_to IS NULL OR valid_to > ?) "
+            "ORDER BY confidence DESC LIMIT 1", [self.scope_key, normalized, now, now])
+        return row[0] if row else None
+
+    def drop_derived(self) -> None:
+        """Remove every derived edge a person did not invalidate (they are rebuilt from canon)."""
+        self.wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference' "
+                            "AND status <> 'invalidated'", [self.scope_key])
