@@ -12,7 +12,7 @@ from .scope import MemoryScope
 from .warehouse import Warehouse
 
 __all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
-           "grounded_event", "AUTHORITIES"]
+           "grounded_event", "grounded_claim", "AUTHORITIES"]
 
 AUTHORITIES = ("user", "management", "deterministic_rule", "model_proposal", "ingest")
 _TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+$")
@@ -30,6 +30,13 @@ class UserEvent:
     session_id: str
     seq: int
     text: str
+    #: The atomic fact of ``text`` a grounded candidate holds (riko's own extraction), or "" for the whole text.
+    claim: str = ""
+
+    @property
+    def said(self) -> str:
+        """What the user said that the page holds: the matched fact, else the whole text."""
+        return self.claim or self.text
 
     @property
     def ref(self) -> str:
@@ -69,13 +76,29 @@ def user_grounded_match(
             "AND NOT correction_invalidated AND text IS NOT NULL")
     passes = [(f"{base} AND session_id IN ({marks})", [scope.key, *sids])] if sids else []
     passes.append((f"{base} AND session_id NOT IN ({marks})" if sids else base, [scope.key, *sids]))
-    for sql, params in passes:
+    for number, (sql, params) in enumerate(passes):
+        own = number == 0 and bool(sids)
         cur = wh.con.execute(sql + " ORDER BY session_id, seq", params)
         while rows := cur.fetchmany(2048):
             for sid, seq, text in rows:
                 if normalize_claim(text) == target:
                     return UserEvent(sid, int(seq), text)
+                if own:  # the candidate's own sessions: one of riko's atomic facts of the line also grounds it
+                    claim = grounded_claim(target, text)
+                    if claim:
+                        return UserEvent(sid, int(seq), text, claim)
     return None
+
+
+def grounded_claim(target: str, text: str) -> str:
+    """The atomic fact riko extracts from the user line ``text`` whose normalized form is
+    ``target`` (already normalized), or ""."""
+    from .dream.atoms import line_claims
+
+    for claim in line_claims(text or ""):
+        if normalize_claim(claim) == target:
+            return claim
+    return ""
 
 
 def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:

@@ -200,11 +200,52 @@ def cmd_graph(args: argparse.Namespace) -> int:
 def cmd_wiki(args: argparse.Namespace) -> int:
     if args.wiki_command == "check":
         return _wiki_check(args)
+    if args.wiki_command == "watch":
+        return _wiki_watch(args)
     with open_memory(args) as mem:
         report = mem.last_sync if mem.last_sync is not None else mem.sync()
     lines = [repr(report), *(str(e) for e in report.errors)]
     emit(args, report, text="\n".join(lines))
     return 1 if report.errors else 0
+
+
+def _watch_lines(report: Any) -> list[str]:
+    """One line per change a sync applied or refused (nothing for a sync that found none)."""
+    from .errors import RikoError
+
+    if isinstance(report, RikoError):
+        return [f"riko: error: {report}"]
+    if isinstance(report, Exception):
+        return [f"riko: error: {type(report).__name__}: {report}"]
+    lines = [f"{verb} {page_id}" for verb, ids in (("added", report.added), ("edited", report.edited),
+                                                   ("deleted", report.deleted)) for page_id in ids]
+    lines += [f"refused {e}; the previous version keeps serving" for e in report.errors]
+    return lines
+
+
+def _wiki_watch(args: argparse.Namespace) -> int:
+    """Sync page files as they change and print what each sync did, until interrupted."""
+    import json
+    import threading
+
+    done = threading.Event()
+
+    def show(report: Any) -> None:
+        if args.json and not isinstance(report, Exception):
+            if report.changed or report.errors:
+                print(json.dumps(report.to_dict(), ensure_ascii=False), flush=True)
+            return
+        for line in _watch_lines(report):
+            print(line, flush=True)
+
+    with open_memory(args) as mem:
+        print(f"riko wiki watch: watching {mem.wiki_dir} (Ctrl-C stops)", file=sys.stderr, flush=True)
+        mem.watch(on_report=show)
+        try:
+            done.wait()
+        except KeyboardInterrupt:
+            pass
+    return 0
 
 
 def _wiki_check(args: argparse.Namespace) -> int:
@@ -304,4 +345,6 @@ def register(sub: Any) -> None:
     q = wiki.add_parser("check", help="validate every page file; exit 1 on any error; changes nothing")
     _common(q)
     q = wiki.add_parser("sync", help="apply edits made to the page files (version, audit, Resident)")
+    _common(q)
+    q = wiki.add_parser("watch", help="apply hand edits as they happen, a line per change, until Ctrl-C")
     _common(q)

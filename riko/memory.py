@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 from .clock import Clock, as_clock
 from .config import RikoConfig, load_config
 from .contracts import EvidenceRef
-from .errors import ScopeError
+from .errors import ReadOnlyError, ScopeError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
 from .canon import Canon, SyncReport
@@ -58,6 +58,7 @@ class Memory:
         config: RikoConfig | Mapping[str, Any] | None = None,
         clock: Clock | Callable[[], datetime] | None = None,
         read_only: bool = False,
+        watch: bool = False,
     ) -> None:
         if preset is None or not str(preset).strip():
             raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
@@ -75,6 +76,7 @@ class Memory:
                              lock_timeout_s=self.config.lock_timeout_ms / 1000,
                              idle_release_s=self.config.idle_release_ms / 1000)
         self._closed = False
+        self._watcher: Any = None  # a WikiWatcher while hand edits are synced live
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
@@ -92,6 +94,8 @@ class Memory:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
                 raise
+        if watch:
+            self.watch()
 
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
@@ -111,12 +115,28 @@ class Memory:
     def close(self) -> None:
         """Flush and let go of the scope's file (idempotent)."""
         if not self._closed:
+            if self._watcher is not None:
+                self._watcher.stop()
             if not self.read_only:
                 from .recall.index_cache import flush_activation
 
                 flush_activation(self._ctx)  # pending recall counts are written before the file goes
             self._closed = True
             self._wh.close()
+
+    def watch(self, on_report: Callable[[Any], None] | None = None) -> None:
+        """Sync hand edits of this scope's page files as they happen, until :meth:`close`
+        (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
+        if self.read_only:
+            raise ReadOnlyError("a read-only memory cannot apply page edits; open it without read_only to watch")
+        from .wiki.watch import WikiWatcher
+
+        def locked_sync() -> SyncReport:
+            with self.lock:  # takes turns with every other call of this memory (and the server's)
+                return self.sync()
+
+        if self._watcher is None or not self._watcher.running:
+            self._watcher = WikiWatcher(self.wiki_dir, locked_sync, on_report=on_report).start()
 
     def hold(self, activity: str = "hold") -> Turn:
         """Keep the scope's file for a block of calls (``with mem.hold(): ...``): faster for a

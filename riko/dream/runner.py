@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..authority import grounded_claim, normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..stores.evidence import EvidenceStore
@@ -52,7 +52,16 @@ __all__ = ["DreamReport", "run_dream", "jobs_frame", "job_id", "parse_shard", "s
 
 log = logging.getLogger("riko.dream")
 
-MAX_PAGES_PER_ANSWER = 12
+MAX_PAGES_PER_ANSWER = 12  # a provider may state its own bound (``max_pages``), at most _PAGES_CEILING
+_PAGES_CEILING = 64
+
+
+def _page_limit(provider: Any) -> int:
+    """How many pages one answer of ``provider`` may propose."""
+    limit = getattr(provider, "max_pages", MAX_PAGES_PER_ANSWER)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        return MAX_PAGES_PER_ANSWER
+    return min(limit, _PAGES_CEILING)
 _LOAD_CHUNK = 64          # sessions whose transcripts are read in one query
 _APPLY_BATCH = 32         # finished sessions committed in one transaction
 _MAX_TITLES = 200
@@ -148,7 +157,7 @@ def _extract(provider: Any, transcript: Transcript, titles: Sequence[str], pages
     try:
         answer = extract(provider, transcript, titles, pages)
         allow_empty = bool(getattr(provider, "empty_answer_ok", False))
-        return answer, parse_file_blocks(answer, max_pages=MAX_PAGES_PER_ANSWER, allow_empty=allow_empty), None
+        return answer, parse_file_blocks(answer, max_pages=_page_limit(provider), allow_empty=allow_empty), None
     except ProviderError as exc:
         return answer, None, exc
     except Exception as exc:  # a provider bug fails one job, never the batch
@@ -306,7 +315,7 @@ class _Run:
         if w.answer is not None:
             w.outcome = "cached"
             try:
-                w.parsed = parse_file_blocks(w.answer, max_pages=MAX_PAGES_PER_ANSWER,
+                w.parsed = parse_file_blocks(w.answer, max_pages=_page_limit(self.provider),
                                              allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
             except ProviderError as exc:
                 w.error = exc
@@ -328,7 +337,7 @@ class _Run:
         answer, parsed, w.error = outcome
         w.answer = self._scrub(answer)
         if parsed is not None and w.answer != answer:
-            w.parsed = parse_file_blocks(w.answer or "", max_pages=MAX_PAGES_PER_ANSWER,
+            w.parsed = parse_file_blocks(w.answer or "", max_pages=_page_limit(self.provider),
                                          allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
         else:
             w.parsed = parsed
@@ -437,9 +446,15 @@ class _Run:
 
     @staticmethod
     def _grounded(page: ProposedPage, w: _Work) -> bool:
-        """Whether the description is exactly one user line (the only case user_grounded admits)."""
+        """Whether the description is exactly one user line, or one of riko's own atomic facts of
+        one (the cases user_grounded admits)."""
         target = normalize_claim(page.description)
-        return bool(target) and any(text == target for _, text in w.user_lines())
+        if not target:
+            return False
+        if any(text == target for _, text in w.user_lines()):
+            return True
+        lines = w.transcript.lines if w.transcript else ()
+        return any(grounded_claim(target, line.text) for line in lines if line.role == "user")
 
     def _tally(self, w: _Work) -> None:
         r = self.report

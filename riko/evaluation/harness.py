@@ -312,7 +312,7 @@ class Harness:
         return "ok", version, {}
 
     def _op_probe(self, a: dict[str, Any]) -> tuple[str, Any, dict]:
-        result = self.memory().recall(a["query"])
+        result = self.memory().recall(a["query"], record_activation=False)  # a probe inspects
         found = a["contains"] in result.context
         self.checks[f"probe {a['query']!r} contains {a['contains']!r}"] = found
         return "ok", None, {"context": result.context, "trace": result.trace}

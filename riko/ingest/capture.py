@@ -70,7 +70,7 @@ def capture_event(
     if not isinstance(data, Mapping):
         raise IngestError(f"captured event {etype!r} of session {sid!r}: 'data' must be an object")
     when = event.get("time")
-    time_ms = to_ms(clock.now()) if when is None else to_ms(utc(when))
+    time_ms = to_ms(clock.now()) if when is None else to_ms(when, where=f"event {sid!r} time")
 
     with wh.transaction():
         row = wh.fetchone(
@@ -103,7 +103,7 @@ def capture_event(
         wh.con.execute(
             "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "
             "text, data, content_hash, truncated, sensitivity, sensitivity_origin, correction_invalidated, line, ingested_at) "
-            "VALUES (?, ?, ?, ?, make_timestamp(? * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
+            "VALUES (?, ?, ?, ?, make_timestamp(CAST(? AS BIGINT) * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
             [scope.key, RECORD_SCHEMA_VERSION, sid, seq, time_ms, etype, ev.role, ev.source_kind, user, ev.text,
              data_json.decode(), content_hash(etype, data_json), ev.truncated, sensitivity, origin, naive_utc(now)],
         )

@@ -12,7 +12,7 @@ from ..errors import NotFoundError
 from ..sensitivity import LEVELS, can_transition
 from .context import Ctx, api
 from .redact import audit_view, is_protected, session_detail
-from .wire import ApiError, body_field, check_id, jsonable, query_int
+from .wire import ApiError, body_field, body_time, check_id, jsonable, query_int
 
 __all__ = ["routes"]
 
@@ -134,16 +134,18 @@ async def purge(ctx: Ctx) -> Any:
     return jsonable(result)
 
 
-async def _recall(ctx: Ctx) -> Any:
+async def _recall(ctx: Ctx, *, debug: bool = False) -> Any:
     if not ctx.config.recall_enabled:
         raise ApiError(404, "recall-disabled",
                        "recall over HTTP is off (recall_enabled = false); set recall_enabled = true in riko.toml "
                        "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
-    at_time = body_field(body, "atTime", "at_time")
+    at_time = body_time(body, "atTime", "at_time")
     history = bool(body_field(body, "history", kind=bool))
-    return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history))
+    # only a real injection counts as an access: the debug route inspects, it never injects
+    options = {"record_activation": False} if debug else {}
+    return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history, **options))
 
 
 @api
@@ -156,9 +158,8 @@ async def recall(ctx: Ctx) -> Any:
 @api
 async def recall_debug(ctx: Ctx) -> Any:
     """The sanitized recall plan, channels, gates and degraded modes (no rendered text)."""
-    result = await _recall(ctx)
-    plan = getattr(result, "plan", None)
-    return {"trace": jsonable(result.trace), "plan": jsonable(plan) if plan is not None else None}
+    result = await _recall(ctx, debug=True)
+    return {"trace": jsonable(result.trace), "plan": result.plan.sanitized()}
 
 
 def routes(prefix: str) -> list[Route]:

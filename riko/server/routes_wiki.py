@@ -10,7 +10,7 @@ from ..sensitivity import rank
 from ..wiki import PAGE_TYPES, SENSITIVITIES
 from .context import Ctx, api
 from .redact import is_protected, page_list_item, page_row_item, page_view
-from .wire import ApiError, body_field, check_id, json_response, query_bool, query_int
+from .wire import ApiError, body_field, body_time, check_id, json_response, query_bool, query_int
 
 __all__ = ["routes"]
 
@@ -150,7 +150,7 @@ async def temporal(ctx: Ctx) -> Any:
     pid = ctx.path_id("id", "page id")
     body = await ctx.body()
     content = body_field(body, "content", "body", required=True)
-    valid_from = body_field(body, "validFrom", "valid_from", required=True)
+    valid_from = body_time(body, "validFrom", "valid_from", required=True)
     page = await ctx.run(lambda mem: mem.replace(pid, content, valid_from))
     return json_response(page_view(page), 201)
 
