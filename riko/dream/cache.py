@@ -24,8 +24,12 @@ __all__ = ["AnswerCache", "extraction_key", "reflection_key", "calls_out"]
 
 
 
-def extraction_key(provider: Any, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
-    """The cache key of an extraction request: the provider's own ``request_key``."""
+def extraction_key(provider: Any, transcript: Transcript, existing_titles: Sequence[str] = (),
+                   existing_pages: Sequence[Any] = ()) -> str:
+    """The cache key of an extraction request: the provider's own ``request_key`` (with the
+    existing pages its prompt shows, when it reads them)."""
+    if existing_pages and getattr(provider, "reads_existing_pages", False):
+        return str(provider.request_key(transcript, existing_titles, existing_pages))
     return str(provider.request_key(transcript, existing_titles))
 
 
