@@ -193,8 +193,9 @@ class ExplodingProvider:
     def extract(self, transcript: Any, *, existing_titles: Any = ()) -> str:
         if "explode" in transcript.render(10_000):
             raise RuntimeError("provider bug")
-        return ('<<<FILE path="wiki/concepts/fine.md">>>\n---\ntype: concept\ntitle: Fine '
-                f"{transcript.session_id}\n---\nok\n<<<END>>>")
+        said = transcript.lines[0].text.rstrip(".")  # quotes the user, so riko finds its evidence
+        return ('<<<FILE path="wiki/concepts/fine.md">>>\n---\ntype: concept\ntitle: '
+                f"{said}\n---\n{said}\n<<<END>>>")
 
     def reflect(self, request: Any) -> str:
         return '{"observations": []}'
@@ -210,7 +211,7 @@ def test_a_provider_bug_fails_only_its_job(mem):
     assert (report.succeeded, report.failed) == (1, 1)
     row = mem.dream_jobs().filter(session_id="bad").to_dicts()[0]
     assert row["status"] == "failed" and row["last_error"].startswith("provider-error")
-    assert titles(mem) == {"Fine good"}
+    assert titles(mem) == {"I prefer green tea"}
 
 
 # -- concurrency ------------------------------------------------------------------------------------------
