@@ -324,7 +324,7 @@ class Review:
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
             # The user's exact words become the page; what the proposer added or typed is dropped.
-            text = grounded.text.strip()
+            text = grounded.said.strip()
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
@@ -411,10 +411,10 @@ class Review:
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
-            existing = self._grounded_duplicate(match.text)
+            existing = self._grounded_duplicate(match.said)
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
@@ -460,7 +460,7 @@ class Review:
             if relation == "alias":
                 from .aliases import upsert_alias
 
-                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
                           {"page": page.id, "evidence": match.ref, "relation": relation})
@@ -789,7 +789,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.text, self.review.evidence.line_time(event.session_id, event.seq))
+        return facts(event.said, self.review.evidence.line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -799,7 +799,7 @@ class _Consolidation:
 
         review = self.review
         for entity in named:
-            if not any(said_in(name, event.text) for name in entity.names()):
+            if not any(said_in(name, event.said) for name in entity.names()):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}

@@ -166,12 +166,14 @@ def create_app(
     *,
     host: str = "127.0.0.1",
     max_body_bytes: int = MAX_BODY_BYTES,
+    watch: bool = False,
 ) -> Starlette:
     """The control API and review page for every profile of the owner under ``root``.
 
     ``config`` overrides ``<root>/riko.toml`` and ``RIKO_*``; ``host`` is where it will be
     served: a non-loopback host with no token configured raises :class:`~riko.errors.ConfigError`.
-    Each profile's Memory opens on first use and closes at shutdown (``app.state.riko.scopes``).
+    Each profile's Memory opens on first use and closes at shutdown (``app.state.riko.scopes``);
+    with ``watch`` each open profile syncs hand edits of its page files as they happen.
     """
     root_path = Path(root).absolute()
     cfg = load_config(root_path, overrides=config)
@@ -179,7 +181,7 @@ def create_app(
     server = Server(
         config=cfg,
         auth=AuthPolicy(cfg, host),
-        scopes=Scopes(root_path, cfg, as_clock(clock) if clock is not None else None),
+        scopes=Scopes(root_path, cfg, as_clock(clock) if clock is not None else None, watch=watch),
         max_body_bytes=max_body_bytes,
     )
     prefix = cfg.api_path
