@@ -1,7 +1,8 @@
 """Retrieval on the four public conversation sets: riko beside stemmed bm25s, e5 and their RRF.
 
 Run: ``python benchmarks/retrieval_real.py [--datasets realtalk,realmem,beam,memdaily]
-[--no-dense] [--vector-cache DIR] [--max-conversations beam=3]``.
+[--no-dense] [--vector-cache DIR] [--max-conversations beam=3] [--every-conversations memdaily=10]
+[--conversations realmem=Kenta_Tanaka] [--data DIR]``.
 
 The archives ``../shared/datasets/*.tar.zst`` (beside the checkout) are extracted once into a
 scratch folder (``--scratch``, reused when present) and never enter the repository. Every
@@ -10,7 +11,11 @@ questions in the same run, and one table prints every dataset x system with its 
 to bm25s and rrf. Embedding is the slow part (e5: ~30 short passages/s per core, far fewer
 for BEAM's ~2,000-character turns), so passage vectors go through the disk cache
 (``--vector-cache``), and BEAM is cut by default to its 3 smallest conversations
-(``--max-conversations beam=N``; ``beam=0`` runs all 64, hours with e5).
+(``--max-conversations beam=N``; ``beam=0`` runs all 64, hours with e5). A fixed subset can
+also be named (``--conversations realmem=A,B``) or taken as the first N in natural order
+(``--first-conversations beam=3``), or every Nth in natural order (``--every-conversations
+memdaily=10``: 300 of 3,000, every category); ``--data DIR`` reads already extracted folders
+``DIR/<dataset>/`` instead of the archives.
 """
 
 from __future__ import annotations
@@ -69,6 +74,52 @@ def parse_caps(values: list[str]) -> dict[str, int | None]:
     return caps
 
 
+def parse_named(values: list[str], flag: str) -> dict[str, str]:
+    """``DATASET=VALUE`` pairs of a repeatable flag."""
+    out: dict[str, str] = {}
+    for value in values:
+        name, _, rest = value.partition("=")
+        if name not in DATASETS or not rest.strip():
+            raise SystemExit(f"{flag} takes DATASET=VALUE with DATASET in {', '.join(DATASETS)}, got {value!r}")
+        out[name] = rest.strip()
+    return out
+
+
+def natural_names(folder: Path) -> list[str]:
+    """The conversation folders in the loader's natural order."""
+    from riko.evaluation.datasets import _natural_key
+
+    return sorted((c.name for c in (folder / "sessions").iterdir() if c.is_dir() and not c.name.startswith(".")),
+                  key=_natural_key)
+
+
+def choose_conversations(name: str, folder: Path, caps: dict[str, int | None], named: dict[str, str],
+                         first: dict[str, str], every: dict[str, str]) -> tuple[list[str] | None, str | None]:
+    """The conversations of ``name`` this run keeps (None: all) and a note saying which."""
+    total = len(natural_names(folder))
+    if name in named:
+        chosen = [c.strip() for c in named[name].split(",") if c.strip()]
+        return chosen, f"{name}: the {len(chosen)} named of {total} conversations ({', '.join(chosen)})"
+    if name in first:
+        if not first[name].isdigit() or int(first[name]) < 1:
+            raise SystemExit(f"--first-conversations {name}= takes a positive count, got {first[name]!r}")
+        chosen = natural_names(folder)[:int(first[name])]
+        return chosen, (f"{name}: the first {len(chosen)} of {total} conversations in natural order "
+                        f"({chosen[0]} .. {chosen[-1]})")
+    if name in every:
+        if not every[name].isdigit() or int(every[name]) < 1:
+            raise SystemExit(f"--every-conversations {name}= takes a positive step, got {every[name]!r}")
+        chosen = natural_names(folder)[::int(every[name])]
+        return chosen, (f"{name}: every {every[name]}th of {total} conversations in natural order, "
+                        f"{len(chosen)} ({chosen[0]}, {chosen[1] if len(chosen) > 1 else ''}, ..)")
+    if caps.get(name):
+        chosen = smallest(folder, caps[name])  # type: ignore[arg-type]
+        shown = ", ".join(chosen[:5]) + (", ..." if len(chosen) > 5 else "")
+        return chosen, (f"{name}: the {len(chosen)} smallest of {total} conversations ({shown}); "
+                        f"--max-conversations {name}=0 runs all")
+    return None, None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated (default all four)")
@@ -79,28 +130,49 @@ def main() -> None:
     parser.add_argument("--vector-cache", default=None, help="passage-vector cache (default ~/.cache/riko/vectors)")
     parser.add_argument("--max-conversations", action="append", default=[], metavar="DATASET=N",
                         help="keep the N smallest conversations of DATASET (0: all); default beam=3")
+    parser.add_argument("--first-conversations", action="append", default=[], metavar="DATASET=N",
+                        help="keep the first N conversations of DATASET in natural order")
+    parser.add_argument("--every-conversations", action="append", default=[], metavar="DATASET=N",
+                        help="keep every Nth conversation of DATASET in natural order (the first, the N+1st, ..)")
+    parser.add_argument("--conversations", action="append", default=[], metavar="DATASET=A,B",
+                        help="keep the named conversations of DATASET")
+    parser.add_argument("--data", default=None, metavar="DIR",
+                        help="already extracted dataset folders DIR/<dataset>/ (instead of the archives)")
     parser.add_argument("--limit", type=int, default=None, help="first N ranked questions per dataset")
+    parser.add_argument("--questions", action="append", default=[], metavar="DATASET=N",
+                        help="first N ranked questions of DATASET (in file order; overrides --limit there)")
     parser.add_argument("--json", default=None, metavar="DIR", help="write <DIR>/<dataset>.json per-question records")
     args = parser.parse_args()
 
     caps = parse_caps(args.max_conversations)
+    named = parse_named(args.conversations, "--conversations")
+    first = parse_named(args.first_conversations, "--first-conversations")
+    every = parse_named(args.every_conversations, "--every-conversations")
+    questions = parse_named(args.questions, "--questions")
+    if any(not v.isdigit() for v in questions.values()):
+        raise SystemExit(f"--questions takes DATASET=N, got {args.questions}")
     chosen = [d.strip() for d in args.datasets.split(",") if d.strip()]
     shared = Path(args.shared)
     rows: list[list[str]] = []
     notes = []
     for name in chosen:
-        archive = shared / f"{name}.tar.zst"
-        if not archive.is_file():
-            raise SystemExit(f"no archive {archive}; pass --shared DIR")
-        folder = extract(archive, Path(args.scratch))
-        conversations = smallest(folder, caps[name]) if caps.get(name) else None
-        total = sum(1 for c in (folder / "sessions").iterdir() if c.is_dir())
-        if conversations is not None:
-            shown = ", ".join(conversations[:5]) + (", ..." if len(conversations) > 5 else "")
-            notes.append(f"{name}: the {len(conversations)} smallest of {total} conversations ({shown}); "
-                         f"--max-conversations {name}=0 runs all")
+        if args.data:
+            folder = Path(args.data) / name
+            if not (folder / "queries.jsonl").is_file():
+                raise SystemExit(f"no {folder}/queries.jsonl; --data takes the folder holding <dataset>/")
+        else:
+            archive = shared / f"{name}.tar.zst"
+            if not archive.is_file():
+                raise SystemExit(f"no archive {archive}; pass --shared DIR")
+            folder = extract(archive, Path(args.scratch))
+        conversations, note = choose_conversations(name, folder, caps, named, first, every)
+        if note:
+            notes.append(note)
         started = time.perf_counter()
-        report = run_dataset(folder, systems=args.systems.split(","), dense=not args.no_dense, limit=args.limit,
+        limit = int(questions[name]) if name in questions else args.limit
+        if name in questions:
+            notes.append(f"{name}: the first {limit} ranked questions in file order")
+        report = run_dataset(folder, systems=args.systems.split(","), dense=not args.no_dense, limit=limit,
                              conversations=conversations, vector_cache=args.vector_cache)
         setup = report.setup
         print(f"{name}: {setup['ranked']} questions ({setup['abstentions']} abstentions not ranked), "

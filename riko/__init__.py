@@ -42,11 +42,13 @@ def open(  # noqa: A001 - mirrors builtins.open on purpose: riko.open(root, ...)
     config: Any = None,
     clock: Any = None,
     read_only: bool = False,
+    watch: bool = False,
 ) -> "Memory":
     """Open (creating if needed) the memory of one scope under ``root``.
 
-    ``preset`` is required: a missing or empty preset fails closed.
+    ``preset`` is required: a missing or empty preset fails closed. ``watch=True`` syncs hand
+    edits of the page files as they happen (see :meth:`Memory.watch`).
     """
     from .memory import Memory
 
-    return Memory(root, owner=owner, preset=preset, config=config, clock=clock, read_only=read_only)
+    return Memory(root, owner=owner, preset=preset, config=config, clock=clock, read_only=read_only, watch=watch)

@@ -40,7 +40,7 @@ from .wiki.check import check_files
 from .wiki.check import duplicate_errors as _duplicate_errors
 from .wiki.check import id_changed as _id_changed
 from .wiki.files import page_files, read_bytes
-from .wiki.page import TYPE_FOLDERS
+from .wiki.page import TYPE_FOLDERS, extra_from_json, extra_to_json
 
 __all__ = ["Canon", "SyncReport", "file_hash", "check_files"]
 
@@ -68,7 +68,7 @@ def _page_of(
         tags=_texts(tags), sources=_texts(sources), confidence=confidence, kind=kind, category=category,
         observed_at=observed_at, recorded_at=recorded_at, valid_from=valid_from, valid_to=valid_to,
         supersedes=supersedes, superseded_by=superseded_by, usage_policy=usage_policy,
-        extra=json.loads(extra) if extra and extra != "{}" else {},
+        extra=extra_from_json(json.loads(extra)) if extra and extra != "{}" else {},
     )
 
 
@@ -83,7 +83,7 @@ def _text(data: bytes) -> str:
 
 def _comparable(page: Page) -> Page:
     """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
-    return page.replace(extra=json.loads(dumps(page.extra)))
+    return page.replace(extra=extra_from_json(json.loads(dumps(extra_to_json(page.extra)))))
 
 
 @dataclass
@@ -282,7 +282,7 @@ class Canon:
             "recorded_at": naive_utc(page.recorded_at), "valid_from": naive_utc(page.valid_from),
             "valid_to": naive_utc(page.valid_to), "supersedes": page.supersedes,
             "superseded_by": page.superseded_by, "supersede_reason": reason, "usage_policy": page.usage_policy,
-            "path": rel, "file_hash": digest, "source_candidates": dumps(cands), "extra": dumps(page.extra),
+            "path": rel, "file_hash": digest, "source_candidates": dumps(cands), "extra": dumps(extra_to_json(page.extra)),
             "updated_at": naive_utc(now),
         }
 

@@ -98,13 +98,14 @@ def _frame_text(frame: Any, table: str | None, *, wide: bool) -> str:
 
 
 def iso_time(text: str) -> str:
-    """An argparse type: ``text`` when it is an ISO date-time."""
+    """An argparse type: ``text`` when it is an ISO date-time inside the calendar riko keeps."""
     from .clock import utc
+    from .errors import InvalidArgumentError
 
     try:
         utc(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date-time such as 2026-03-01T00:00:00Z") from None
+    except InvalidArgumentError as exc:  # argparse names the flag: "argument --at: ..."
+        raise argparse.ArgumentTypeError(getattr(exc, "reason", str(exc))) from None
     return text
 
 

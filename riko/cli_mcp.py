@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
                    help="agent session id every call is bound to (env RIKO_SESSION; default: one per connection)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    p.add_argument("--no-watch", action="store_true", help="do not sync hand edits of page files as they happen")
     p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT,
                    help=f"port for --http (default {DEFAULT_MCP_PORT}; 0 picks a free one)")
 
@@ -46,6 +47,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from .server.auth import check_startable
 
     with open_memory(args) as mem:
+        if not args.no_watch:
+            mem.watch()  # hand edits of the page files reach the tools and the Resident live
         if not args.http:
             anyio.run(serve_stdio, mem, args.session)
             return 0

@@ -23,7 +23,7 @@ def _recall_text(result: Any, debug: bool) -> str:
     else:
         lines.append("(nothing to inject)")
     if debug:
-        plan = result.plan.to_dict()
+        plan = result.plan.sanitized()
         lines += ["", "plan: " + json.dumps(plan, ensure_ascii=False, default=str),
                   "trace: " + json.dumps(result.trace, ensure_ascii=False, default=str)]
         for row in result.rows:
@@ -36,9 +36,13 @@ def _recall_text(result: Any, debug: bool) -> str:
 @command("recall")
 def cmd_recall(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        result = mem.recall(args.query, at_time=args.at, history=args.history, debug=args.debug)
+        # --debug inspects: it records no activation (only a real injection is an access)
+        result = mem.recall(args.query, at_time=args.at, history=args.history, debug=args.debug,
+                            record_activation=not args.debug)
         if args.json:
             data = result.to_dict()
+            if args.debug:
+                data["plan"] = result.plan.sanitized()
             if not args.debug:
                 data["results"] = [r for r in data["results"] if r["decision"] != "rejected"]
             emit(args, data)

@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .server import create_app
 
-    app = create_app(args.root, host=args.host)
+    app = create_app(args.root, host=args.host, watch=not args.no_watch)
     api_path = app.state.riko.config.api_path
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             access_log=args.access_log, lifespan="on")
@@ -61,6 +61,8 @@ def register(sub: Any) -> None:
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default warning)")
     p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument("--no-watch", action="store_true",
+                   help="do not sync hand edits of page files as they happen (POST /wiki/sync still does)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,6 +5,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
 
     RikoError
     ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
+    │   └── InvalidDateError    a date-time that cannot be read or lies outside years 1-9999 in UTC
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
@@ -32,6 +33,7 @@ __all__ = [
     "phrase",
     "RikoError",
     "InvalidArgumentError",
+    "InvalidDateError",
     "ClosedError",
     "ScopeError",
     "MissingScopeError",
@@ -85,7 +87,7 @@ REMEDIES: dict[str, dict[str, str]] = {
     "list": {
         "python": "list {what} with mem.{what}()",
         "cli": "list {what} with `riko {what}`",
-        "http": "list {what} with GET /{what}",
+        "http": "list {what} with GET /{route}",
     },
     "sync": {
         "python": "run mem.sync() and fix any error it reports first",
@@ -105,6 +107,9 @@ REMEDIES: dict[str, dict[str, str]] = {
 }
 
 SURFACES = ("python", "cli", "http")
+
+#: The control API route that lists each kind of record, where it is not ``GET /<plural>``.
+HTTP_LISTINGS = {"pages": "wiki"}
 
 
 def phrase(key: str, surface: str, **fields: str) -> str:
@@ -149,6 +154,19 @@ class InvalidArgumentError(RikoError, ValueError):
 
     It is also a ``ValueError``, so code that caught ``ValueError`` keeps working.
     """
+
+
+class InvalidDateError(InvalidArgumentError):
+    """A date-time riko cannot use: unreadable, or outside 0001-01-01..9999-12-31 once in UTC.
+
+    ``where`` names the field, flag or JSON path it came from (or is None); ``reason`` is the
+    message without it, for a caller that names the place its own way (file and line).
+    """
+
+    def __init__(self, reason: str, where: str | None = None) -> None:
+        self.reason = reason
+        self.where = where
+        super().__init__(f"{where}: {reason}" if where else reason)
 
 
 class InvalidTypeError(InvalidArgumentError, TypeError):
@@ -251,7 +269,7 @@ class NotFoundError(RikoError, KeyError):
         msg = f"no {kind} with id {ident!r} in this scope"
         super().__init__(msg + (f"; {hint}" if hint else ""))
         if listing is not None:  # the plural a surface lists them by: candidates, pages, sessions...
-            self.with_remedy("list", what=listing)
+            self.with_remedy("list", what=listing, route=HTTP_LISTINGS.get(listing, listing))
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.render("python")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 from .clock import Clock, as_clock
 from .config import RikoConfig, load_config
 from .contracts import EvidenceRef
-from .errors import ScopeError
+from .errors import ReadOnlyError, ScopeError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
 from .canon import Canon, SyncReport
@@ -58,6 +59,7 @@ class Memory:
         config: RikoConfig | Mapping[str, Any] | None = None,
         clock: Clock | Callable[[], datetime] | None = None,
         read_only: bool = False,
+        watch: bool = False,
     ) -> None:
         if preset is None or not str(preset).strip():
             raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
@@ -75,6 +77,7 @@ class Memory:
                              lock_timeout_s=self.config.lock_timeout_ms / 1000,
                              idle_release_s=self.config.idle_release_ms / 1000)
         self._closed = False
+        self._watcher: Any = None  # a WikiWatcher while hand edits are synced live
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
@@ -92,6 +95,8 @@ class Memory:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
                 raise
+        if watch:
+            self.watch()
 
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
@@ -111,12 +116,28 @@ class Memory:
     def close(self) -> None:
         """Flush and let go of the scope's file (idempotent)."""
         if not self._closed:
+            if self._watcher is not None:
+                self._watcher.stop()
             if not self.read_only:
                 from .recall.index_cache import flush_activation
 
                 flush_activation(self._ctx)  # pending recall counts are written before the file goes
             self._closed = True
             self._wh.close()
+
+    def watch(self, on_report: Callable[[Any], None] | None = None) -> None:
+        """Sync hand edits of this scope's page files as they happen, until :meth:`close`
+        (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
+        if self.read_only:
+            raise ReadOnlyError("a read-only memory cannot apply page edits; open it without read_only to watch")
+        from .wiki.watch import WikiWatcher
+
+        def locked_sync() -> SyncReport:
+            with self.lock:  # takes turns with every other call of this memory (and the server's)
+                return self.sync()
+
+        if self._watcher is None or not self._watcher.running:
+            self._watcher = WikiWatcher(self.wiki_dir, locked_sync, on_report=on_report).start()
 
     def hold(self, activity: str = "hold") -> Turn:
         """Keep the scope's file for a block of calls (``with mem.hold(): ...``): faster for a
@@ -265,8 +286,27 @@ class Memory:
 
     # -- L2 canonical Wiki --------------------------------------------------------------------------
     def create_page(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> Page:
-        """Management: a confirmed, locked canonical page written directly."""
-        return self._review.create_page(title, body, type=type, **fields)
+        """Management: a confirmed, locked canonical page written directly.
+
+        ``supersedes`` (an id, an id prefix or a distinctive fragment of a current page) retires
+        that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
+        after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
+        """
+        from .governance import governed_fields, retire_superseded
+
+        fields, old = governed_fields(self._ctx, fields)
+        page = self._review.create_page(title, body, type=type, **fields)
+        if old is not None:
+            retire_superseded(self._ctx, old, page.id, authority="management")
+            page = self._canon.get(page.id)
+        return page
+
+    def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Current pages that closely resemble ``text`` (id, title, score; best first): the
+        replacement a writer may offer with ``supersedes``, never applied automatically."""
+        from .governance import overlaps
+
+        return overlaps(self._canon.pages(), text, exclude=exclude)
 
     def pages(self, *, include_forgotten: bool = False) -> pl.DataFrame:
         """Canonical pages with their lineage and review columns (forgotten ones on request)."""
@@ -360,8 +400,13 @@ class Memory:
     # -- L3 Resident --------------------------------------------------------------------------------
     def resident(self) -> ResidentSnapshot:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
-        or a validity interval opened or closed since the last compile)."""
-        return self._resident.current()
+        or a validity interval opened or closed since the last compile); ``.index`` renders
+        the index layer beside it (see :mod:`riko.resident_index`)."""
+        from .resident_index import current_index
+
+        snap = self._resident.current()
+        ctx = self._ctx
+        return dataclasses.replace(snap, index_source=lambda: current_index(ctx))
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
@@ -562,9 +607,10 @@ class Memory:
         with self._wh.transaction():
             return self._wh.audit(kind, authority, target, detail)
 
-    def purges(self) -> pl.DataFrame:
-        """The purge journal of this scope (sanitized: ids, statuses and times only)."""
-        return purges_frame(self._wh)
+    def purges(self, *, impact: bool = False) -> pl.DataFrame:
+        """The purge journal of this scope (sanitized: ids, statuses and times only; ``impact=True``
+        adds each purge's impact summary, counts without content)."""
+        return purges_frame(self._wh, impact=impact)
 
     @property
     def lock(self) -> Turn:

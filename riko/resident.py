@@ -27,8 +27,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from itertools import compress, groupby, repeat
@@ -413,6 +413,15 @@ class ResidentSnapshot:
     diagnostics: dict
     generated_at: datetime
     max_chars: int
+    #: Renders the index layer beside this Resident, per request (see riko.resident_index);
+    #: not part of the compiled state, its version or its equality.
+    index_source: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def index(self) -> Any:
+        """The index layer rendered now (a ``riko.resident_index.ResidentIndex``; None when
+        this snapshot was not read through a memory)."""
+        return self.index_source() if self.index_source is not None else None
 
     @property
     def content(self) -> str:

@@ -330,7 +330,7 @@ class Review:
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
             # The user's exact words become the page; what the proposer added or typed is dropped.
-            text = grounded.text.strip()
+            text = grounded.said.strip()
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
@@ -417,10 +417,10 @@ class Review:
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
-            existing = self._grounded_duplicate(match.text)
+            existing = self._grounded_duplicate(match.said)
             if existing is not None:
                 self._absorb(cid, existing, match)
                 continue
@@ -429,14 +429,14 @@ class Review:
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                state.admit_entities(named_entities(match.text), match)
+                state.admit_entities(named_entities(match.said), match)
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            state.admit_entities(named_entities(match.text), match)
+            state.admit_entities(named_entities(match.said), match)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities)
             state.index.add(page.id, said, is_page=True)
@@ -465,7 +465,9 @@ class Review:
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
             repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page.id)
             if relation == "alias":
-                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
+                from .aliases import upsert_alias
+
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
                           {"page": page.id, "evidence": match.ref, "relation": relation})
@@ -571,7 +573,7 @@ class Review:
             raise StateError(f"page {page_id} was already replaced by {old.superseded_by}; replace that page instead")
         if not content.strip():
             raise InvalidArgumentError("a replacement needs non-empty content")
-        start = utc(valid_from)
+        start = utc(valid_from, where="valid_from")
         if old.valid_from is not None and start <= old.valid_from:
             raise StateError(f"valid_from {start.isoformat()} must be after the current interval's start {old.valid_from.isoformat()}")
         if old.valid_to is not None and start > old.valid_to:
@@ -794,7 +796,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.text, self.review.evidence.line_time(event.session_id, event.seq))
+        return facts(event.said, self.review.evidence.line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -804,7 +806,7 @@ class _Consolidation:
 
         review = self.review
         for entity in named:
-            if not grounded_in(entity, event.text):
+            if not grounded_in(entity, event.said):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
@@ -837,7 +839,7 @@ class _Consolidation:
                                       detail={"evidence": event.ref, "aliases": new_names})
                     page = updated
                 for name in new_names:
-                    tied = said_in(name, event.text)
+                    tied = said_in(name, event.said)
                     upsert_alias(review.wh, review.scope, review.clock, page.id, name,
                                  resolution_kind="explicit_coreference" if tied else "derived_inference",
                                  confidence=1.0 if tied else 0.5, source_refs=(event.ref,))

@@ -18,7 +18,6 @@ BAD_VALUES = [
     ("version: " + "9" * 5001, "version"),
     ("valid_from: 0001-01-01T00:00:00+05:00", "valid_from"),
     ("note: &a [*a]", "note"),
-    ("note: 2026-02-30", "note"),
     ("note: " + "9" * 5001, "note"),
     ("note: " + "[" * 3000 + "]" * 3000, None),
 ]

@@ -58,6 +58,7 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "graph": ["graph", *E],
         "wiki check": ["wiki", "check", "--root", str(empty)],
         "wiki sync": ["wiki", "sync", *E],
+        "wiki watch": ["wiki", "watch", *E],
         "dream": ["dream", "--session", "NOSUCH", *R],
         "dream-jobs": ["dream-jobs", "--status", "bogus", *R],
         "observations": ["observations", *E],

@@ -67,8 +67,11 @@ def test_english_statements_map_to_folders_and_kinds():
         page = pages[title]
         assert (page.folder, page.kind, page.category) == (folder, kind, category), title
         assert page.status == "candidate" and page.sensitivity == "normal"
-    assert pages["I love hiking in the Alps"].description == "I love hiking in the Alps, but I hate waking up early."
-    assert pages["My name is Alex"].description == "My name is Alex."
+    # one fact per page: the clause that carries it, not the whole sentence
+    assert pages["I love hiking in the Alps"].description == "I love hiking in the Alps"
+    assert pages["My name is Alex"].description == "My name is Alex"
+    assert pages["My sister Anna is a nurse in Paris"].slot == "Anna/occupation"
+    assert [e.name for e in pages["My sister Anna is a nurse in Paris"].entities] == ["Anna", "Paris"]
 
 
 def test_assistant_lines_never_produce_pages():
@@ -108,7 +111,7 @@ def test_chinese_statements_map_to_folders_and_kinds():
         "我今天好累": "fact",
     }
     assert {t: p.kind for t, p in pages.items()} == expected
-    assert pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶，我讨厌下雨天。"
+    assert pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶"
     assert pages["请不要再提我的前任"].category == "interaction_rules"
 
 
@@ -130,14 +133,11 @@ def test_hedges_are_preserved(text, hedge):
 
 
 def test_inference_trap_work_was_tiring():
-    provider = HeuristicProvider()
-    trap = conversation(("user", "Work was tiring today."), ("user", "今天工作好累。"))
-    text = provider.extract(trap)
-    assert text == ""
-    assert "hate" not in text.casefold()
-    # Next to real statements, the trap sentence still adds nothing of its own.
+    # a state is kept in the user's own words; nothing the words do not hold is added
+    pages = pages_of(("user", "Work was tiring today."), ("user", "今天工作好累。"))
+    assert [p.description for p in pages] == ["Work was tiring today"]
     mixed = pages_of(("user", "Work was tiring today. I love my cat Mochi."))
-    assert [p.title for p in mixed] == ["I love my cat Mochi"]
+    assert [p.title for p in mixed] == ["Work was tiring today", "I love my cat Mochi"]
     assert all("hate" not in (p.title + p.description + p.body).casefold() for p in mixed)
 
 

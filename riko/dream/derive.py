@@ -486,7 +486,9 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
     if pronoun:
         # an unresolved pronoun: about someone else, never the speaker
         return (pronoun.group(1) or pronoun.group(2)).casefold(), False
-    first = re.match(r"([A-Z][a-z][\w'\-]*)\b", head)
+    first = re.match(r"([A-Z][a-z][\w'\-]*)(?=\b|[\u4e00-\u9fff])", head)
+    if first and first.group(1) in ties.values():
+        return first.group(1), True
     if first and first.group(1) in names.kinds and names.kinds[first.group(1)] in ("person", "pet"):
         return first.group(1), bool(names.aliases.get(first.group(1)))
     return me, False

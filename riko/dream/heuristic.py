@@ -26,13 +26,14 @@ from .cues import (
     split_clauses,
     split_sentences,
 )
+from .atoms import Fact, extract_facts, split_speaker
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived, derive
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
 from .reflection import ReflectionRequest
 from .transcript import Transcript
 
-__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_file_blocks"]
+__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_file_blocks", "render_facts", "transcript_facts"]
 
 _TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
 _MAX_TITLE = 100
@@ -198,6 +199,83 @@ def render_file_blocks(findings: Sequence[Finding], existing_titles: Sequence[st
     return "\n\n".join(blocks)
 
 
+_EMOTION = next(c for c in CUES if c.kind == "emotion")
+
+
+def _is_emotion(text: str) -> bool:
+    folded = text.replace("’", "'")
+    return any(p.search(folded) for p in _EMOTION.patterns)
+
+
+def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
+    """``(seq, fact)`` for every atomic fact of the transcript's user lines, in order.
+
+    In a multi-party log (most user lines start ``Name: ``) each fact is its speaker's, and a
+    speaker's earlier lines are the context their pronouns resolve against.
+    """
+    users = [line for line in transcript.lines if line.role == "user"]
+    split = [split_speaker(line.text) for line in users]
+    prefixed = sum(1 for who, _ in split if who)
+    multi = bool(users) and prefixed * 2 > len(users) and len({who for who, _ in split if who}) <= 8
+    said: dict[str | None, list[str]] = {}
+    out: list[tuple[int, Fact]] = []
+    for line, (who, rest) in zip(users, split):
+        speaker, text = (who, rest) if multi and who else (None, line.text)
+        earlier = said.setdefault(speaker, [])
+        for fact in extract_facts(text, speaker=speaker, context=tuple(earlier[-3:])):
+            out.append((line.seq, fact))
+        earlier.append(text)
+    return out
+
+
+def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
+    """FILE-protocol text for atomic facts: one page each, typed by riko's derivation.
+
+    Title, description and body hold the fact (a multi-party fact names its speaker); ``quote``
+    holds the speaker's own words, which locate the evidence line.
+    """
+    known = {normalize_text(t): t for t in existing_titles}
+    seen: set[tuple[str, str]] = set()
+    paths: set[str] = set()
+    blocks: list[str] = []
+    for _, fact in facts:
+        if len(blocks) >= max_pages:
+            break
+        derived = fact.derived
+        emotion = derived.kind == "fact" and _is_emotion(fact.text)
+        page_type = "emotion" if emotion else KIND_PAGE_TYPES[derived.kind]
+        folder = _TYPE_FOLDERS[page_type]
+        category = "current_state" if emotion else KIND_CATEGORIES[derived.kind]
+        said = f"{fact.speaker}: {fact.text}" if fact.speaker else fact.text
+        title = known.get(normalize_text(_trim(said, _MAX_TITLE)), _trim(said, _MAX_TITLE))
+        key = (page_type, normalize_text(title))
+        if key in seen:
+            continue
+        seen.add(key)
+        base = _slug(title)
+        path, n = f"wiki/{folder}/{base}.md", 2
+        while path in paths:
+            path, n = f"wiki/{folder}/{base}-{n}.md", n + 1
+        paths.add(path)
+        tags = [derived.kind] + (["hedged"] if fact.hedged else [])
+        blocks.append(
+            f'<<<FILE path="{path}">>>\n---\n'
+            f"type: {page_type}\n"
+            f"title: {_yaml_str(title)}\n"
+            f"description: {_yaml_str(_trim(said, MAX_DESCRIPTION_CHARS))}\n"
+            f"tags: {json.dumps(tags)}\n"
+            f"confidence: {0.35 if fact.hedged else 0.6}\n"
+            f"kind: {derived.kind}\n"
+            f"category: {category}\n"
+            f"slot: {_yaml_str(derived.slot)}\n"
+            f"entities: {_entities_yaml(derived)}\n"
+            f"quote: {_yaml_str(fact.quote)}\n"
+            f"sensitivity: {'sensitive' if fact.sensitive else 'normal'}\n"
+            f"---\n{said[:MAX_BODY_CHARS]}\n<<<END>>>"
+        )
+    return "\n\n".join(blocks)
+
+
 def _tokens(text: str) -> frozenset[str]:
     """Content words (English) and character bigrams (CJK) used to spot repeated statements."""
     folded = normalize_text(text)
@@ -225,7 +303,7 @@ class HeuristicProvider:
     model = "heuristic-v1"
     empty_answer_ok = True
 
-    def __init__(self, *, max_pages: int = 12, max_transcript_chars: int = 40_000, similarity: float = 0.5) -> None:
+    def __init__(self, *, max_pages: int = 48, max_transcript_chars: int = 40_000, similarity: float = 0.5) -> None:
         self.max_pages = max_pages
         self.max_transcript_chars = max_transcript_chars
         self.similarity = similarity
@@ -245,12 +323,9 @@ class HeuristicProvider:
         return prompt_key(self.name, self.model, build_reflection_prompt(request))
 
     def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
-        """FILE blocks for the user's cue-bearing statements (assistant lines are never read)."""
-        findings: list[Finding] = []
-        for line in transcript.tail(self.max_transcript_chars).lines:
-            if line.role == "user":
-                findings.extend(find_statements(line.text, line.seq))
-        return render_file_blocks(findings, existing_titles, self.max_pages)
+        """FILE blocks, one per atomic fact of the user's lines (assistant lines are never read)."""
+        return render_facts(transcript_facts(transcript.tail(self.max_transcript_chars)), existing_titles,
+                            self.max_pages)
 
     def reflect(self, request: ReflectionRequest) -> str:
         """One JSON object of observations: statements the user repeated across anchors.

@@ -195,7 +195,9 @@ def run_case(case: Case, *, config: Mapping[str, Any] | None = None) -> CaseResu
             with riko.open(tmp, preset="cases", config=settings, clock=clock) as mem:
                 _setup(mem, case, clock)
                 clock.advance(minutes=1)
-                options = {"build_index": True} if settings.get("recall_vector_enabled") else {}
+                options: dict[str, Any] = {"record_activation": False}  # scoring inspects, it injects nothing
+                if settings.get("recall_vector_enabled"):
+                    options["build_index"] = True
                 result = mem.recall(case.query, at_time=case.at_time, history=case.history, **options)
         except Exception as exc:
             return CaseResult(case.id, case.lang, case.dimension, False, list(case.expect_contains), [], False,

@@ -264,7 +264,7 @@ def _contexts(dataset: QADataset, modes: Sequence[str], k: int, max_tokens: int,
                     resident = mem.resident().text if "riko" in memory_modes else ""
                     for q in questions:
                         if "riko" in built:
-                            context = mem.recall(q.question).context
+                            context = mem.recall(q.question, record_activation=False).context
                             built["riko"][q.id] = "\n\n".join(p for p in (resident, context) if p)
                         if "retrieve" in built:
                             ranked = mem.retrieve(q.question, k=k)

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from ..clock import to_ms, utc
+from ..clock import MAX_MS, MIN_MS, to_ms, utc
 from ..errors import IngestError, InvalidArgumentError
 from .projection import ROLES, bound_text, bound_value, content_texts, describe_event, project_l0
 
@@ -563,7 +563,7 @@ def _loads_or_none(raw: bytes) -> Any:
 
 _MAX_SEQ = (1 << 63) - 1  # a BIGINT column
 # Epoch milliseconds of 0001-01-01 and 9999-12-31T23:59:59.999Z: what a timestamp column holds
-_MIN_MS, _MAX_MS = -62_135_596_800_000, 253_402_300_799_999
+_MIN_MS, _MAX_MS = MIN_MS, MAX_MS
 
 
 def _shown(value: Any) -> str:

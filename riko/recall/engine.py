@@ -204,7 +204,8 @@ class _Run:
                 row["reason"] = budget.dropped.get(row["id"], row["reason"])
             if not row["injected"]:
                 row["text"] = None
-        if self.options.get("record_activation", True) and injected:
+        # only a real injection is an access: a debug run inspects and never counts
+        if self.options.get("record_activation", True) and not self.options.get("debug") and injected:
             self._record_activation([f.doc_id for f in fused if f.doc_id in injected])
         return _result(plan, trace, decided + self.rows, context, self.weights)
 

@@ -8,6 +8,7 @@ shape the answer silently without its raw text ever reaching the prompt.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 
 from ..clock import utc
@@ -204,16 +205,26 @@ def topic_matches(query: str, doc: RecallDoc) -> bool:
     query's informative tokens overlap the document's text, title, references and topic
     tags in at least two tokens or in at least half of the query's tokens.
     """
-    topic = strip_recall_cues(query)
     material = _topic_material(doc)
-    terms = exact_terms(query)
-    if terms and exact_matches(terms, [(doc.doc_id, material)]):
+    terms, wanted = _query_topic(query)
+    if terms and exact_matches(list(terms), [(doc.doc_id, material)]):
         return True
-    wanted = set(tokenize(topic)) - _TOPIC_NOISE
     if not wanted:
         return False
-    overlap = wanted & set(tokenize(material))
+    overlap = wanted & _material_tokens(material)
     return len(overlap) >= 2 or (bool(overlap) and len(overlap) * 2 >= len(wanted))
+
+
+@lru_cache(maxsize=64)
+def _query_topic(query: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The query's exact terms and informative topic tokens (computed once per query: the
+    gate asks for every candidate of it)."""
+    return tuple(exact_terms(query)), frozenset(tokenize(strip_recall_cues(query))) - _TOPIC_NOISE
+
+
+@lru_cache(maxsize=4096)
+def _material_tokens(material: str) -> frozenset[str]:
+    return frozenset(tokenize(material))
 
 
 def mention_decision(

@@ -312,6 +312,24 @@ class RecallPlan:
         """True when at least one channel is open."""
         return bool(self.channels())
 
+    def sanitized(self) -> dict:
+        """The plan as debug surfaces show it (``/recall/debug``, ``riko recall --debug``):
+        every field, with identifier-shaped and protected terms masked as :data:`MASK`.
+
+        A term is masked when it holds a digit or an identifier shape, or when the
+        sensitivity classifier protects it; in a query the classifier protects as a whole,
+        the entities and exact terms (what the protected detail is) are masked too.
+        """
+        from ..sensitivity import classify_text
+
+        data = self.to_dict(include_terms=True)
+        protected = classify_text(" ".join([*self.keywords, *self.entities, *self.exact_terms]), "normal") != "normal"
+        for key in ("keywords", "entities", "exact_terms", "time_hints"):
+            whole = protected and key in ("entities", "exact_terms")
+            data[key] = [MASK if whole or _identifier_like(t) or classify_text(t, "normal") != "normal" else t
+                         for t in data[key]]
+        return data
+
     def to_dict(self, *, include_terms: bool = False) -> dict:
         """A JSON-ready view; query-derived terms are left out unless asked for."""
         data = asdict(self)
@@ -323,6 +341,14 @@ class RecallPlan:
             for key in ("keywords", "entities", "exact_terms", "time_hints"):
                 data.pop(key)
         return data
+
+
+#: What a masked term reads as on the debug surfaces.
+MASK = "[masked]"
+
+
+def _identifier_like(term: str) -> bool:
+    return any(ch.isdigit() for ch in term) or bool(_DETAIL_SHAPE_RE.search(term))
 
 
 def _time_hints(text: str) -> list[str]:
@@ -437,7 +463,7 @@ def analyze_recall_query(
     search_exact = open_ and bool(terms)
 
     if at_time is not None:
-        mode, when = "at", utc(at_time)
+        mode, when = "at", utc(at_time, where="at_time")
     elif history:
         mode, when = "history", None
     else:

@@ -244,9 +244,14 @@ def select_within_budget(
     # The rendering is a newline join of a fixed frame and each item's lines, so its length
     # is the frame's plus each selected item's: the whole value, without re-joining it.
     total = _FRAME_CHARS
+    sizes: dict[int, int] = {}
+    # Terms of the explicit non-evidence items selected so far (what redundant evidence repeats).
+    required: set[str] = set()
 
     def size(i: int) -> int:
-        return sum(len(line) + 1 for line in _item_lines(items[i]))
+        if i not in sizes:
+            sizes[i] = sum(len(line) + 1 for line in _item_lines(items[i]))
+        return sizes[i]
 
     def fits(extra: int) -> bool:
         return total + size(extra) <= max_chars
@@ -255,6 +260,8 @@ def select_within_budget(
         nonlocal total
         selected.add(i)
         total += size(i)
+        if items[i].source_type != "evidence" and items[i].decision == "explicit":
+            required.update(tokenize(items[i].text))
 
     for i, item in enumerate(items):
         if len(selected) >= reserve:
@@ -274,7 +281,7 @@ def select_within_budget(
             dropped[i] = "candidate-cap"
         elif is_evidence and raw_evidence_max is not None and evidence_taken >= raw_evidence_max:
             dropped[i] = "raw-evidence-cap"
-        elif is_evidence and item.decision == "explicit" and _repeats_selected(item, [items[j] for j in selected]):
+        elif is_evidence and item.decision == "explicit" and required and required <= set(tokenize(item.text)):
             dropped[i] = "redundant-evidence"
         elif fits(i):
             admit(i)
@@ -283,16 +290,8 @@ def select_within_budget(
             dropped[i] = "context-budget"
 
     kept = [items[i] for i in sorted(selected)]
-    return BudgetResult(kept, {items[i].doc_id: r for i, r in sorted(dropped.items())}, len(_serialize(kept)))
-
-
-def _repeats_selected(item: RenderItem, selected: Sequence[RenderItem]) -> bool:
-    """Evidence whose tokens include every term of the selected explicit non-evidence items."""
-    required: set[str] = set()
-    for other in selected:
-        if other.source_type != "evidence" and other.decision == "explicit":
-            required.update(tokenize(other.text))
-    return bool(required) and required <= set(tokenize(item.text))
+    # The running total is the rendering's length (an empty selection renders as "").
+    return BudgetResult(kept, {items[i].doc_id: r for i, r in sorted(dropped.items())}, total if kept else 0)
 
 
 def apply_budget(

@@ -31,6 +31,17 @@ __all__ = ["SparseBM25"]
 # Above this share of the corpus, candidates are scored by one dense accumulation instead
 # of probing every posting list for each of them.
 _DENSE_SHARE = 0.125
+# Unions of posting lists longer than this are taken through a mark per document (linear)
+# rather than a sort or hash of their concatenation.
+_MARK_ABOVE = 512
+# Candidate sets larger than this are probed through a document -> position map (one
+# gather per posting) rather than a binary search per posting.
+_MAP_ABOVE = 256
+# A term held by at least this share of the corpus keeps its weights also as one dense
+# column (one float per document), so probing it at candidates is a gather, not a search;
+# at most _COLUMN_BYTES of such columns are kept (the most recently used).
+_COLUMN_SHARE = 0.0625
+_COLUMN_BYTES = 16 << 20
 
 
 class _Term(NamedTuple):
@@ -72,6 +83,9 @@ class SparseBM25:
         # Per term, the BM25 of each posting under the current corpus statistics: filled as
         # terms are scored in full, emptied when documents are added (the statistics move).
         self._posting_weights: dict[int, np.ndarray] = {}
+        # Scratch of one entry per document, -1 everywhere between uses (see _positions).
+        self._scratch: np.ndarray = np.zeros(0, dtype=np.int32)
+        self._columns: dict[int, np.ndarray] = {}  # term -> weight per document (0.0 where absent)
 
     def __len__(self) -> int:
         return len(self._lengths)
@@ -106,6 +120,7 @@ class SparseBM25:
             doc += 1
         self._lengths_np = None
         self._posting_weights.clear()
+        self._columns.clear()
 
     def postings(self, token: str) -> np.ndarray:
         """Indices of the documents containing ``token`` (ascending; empty when unseen)."""
@@ -242,27 +257,80 @@ class SparseBM25:
         weights = np.concatenate([self._all_weights(t) for t in terms])
         return np.bincount(docs, weights=weights, minlength=len(self._lengths))
 
+    def _union(self, lists: Sequence[np.ndarray]) -> np.ndarray:
+        """The ascending distinct documents of ``lists`` (posting lists of this index)."""
+        joined = lists[0] if len(lists) == 1 else np.concatenate(lists)
+        if len(joined) <= _MARK_ABOVE:
+            return np.unique(joined)
+        marks = np.zeros(len(self._lengths), dtype=np.bool_)
+        for docs in lists:
+            marks[docs] = True
+        return np.flatnonzero(marks).astype(np.int32)
+
+    def _positions(self) -> np.ndarray:
+        """The per-document scratch map (-1 for every document), grown to the corpus. Its
+        users restore it before they return; callers hold the recall cache lock, as for any
+        read of the postings."""
+        if len(self._scratch) < len(self._lengths):
+            self._scratch = np.full(len(self._lengths), -1, dtype=np.int32)
+        return self._scratch
+
     def _score_candidates(self, terms: list[_Term], candidates: np.ndarray) -> np.ndarray:
         """Exact scores of the ascending ``candidates``: every term probed only at them."""
         scores = np.zeros(len(candidates))
         last = len(candidates) - 1
-        for term in terms:  # query order, as the reference sums
-            if len(term.docs) <= len(candidates):
-                at = np.minimum(np.searchsorted(candidates, term.docs), last)
-                hit = candidates[at] == term.docs
-                scores[at[hit]] += self._all_weights(term)[hit]
-                continue
-            at = np.minimum(np.searchsorted(term.docs, candidates), len(term.docs) - 1)
-            hit = term.docs[at] == candidates
-            rows, postings = np.flatnonzero(hit), at[hit]
-            known = self._posting_weights.get(term.term)
-            if known is not None and term.kept is not None:
-                known = known[term.kept]
-            if known is not None:
-                scores[rows] += known[postings]
-            else:  # a long list probed at a few documents: weigh only those
-                scores[rows] += self._weights(term, term.tfs[postings], self._doc_lengths()[candidates[rows]])
+        positions = None
+        try:
+            for term in terms:  # query order, as the reference sums
+                if len(term.docs) <= len(candidates):
+                    if len(candidates) > _MAP_ABOVE:
+                        if positions is None:
+                            positions = self._positions()
+                            positions[candidates] = np.arange(len(candidates), dtype=np.int32)
+                        found = positions[term.docs]
+                        hit = found >= 0
+                        scores[found[hit]] += self._all_weights(term)[hit]
+                        continue
+                    at = np.minimum(np.searchsorted(candidates, term.docs), last)
+                    hit = candidates[at] == term.docs
+                    scores[at[hit]] += self._all_weights(term)[hit]
+                    continue
+                self._probe(term, candidates, scores)
+        finally:
+            if positions is not None:
+                positions[candidates] = -1
         return scores
+
+    def _column(self, term: _Term) -> np.ndarray | None:
+        """``term``'s weight for every document when it is common enough to keep one."""
+        n = len(self._lengths)
+        if term.kept is not None or len(term.docs) < _COLUMN_SHARE * n or 8 * n > _COLUMN_BYTES:
+            return None  # under a mask the filtered list is probed as it is
+        column = self._columns.pop(term.term, None)
+        if column is None:
+            column = np.zeros(n)
+            column[term.docs] = self._all_weights(term)
+            while self._columns and 8 * n * (len(self._columns) + 1) > _COLUMN_BYTES:
+                del self._columns[next(iter(self._columns))]  # the least recently used
+        self._columns[term.term] = column
+        return column
+
+    def _probe(self, term: _Term, candidates: np.ndarray, scores: np.ndarray) -> None:
+        """Add ``term``'s weights at the ``candidates`` it holds, searching its longer list."""
+        column = self._column(term)
+        if column is not None:
+            scores += column[candidates]  # adding 0.0 where the term is absent changes no bit
+            return
+        at = np.minimum(np.searchsorted(term.docs, candidates), len(term.docs) - 1)
+        hit = term.docs[at] == candidates
+        rows, postings = np.flatnonzero(hit), at[hit]
+        known = self._posting_weights.get(term.term)
+        if known is not None and term.kept is not None:
+            known = known[term.kept]
+        if known is not None:
+            scores[rows] += known[postings]
+        else:  # a long list probed at a few documents: weigh only those
+            scores[rows] += self._weights(term, term.tfs[postings], self._doc_lengths()[candidates[rows]])
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """BM25 of every document for the unique ``tokens`` (0.0 where none matches)."""
@@ -288,7 +356,7 @@ class SparseBM25:
         while True:
             if size > dense_above:
                 return self._dense_matches(terms)
-            seed = np.unique(np.concatenate([t.docs for t in rarest[:taken]]))
+            seed = self._union([t.docs for t in rarest[:taken]])
             if len(seed) >= k or taken == len(rarest):
                 break
             size += len(rarest[taken].docs)  # postings overlap: take one more term
@@ -309,7 +377,7 @@ class SparseBM25:
             return seed, scores
         if size + sum(len(t.docs) for t in extra) > dense_above:
             return self._dense_matches(terms)
-        joining = np.unique(np.concatenate([t.docs for t in extra]))
+        joining = self._union([t.docs for t in extra])
         at = np.minimum(np.searchsorted(seed, joining), len(seed) - 1)
         joining = joining[seed[at] != joining]  # only documents the seed did not hold
         if not len(joining):

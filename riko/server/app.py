@@ -19,9 +19,11 @@ from typing import Any, AsyncIterator, Callable, Mapping
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..clock import Clock, as_clock
 from ..config import RikoConfig, load_config
@@ -125,9 +127,36 @@ async def _missing_module(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal", "internal server error")
 
 
-async def _internal(request: Request, exc: Exception) -> Response:
-    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal", "internal server error")
+class _ContainErrors:
+    """An error no handler expected becomes a logged JSON 500 that ends there.
+
+    Starlette's own last-resort handler answers 500 and then raises the error again, so the
+    server drops the connection and a keep-alive client's next request is reset. Caught here,
+    inside that handler, the connection stays usable like after any other error answer.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            log.error("unhandled error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+            if started:
+                raise  # half a response went out: only closing the connection is honest
+            await error_response(500, "internal", "internal server error")(scope, receive, send)
 
 
 def create_app(
@@ -137,12 +166,14 @@ def create_app(
     *,
     host: str = "127.0.0.1",
     max_body_bytes: int = MAX_BODY_BYTES,
+    watch: bool = False,
 ) -> Starlette:
     """The control API and review page for every profile of the owner under ``root``.
 
     ``config`` overrides ``<root>/riko.toml`` and ``RIKO_*``; ``host`` is where it will be
     served: a non-loopback host with no token configured raises :class:`~riko.errors.ConfigError`.
-    Each profile's Memory opens on first use and closes at shutdown (``app.state.riko.scopes``).
+    Each profile's Memory opens on first use and closes at shutdown (``app.state.riko.scopes``);
+    with ``watch`` each open profile syncs hand edits of its page files as they happen.
     """
     root_path = Path(root).absolute()
     cfg = load_config(root_path, overrides=config)
@@ -150,7 +181,7 @@ def create_app(
     server = Server(
         config=cfg,
         auth=AuthPolicy(cfg, host),
-        scopes=Scopes(root_path, cfg, as_clock(clock) if clock is not None else None),
+        scopes=Scopes(root_path, cfg, as_clock(clock) if clock is not None else None, watch=watch),
         max_body_bytes=max_body_bytes,
     )
     prefix = cfg.api_path
@@ -185,8 +216,8 @@ def create_app(
             RikoError: _riko_error,
             ValueError: _value_error,
             ModuleNotFoundError: _missing_module,
-            Exception: _internal,
         },
+        middleware=[Middleware(_ContainErrors)],
     )
     app.state.riko = server
     return app

@@ -12,7 +12,7 @@ from ..errors import NotFoundError
 from ..sensitivity import LEVELS, can_transition
 from .context import Ctx, api
 from .redact import audit_view, is_protected, session_detail
-from .wire import ApiError, body_field, check_id, jsonable, query_int
+from .wire import ApiError, body_field, body_time, check_id, jsonable, query_int
 
 __all__ = ["routes"]
 
@@ -90,9 +90,9 @@ async def line_sensitivity(ctx: Ctx) -> Any:
     def mark(mem: Any) -> Any:
         authority = "management"
         if not ctx.principal.owner_admin:
-            row = mem.warehouse.fetchone("SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? "
-                                         "AND seq = ?", [mem.scope.key, sid, int(seq)])
-            current = row[0] if row else None
+            lines = mem.evidence(sid)
+            found = lines.filter(lines["seq"] == int(seq))["sensitivity"].to_list()
+            current = found[0] if found else None
             if level in LEVELS and not can_transition(current, level, "model_proposal"):
                 authority = "refused"
         if authority == "refused":
@@ -106,18 +106,10 @@ async def line_sensitivity(ctx: Ctx) -> Any:
     return result
 
 
-_PURGES_SQL = ("SELECT id, session_id, status, impact, error, created_at, updated_at FROM purges "
-               "WHERE scope_key = ? ORDER BY created_at, id")
-
-
 @api
 async def purges(ctx: Ctx) -> Any:
-    """The scope-local purge journal: operation, session, status, impact summary (no content).
-
-    Read through the facade's research door (``mem.warehouse``) as the journal has no reader
-    method of its own.
-    """
-    frame = await ctx.run(lambda mem: mem.warehouse.frame(_PURGES_SQL, [mem.scope.key]))
+    """The scope-local purge journal: operation, session, status, impact summary (no content)."""
+    frame = await ctx.run(lambda mem: mem.purges(impact=True))
     return {"purges": [{**row, "impact": _detail(row.get("impact"))} for row in frame.to_dicts()]}
 
 
@@ -134,16 +126,18 @@ async def purge(ctx: Ctx) -> Any:
     return jsonable(result)
 
 
-async def _recall(ctx: Ctx) -> Any:
+async def _recall(ctx: Ctx, *, debug: bool = False) -> Any:
     if not ctx.config.recall_enabled:
         raise ApiError(404, "recall-disabled",
                        "recall over HTTP is off (recall_enabled = false); set recall_enabled = true in riko.toml "
                        "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
-    at_time = body_field(body, "atTime", "at_time")
+    at_time = body_time(body, "atTime", "at_time")
     history = bool(body_field(body, "history", kind=bool))
-    return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history))
+    # only a real injection counts as an access: the debug route inspects, it never injects
+    options = {"record_activation": False} if debug else {}
+    return await ctx.run(lambda mem: mem.recall(query, at_time=at_time, history=history, **options))
 
 
 @api
@@ -156,9 +150,8 @@ async def recall(ctx: Ctx) -> Any:
 @api
 async def recall_debug(ctx: Ctx) -> Any:
     """The sanitized recall plan, channels, gates and degraded modes (no rendered text)."""
-    result = await _recall(ctx)
-    plan = getattr(result, "plan", None)
-    return {"trace": jsonable(result.trace), "plan": jsonable(plan) if plan is not None else None}
+    result = await _recall(ctx, debug=True)
+    return {"trace": jsonable(result.trace), "plan": result.plan.sanitized()}
 
 
 def routes(prefix: str) -> list[Route]:

@@ -10,7 +10,7 @@ from ..errors import StateError
 from ..review import CANDIDATE_STATUSES
 from .context import Ctx, api
 from .redact import candidate_view, is_protected, observation_view, page_view
-from .wire import ApiError, body_field, json_response
+from .wire import ApiError, body_field, body_time, json_response
 
 __all__ = ["routes", "facade"]
 
@@ -113,7 +113,7 @@ async def resolve_conflict(ctx: Ctx) -> Any:
     kid = ctx.path_id("id", "conflict id")
     body = await ctx.body()
     resolution = body_field(body, "resolution", required=True)
-    valid_from = body_field(body, "validFrom", "valid_from")
+    valid_from = body_time(body, "validFrom", "valid_from")
     try:
         page = await ctx.run(lambda mem: mem.resolve_conflict(kid, resolution, valid_from=valid_from))
     except StateError as exc:

@@ -27,8 +27,9 @@ T = TypeVar("T")
 class Scopes:
     """Profile → open Memory (``riko.open(root, owner=<owner_namespace>, preset=<profile>)``)."""
 
-    def __init__(self, root: Path, config: RikoConfig, clock: Clock | None) -> None:
+    def __init__(self, root: Path, config: RikoConfig, clock: Clock | None, *, watch: bool = False) -> None:
         self.root = root
+        self.watch = watch  # sync hand edits of each open profile's page files as they happen
         self.config = config
         self.clock = clock
         self._memories: dict[str, Any] = {}
@@ -50,7 +51,7 @@ class Scopes:
                 if not create:
                     require_memory(self.root, MemoryScope(cfg.owner_namespace, profile))
                 memory = riko.open(self.root, owner=cfg.owner_namespace, preset=profile,
-                                   config=cfg.to_dict(), clock=self.clock)
+                                   config=cfg.to_dict(), clock=self.clock, watch=self.watch)
                 self._memories[profile] = memory
             return memory
 

@@ -56,6 +56,12 @@ class AliasStore(Store):
             "SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? AND status <> 'invalidated'",
             [self.scope_key, entity_id])]
 
+    def active_aliases_of(self, entity_id: str) -> list[str]:
+        """The wordings of the active edges to ``entity_id``."""
+        return [r[0] for r in self.wh.fetchall(
+            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
+            [self.scope_key, entity_id])]
+
     def resolve(self, normalized: str, now: datetime | None) -> str | None:
         """The entity an active edge valid at ``now`` points this alias at (highest confidence first)."""
         row = self.wh.fetchone(

@@ -21,7 +21,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from ..clock import utc
-from ..errors import InvalidArgumentError, WikiFormatError
+from ..errors import InvalidArgumentError, InvalidDateError, WikiFormatError
 from .links import WikiLink, parse_links
 
 __all__ = [
@@ -32,6 +32,9 @@ __all__ = [
     "USAGE_POLICIES",
     "FIELD_ORDER",
     "Page",
+    "VerbatimTime",
+    "extra_from_json",
+    "extra_to_json",
     "make_page_id",
     "slugify",
     "parse_page",
@@ -70,6 +73,71 @@ _SOURCE_RES = (
     re.compile(r"manual:\S.*", re.DOTALL),
     re.compile(r"page:" + _ID_RE.pattern),
 )
+
+
+class VerbatimTime(str):
+    """A YAML timestamp kept as the text it was written in (``2026-01-15``, ``0001-01-01T00:00:00+05:00``).
+
+    Frontmatter keys riko does not know are data it keeps, not dates it computes with: their
+    timestamps are never parsed, so no value there (an impossible or far-off date) can stop a
+    page from being read or written back byte for byte. Known date fields parse the same text
+    with :func:`riko.clock.utc`.
+    """
+
+    __slots__ = ()
+
+
+def _verbatim(value: Any, name: str) -> Any:
+    """Extra values as a page file holds them: a date or datetime given in Python becomes its text."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return VerbatimTime(value.isoformat(" "))
+        try:
+            return VerbatimTime(_iso(value))
+        except InvalidDateError as exc:
+            raise WikiFormatError(exc.reason, field=name) from None
+    if isinstance(value, date):
+        return VerbatimTime(value.isoformat())
+    if isinstance(value, list):
+        return [_verbatim(v, name) for v in value]
+    if isinstance(value, dict):
+        return {k: _verbatim(v, name) for k, v in value.items()}
+    return value
+
+
+_STORED_TIME = "$yaml-timestamp"  # how a VerbatimTime is kept in the warehouse's JSON column
+
+
+def extra_to_json(value: Any) -> Any:
+    """Extra values as JSON data that remembers which text was an unquoted YAML timestamp."""
+    if isinstance(value, VerbatimTime):
+        return {_STORED_TIME: str(value)}
+    if isinstance(value, list):
+        return [extra_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: extra_to_json(v) for k, v in value.items()}
+    return value
+
+
+def extra_from_json(value: Any) -> Any:
+    """The inverse of :func:`extra_to_json`."""
+    if isinstance(value, list):
+        return [extra_from_json(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get(_STORED_TIME), str):
+            return VerbatimTime(value[_STORED_TIME])
+        return {k: extra_from_json(v) for k, v in value.items()}
+    return value
+
+
+def _has_moment(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, date):
+        return True
+    if depth < _MAX_DEPTH and isinstance(value, list):
+        return any(_has_moment(v, depth + 1) for v in value)
+    if depth < _MAX_DEPTH and isinstance(value, dict):
+        return any(_has_moment(v, depth + 1) for v in value.values())
+    return False
 
 
 @dataclass
@@ -118,12 +186,11 @@ class Page:
                 setattr(self, name, value.replace(tzinfo=timezone.utc))
             elif isinstance(value, (datetime, date, str)):
                 try:
-                    setattr(self, name, _to_utc(value))
-                except (ValueError, OverflowError):
-                    raise WikiFormatError(
-                        f"{name} {value!r} is not a date-time such as 2026-01-15T09:00:00Z",
-                        field=name,
-                    ) from None
+                    setattr(self, name, utc(value))
+                except InvalidDateError as exc:
+                    raise WikiFormatError(exc.reason, field=name) from None
+        if self.extra and isinstance(self.extra, dict) and any(_has_moment(v) for v in self.extra.values()):
+            self.extra = {k: _verbatim(v, str(k)) for k, v in self.extra.items()}
         if isinstance(self.tags, tuple):
             self.tags = list(self.tags)
         if isinstance(self.sources, tuple):
@@ -303,14 +370,6 @@ def _iso(value: datetime) -> str:
     return utc(value).isoformat().replace("+00:00", "Z")
 
 
-def _to_utc(value: datetime | date | str) -> datetime:
-    if isinstance(value, datetime):
-        return utc(value)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
-    return utc(value)
-
-
 class _FlowList(list):  # type: ignore[type-arg]
     """A list written inline, ``[a, b]``: short tag lists read best on one line."""
 
@@ -323,6 +382,11 @@ def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.Node:
     # Aware values are written as UTC with a "Z"; naive ones (extra keys only) as YAML would.
     text = _iso(value) if value.tzinfo is not None else value.isoformat(" ")
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", text)
+
+
+def _represent_verbatim(dumper: yaml.SafeDumper, value: VerbatimTime) -> yaml.Node:
+    # written back as it was read: plain when YAML reads it as a timestamp, tagged otherwise
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", str(value))
 
 
 def _represent_flow(dumper: yaml.SafeDumper, value: _FlowList) -> yaml.Node:
@@ -341,6 +405,7 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(datetime, _represent_datetime)
+_Dumper.add_representer(VerbatimTime, _represent_verbatim)
 _Dumper.add_representer(_FlowList, _represent_flow)
 
 
@@ -411,6 +476,17 @@ class _Problem(Exception):
         self.message = message
 
 
+class _Constructor(yaml.constructor.SafeConstructor):
+    """YAML's safe types, except that a timestamp stays the text it was written as."""
+
+    def construct_verbatim_time(self, node: yaml.Node) -> VerbatimTime:
+        assert isinstance(node, yaml.ScalarNode)
+        return VerbatimTime(node.value)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_verbatim_time)
+
+
 class _PageHandler(YAMLHandler):
     """Splits and loads one file's frontmatter, keeping YAML nodes for source text and lines."""
 
@@ -444,13 +520,13 @@ class _PageHandler(YAMLHandler):
         finally:
             loader.dispose()
         if not isinstance(self.root, yaml.MappingNode):
-            return yaml.SafeLoader("").construct_document(self.root) if self.root is not None else None
+            return _Constructor().construct_document(self.root) if self.root is not None else None
         # each value is built on its own, so a bad one is reported with its key and line
         data: dict[Any, Any] = {}
         for key_node, value_node in self.root.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             try:
-                data[key] = yaml.constructor.SafeConstructor().construct_document(value_node)
+                data[key] = _Constructor().construct_document(value_node)
             except (ValueError, OverflowError, RecursionError, TypeError, yaml.YAMLError) as exc:
                 raise _BadValue(key_node, value_node, exc) from None
         return data
@@ -476,7 +552,7 @@ def _scalar_text(name: str, node: yaml.Node, value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return value
+        return str(value)  # a VerbatimTime in a text field is plain text
     if isinstance(node, yaml.ScalarNode):
         return str(node.value)
     shape = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
@@ -521,13 +597,11 @@ def _confidence(name: str, node: yaml.Node, value: Any) -> float | None:
 def _moment(name: str, node: yaml.Node, value: Any) -> datetime | None:
     if value is None:
         return None
-    try:
-        if isinstance(value, (datetime, date)):
-            return _to_utc(value)
-        if isinstance(value, str):
+    if isinstance(value, str):
+        try:
             return utc(value)
-    except (ValueError, OverflowError):
-        pass
+        except InvalidDateError as exc:
+            raise _Problem(name, f"{name} {exc.reason}") from None
     raise _Problem(name, f"{name} must be a date-time such as 2026-01-15T09:00:00Z, got {value!r}")
 
 

@@ -1,0 +1,291 @@
+"""Atomic facts: one statement per proposal, in the speaker's words, pronouns resolved.
+
+A message is cut into sentences and clauses; each clause that states something about the
+speaker or the people, places and projects they name — a state, an event, a plan, a
+preference, a relationship, a possession, a boundary, an identity — becomes one fact. Requests
+to the assistant, questions, thanks and small talk state nothing and are left out, as are
+hypotheticals, reported speech and secrets. The fact is the speaker's clause with discourse
+fillers trimmed and a pronoun that points outside it replaced by the name it points to ("she"
+→ "Lena") when the text before it names exactly one such person. Pure and deterministic.
+
+    >>> [f.text for f in extract_facts("My sister Lena moved to Berlin. She works as a nurse there.")]
+    ['My sister Lena moved to Berlin', 'Lena works as a nurse there']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
+from .derive import Derived, derive, relation_alias
+
+__all__ = ["Fact", "extract_facts", "split_speaker", "line_claims"]
+
+_I = re.IGNORECASE
+MAX_FACT_CHARS = 240
+_MAX_SENTENCE = 600
+
+# -- cutting -----------------------------------------------------------------------------------------
+_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*", re.M)
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
+_SENTENCE = re.compile(r"(?<=[.!?。！？…])[\"'”’)]*\s+|(?<=[。！？])|\n+")
+_CLAUSE = re.compile(
+    r"\s*;\s*|\s*；\s*|,?\s+but\s+(?=(?:I|I'm|I've|my|we|he|she|they|it)\b)|,\s+(?:and\s+|so\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\s)"
+    r"|\s+and\s+(?=(?:I|I'm|I've|I'll|my)\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"
+    r"|(?:但是|不过|可是)")
+_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yep|yup|no|nope|hey|hi|hello|oh|ah|um|uh|hmm|wow|great|"
+    r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
+    r"good|nice|thanks|thank\s+you|got\s+it|understood|exactly|absolutely|definitely|indeed|true|fair\s+enough|"
+    r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so)\b[\s,.!:;\-–—]*)+", _I)
+_TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
+                    r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)
+_ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就是|然后|所以|不过|而且|另外|还有)[，,、\s]*")
+
+# -- what a clause is --------------------------------------------------------------------------------
+_QUESTION = re.compile(
+    r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:do|does|did|are|is|am|can|could|would|should|will|shall|may|have|has|"
+    r"what|why|how|when|where|who|whom|whose|which|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)", _I)
+_REQUEST = re.compile(
+    r"^\s*(?:please\s+)?(?:let's(?!\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|"
+    r"target|lock\s+in)\b)|let\s+us|let\s+me\s+know|show|tell|give|write|explain|describe|list|create|generate|"
+    r"make|draft|summari[sz]e|provide|suggest|recommend|help|continue|rewrite|translate|find|check|send|add|include|"
+    r"remove|keep|go\s+ahead|proceed|start|begin|elaborate|expand|outline|break\s+down|walk\s+me|calculate|compare|"
+    r"analy[sz]e|design|develop|review|consider|use|try|focus|imagine|pretend|act|answer|respond|stop|wait|"
+    r"remember|note|put|move\s+on|detail|map|plan\s+out|refine|confirm|update|adjust|change|fix|ensure|draw)\b"
+    r"|\b(?:can|could|would|will)\s+you\b|\b(?:I\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to)\b"
+    r"|^\s*(?:请|帮我|给我|告诉我|你能|你可以|麻烦你|能不能|可不可以)", _I)
+_ABOUT_YOU = re.compile(
+    r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
+    r"\b(?:thank(?:s|\s+you)|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
+    r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
+_FIRST = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|Im|Ive|me|my|mine|myself|we|we're|we've|our|us)\b|我|咱", _I)
+_THIRD = re.compile(r"^\s*(?:he|she|they|his|her|their)\b|^\s*(?:他|她)(?!们)", _I)
+_STATE_EN = re.compile(
+    r"\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
+    r"went|go|going|started|start|finished|finish|completed|did|do|made|make|bought|adopted|moved|joined|quit|"
+    r"left|love|like|enjoy|prefer|hate|want|need|plan|planning|intend|hope|decided|think|feel|felt|believe|"
+    r"use|used|play|played|read|watch|watched|run|ran|tried|try|can't|cannot|don't|didn't|won't|usually|always|"
+    r"never|often|sometimes|recently|just|currently|still|also|really|will|'ll|would|'d|should|could|"
+    r"[a-z]{3,}ed|[a-z]{3,}s)\b"
+    r"|\b(?:my|our)\s+(?:\w+\s+){0,3}?(?:is|are|was|were|has|have|had|will|'s|got|[a-z]{2,}ed|[a-z]{2,}s)\b"
+    r"|^\s*let's\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|target|lock\s+in)\b"
+    r"|\b(?:I|we)(?:'ve|'m|'d|'ll|'re)?\s+[a-z]+\b", _I)
+# A declarative about something named (not "it", "this", "you"): "Saturday morning is for the beach".
+_DECLARATIVE = re.compile(
+    r"^(?!(?:it|it's|this|that|that's|these|those|there|there's|here|what|you|your|everything|nothing|something|"
+    r"anything|everyone|someone|which|who|how|why|when|where)\b)"
+    r"(?:[\w'’\-/&]+\s+){0,5}?(?:is|are|was|were|has|have|had|will|won't|isn't|aren't|wasn't|needs?|stays?|remains?|"
+    r"gets?|got|starts?|ends?|costs?|takes?|runs?|works?|feels?|looks?)\b|^[A-Z][\w ()/&'\-]{1,40}:\s*\S", _I)
+_DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
+_TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
+_STATE_ZH = re.compile(r"我(?:们)?|咱")
+_NUMBER = re.compile(r"\d")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+_VAGUE = re.compile(
+    r"^(?:I|we)\s+(?:think|guess|mean|see|know|agree|understand|hope\s+so|feel\s+like\s+(?:it|that))\b"
+    r"(?:\s+(?:so|that|it|this))?[\s.!]*$"
+    r"|^I(?:'m|\s+am)\s+not\s+(?:sure|certain)\b|^I\s+(?:don't|do\s+not)\s+know\b"
+    # an object that names nothing: "I love it", "I like that one"
+    r"|^(?:I|we)\s+(?:\w+\s+){0,2}(?:it|that|this|them|you|him|her|those|these)(?:\s+(?:one|too|so\s+much|a\s+lot))?[\s.!]*$"
+    # ordering something, not a preference: "I'd like a coffee"
+    r"|^I(?:'d|\s+would)\s+like\s+(?:a|an|some|the|one|two)\s+\w+(?:\s+\w+)?[\s.!]*$"
+    r"|^我叫了", _I)
+_PAST_TASTE = re.compile(r"\bused\s+to\s+(?:like|love|enjoy|prefer|hate)\b", _I)  # not a current taste
+_META = re.compile(r"\b(?:your\s+(?:answer|response|suggestion|list|plan|draft|message|reply|system)|"
+                   r"you\s+(?:said|mentioned|suggested|asked|wrote|provided|gave)|as\s+(?:I|you)\s+(?:said|mentioned))\b", _I)
+_WORDS = re.compile(r"[\w\u4e00-\u9fff]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+# -- pronouns ------------------------------------------------------------------------------------------
+_PRONOUN_EN = re.compile(r"\b(she|he|her|him|his)\b", _I)
+_PRONOUN_ZH = re.compile(r"(她|他)(?!们)")
+_FEMALE = frozenset("she her".split())
+_SPEAKER = re.compile(r"^([A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}):\s+(?=\S)")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One atomic statement: the fact as stored, the speaker's words it came from, its derivation."""
+
+    text: str
+    quote: str
+    sentence: str
+    speaker: str | None
+    hedged: bool
+    sensitive: bool
+    derived: Derived
+
+
+def split_speaker(line: str) -> tuple[str | None, str]:
+    """``("Fahim Khan", "text")`` for a multi-party line ``Fahim Khan: text``, else ``(None, line)``."""
+    m = _SPEAKER.match(line)
+    if m and m.group(1).casefold() not in ("note", "edit", "update", "ps", "p.s", "re", "fyi", "q", "a", "step"):
+        return m.group(1), line[m.end():]
+    return None, line
+
+
+def _sentences(text: str) -> list[str]:
+    text = _FENCE.sub("\n", text)
+    text = _BULLET.sub("\n", text)
+    text = _MARKUP.sub("", text)
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _clauses(sentence: str) -> list[str]:
+    parts = [p for p in _CLAUSE.split(sentence) if p and p.strip()]
+    return parts or [sentence]
+
+
+def _trim(clause: str) -> str:
+    out = clause.strip().strip("\"'“”‘’()[]")
+    for _ in range(3):
+        before = out
+        out = _LEAD.sub("", out).strip()
+        out = _ZH_LEAD.sub("", out).strip()
+        out = _TRAIL.sub("", out).strip()
+        if out == before:
+            break
+    return out
+
+
+def _words(text: str) -> int:
+    cjk = len(_CJK.findall(text))
+    return len(_WORDS.findall(_CJK.sub(" ", text))) + cjk
+
+
+_BOUNDARY = next(c for c in CUES if c.kind == "boundary").patterns
+
+
+def _is_boundary(clause: str) -> bool:
+    return any(p.search(clause) for p in _BOUNDARY)
+
+
+def _states_something(clause: str, speaker_named: bool) -> bool:
+    """Whether ``clause`` says something about someone (not a request, a question or small talk).
+
+    A boundary ("please don't bring up my ex") is a request that is also a memory."""
+    zh = bool(_CJK.search(clause))
+    if _is_boundary(clause) and not _QUESTION.search(clause) and _words(clause) >= 3:
+        return True
+    n = _words(clause)
+    if n < (4 if zh else 3) or n > 60:
+        return False
+    if _QUESTION.search(clause) or _REQUEST.search(clause) or _META.search(clause):
+        return False
+    if _ABOUT_YOU.search(clause) and not _FIRST.search(clause):
+        return False
+    if _VAGUE.match(clause) or _PAST_TASTE.search(clause):
+        return False
+    if zh:
+        return bool(_STATE_ZH.search(clause)) or bool(_THIRD.match(clause))
+    if _DEICTIC.match(clause) or _TO_YOU.search(clause):
+        return False  # about what the other side said, not about the speaker's world
+    if _STATE_EN.search(clause) or _DECLARATIVE.search(clause):
+        return True
+    if _THIRD.match(clause) or (speaker_named and _NAME.search(clause)):
+        return True
+    return False
+
+
+def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
+    """Replace a pronoun pointing outside the clause by the one person it can point to."""
+    if not people:
+        return clause
+    zh = bool(_CJK.search(clause))
+    m = (_PRONOUN_ZH if zh else _PRONOUN_EN).search(clause)
+    if m is None:
+        return clause
+    word = m.group(1)
+    female = word.casefold() in _FEMALE or word == "她"
+    fits = [name for name, gender in people if gender in ("", "f" if female else "m")]
+    fits = list(dict.fromkeys(fits))
+    if len(fits) != 1:
+        return clause
+    name = fits[0]
+    if zh:
+        return clause[: m.start()] + name + clause[m.end():]
+    low = word.casefold()
+    if low in ("his",) or (low == "her" and not re.match(r"\s+(?:to|about|with|and|at|for|on)\b", clause[m.end():])
+                           and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0):
+        repl = f"{name}'s"
+    else:
+        repl = name
+    return clause[: m.start()] + repl + clause[m.end():]
+
+
+def _people(derived: Derived) -> list[tuple[str, str]]:
+    """``(name, gender)`` of the people a derivation names; gender from the relation that names them."""
+    out = []
+    for e in derived.entities:
+        if e.kind != "person":
+            continue
+        gender = ""
+        for alias in e.aliases:
+            rel = relation_alias(alias)
+            if rel is not None and rel[2]:
+                gender = rel[2]
+                break
+        if e.name.startswith("my "):
+            continue
+        out.append((e.name, gender))
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[Fact, ...]:
+    facts: list[Fact] = []
+    people: list[tuple[str, str]] = []
+    for earlier in context[-3:]:
+        people = _people(derive(earlier, speaker=speaker)) + people
+    seen: set[str] = set()
+    before: list[str] = list(context)
+    for sentence in _sentences(text):
+        if len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
+            continue
+        folded = sentence.replace("’", "'").replace("‘", "'")
+        if is_hypothetical(folded) or has_secret(folded):
+            continue
+        for clause in _clauses(folded):
+            fact = _trim(clause)
+            if is_reported(clause) or not _states_something(fact, speaker is not None):
+                if _NAME.search(clause) or _CJK.search(clause):
+                    people = (_people(derive(clause, speaker=speaker)) + people)[:6]
+                continue
+            here = derive(fact, speaker=speaker, context=tuple(before[-4:]))
+            named = _people(here)
+            resolved = fact if named else _resolve(fact, people)
+            key = resolved.casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            stored = resolved[:MAX_FACT_CHARS]
+            if stored != fact:
+                here = derive(stored, speaker=speaker, context=tuple(before[-4:]))
+            facts.append(Fact(text=stored, quote=fact, sentence=sentence, speaker=speaker, hedged=has_hedge(fact),
+                              sensitive=is_sensitive(folded), derived=here))
+            people = (named + people)[:6]
+        before.append(folded)
+    return tuple(facts)
+
+
+def extract_facts(text: str, *, speaker: str | None = None, context: Sequence[str] = ()) -> list[Fact]:
+    """The atomic facts of one message by ``speaker`` (None: the user); ``context`` holds the
+    speaker's earlier messages, whose named people a pronoun here may point to."""
+    return list(_extract(text, speaker, tuple(context)))
+
+
+@lru_cache(maxsize=1 << 14)
+def line_claims(line: str) -> frozenset[str]:
+    """Every description Dream may write for one stored user line, without context: its facts,
+    and for a ``Name: text`` line also ``Name: fact``. What riko itself derives from the words,
+    so a candidate holding one of them is grounded in that line."""
+    out = {f.text for f in extract_facts(line)}
+    speaker, rest = split_speaker(line)
+    if speaker:
+        out.update(f"{speaker}: {f.text}" for f in extract_facts(rest, speaker=speaker))
+    return frozenset(out)
