@@ -126,7 +126,8 @@ def test_auto_confirm_policies(tmp_path):
                 assert facts == ["Anna is a painter who loves the sea", "I prefer green tea",
                                  "My sister Anna lives in Lisbon"]
                 tea = next(p for p in mem._review.canon.pages() if p.description.startswith("I prefer green tea"))
-                assert "[[User]]" in tea.body  # a first-person fact links the user's own page
+                # admitted from the user's words, a first-person fact links the user's own page
+                assert ("[[User]]" in tea.body) is (policy == "user_grounded")
 
 
 # -- jobs, cursors and skips ---------------------------------------------------------------------------
