@@ -311,7 +311,7 @@ def test_confirm_writes_the_page_file_audit_and_resident(mem):
     assert "tags: [drinks]" in text
     [row] = audits(mem, "candidate-confirmed")
     assert (row["authority"], row["target"], row["detail"]["candidate"]) == ("management", page.id, cid)
-    assert "- [concept] I like green tea" in resident_text(mem)
+    assert "- I like green tea" in resident_text(mem)
     assert mem.candidates("accepted")["page_id"].to_list() == [page.id]
     with pytest.raises(StateError):
         mem.confirm(cid)
