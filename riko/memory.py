@@ -237,9 +237,22 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Every durable mutation recompiles the Resident (the version moves with the text)."""
+        """Every durable mutation recompiles the Resident (the version moves with the text)
+        and rebuilds the persisted projections."""
         self._resident.refresh()
+        self.persist()
         self._after_write()
+
+    def persist(self) -> int:
+        """Rebuild the safe-usage projections from canonical pages and observations and write
+        them to the ``projections`` table (also done after every durable mutation, so the
+        table never waits for a recall). Returns how many projections the table holds."""
+        from .recall.projections import load_projections, rebuild_projections
+
+        if self.read_only:
+            return len(load_projections(self._wh, self.scope.key))
+        rebuild_projections(self._wh, self.scope.key, self._canon.pages(), self.clock.now())
+        return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
         """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
@@ -463,6 +476,12 @@ class Memory:
             raise typed from exc
         state.finish(self.clock.now(), report=report)
         return report
+
+    def evidence_watermarks(self) -> dict[str, int]:
+        """session id -> its last stored seq: what a scheduler watches for new evidence."""
+        from .stores.evidence import EvidenceStore
+
+        return EvidenceStore(self._wh).watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);
