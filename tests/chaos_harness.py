@@ -154,6 +154,8 @@ for line in sys.stdin:
     started = time.perf_counter()
     pid = os.fork()
     if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)  # the parent's stdout carries the protocol
+        os.dup2(null, 1)
         code, outcome = 0, "done"
         try:
             faults.configure(job["faults"])
@@ -201,7 +203,13 @@ class Zygote:
         self.proc.stdin.write(json.dumps({"phase": phase, "root": str(root), "logs": str(logs), "kill_after": kill_after,
                                           "faults": faults, "result": str(result)}) + "\n")
         self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline())
+        answer: dict[str, Any] = {}
+        while "status" not in answer:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("chaos zygote exited")
+            if line.startswith("{"):
+                answer = json.loads(line)
         status = answer["status"]
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         report = json.loads(result.read_text()) if result.exists() else {}
