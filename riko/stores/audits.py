@@ -21,10 +21,11 @@ def audits_frame(wh: Warehouse, kind: str | None = None) -> pl.DataFrame:
     return wh.frame(sql + " ORDER BY id", params)
 
 
-def purges_frame(wh: Warehouse) -> pl.DataFrame:
-    """The purge journal (sanitized: ids, statuses and times only)."""
-    return wh.frame("SELECT id, session_id, status, error, created_at, updated_at FROM purges "
-                    "WHERE scope_key = ? ORDER BY created_at, id", [wh.scope.key])
+def purges_frame(wh: Warehouse, *, impact: bool = False) -> pl.DataFrame:
+    """The purge journal (sanitized: ids, statuses and times; ``impact`` adds the counts summary)."""
+    cols = "id, session_id, status, impact, error" if impact else "id, session_id, status, error"
+    return wh.frame(f"SELECT {cols}, created_at, updated_at FROM purges WHERE scope_key = ? ORDER BY created_at, id",
+                    [wh.scope.key])
 
 
 def last_audit_id(wh: Warehouse) -> int:
