@@ -61,6 +61,10 @@ class AliasStore(Store):
             "ORDER BY confidence DESC LIMIT 1", [self.scope_key, normalized, now, now])
         return row[0] if row else None
 
+    def set_refs(self, alias_id: str, source_refs: str, now: datetime | None) -> None:
+        self.wh.con.execute("UPDATE aliases SET source_refs = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                            [source_refs, now, self.scope_key, alias_id])
+
     def drop_derived(self) -> None:
         """Remove every derived edge a person did not invalidate (they are rebuilt from canon)."""
         self.wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference' "
