@@ -79,9 +79,11 @@ class Memory:
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         changed = ChangeSignal()
-        # every canon change recompiles the Resident (the version moves with the text); every
-        # write batch refreshes a served dense generation once (only new texts are embedded)
+        # every canon change recompiles the Resident (the version moves with the text) and the
+        # projections; every write batch refreshes a served dense generation once (only new texts
+        # are embedded)
         changed.subscribe(self._resident.refresh, kinds={"canon"})
+        changed.subscribe(self.persist, kinds={"canon"})  # the projections table never waits for a recall
         changed.subscribe(self._refresh_dense, deferred=True)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, changed)
         self.last_sync: SyncReport | None = None
@@ -237,8 +239,20 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Canon moved: the scope's change signal recompiles the Resident and refreshes dense."""
+        """Canon moved: the scope's change signal recompiles the Resident, rebuilds the persisted
+        projections and refreshes dense."""
         self._ctx.changed()
+
+    def persist(self) -> int:
+        """Rebuild the safe-usage projections from canonical pages and observations and write
+        them to the ``projections`` table (also done after every durable mutation, so the
+        table never waits for a recall). Returns how many projections the table holds."""
+        from .recall.projections import load_projections, rebuild_projections
+
+        if self.read_only:
+            return len(load_projections(self._wh, self.scope.key))
+        rebuild_projections(self._wh, self.scope.key, self._canon.pages(), self.clock.now())
+        return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
         """Raw evidence landed: the change signal refreshes a served dense generation."""
@@ -454,6 +468,12 @@ class Memory:
             raise
         state.finish(self.clock.now(), report=report)
         return report
+
+    def evidence_watermarks(self) -> dict[str, int]:
+        """session id -> its last stored seq: what a scheduler watches for new evidence."""
+        from .stores.evidence import EvidenceStore
+
+        return EvidenceStore(self._wh).watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);

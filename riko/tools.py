@@ -26,6 +26,7 @@ from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeEr
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
 from .governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
+from .request_cues import ACTIONS, has_request, strip_request
 from .sensitivity import classify_text, protected_title
 from .stores.aliases import AliasStore
 from .stores.evidence import EvidenceStore
@@ -189,40 +190,8 @@ def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_FEW = r"(?:\S+\s+){0,4}?"
-_NOT = r"(?:don't|dont|do not|never|won't|will not|not|didn't|did not|can't|cannot|no need to)"
-_ZH_NOT = r"(?:千万别|别|不要|不能|不会|不许|不用|不想|没说要|没让你|没叫你|没说|没要你)"
-_TALK = r"(?:mention(?:ing)?|bring(?:ing)?\s+" + _FEW + r"up|rais(?:e|ing)|talk(?:ing)?\s+about|remind(?:ing)?\s+me)"
-_ZH_TALK = r"(?:跟我)?(?:提起|提到|提|说|讲|聊|谈|提醒)"
-_CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
-    # action: (accepting pattern, negated forms removed before matching)
-    "forget": (
-        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge|get rid of|scratch)\b"
-                   r"|\bdrop\s+(?:the|that|this|my|it)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
-                   r"|忘记|忘掉|忘了" + r"[^，。！？]{0,16}?吧|删除|删掉|删了|别记|不要记|不用记|抹掉|抹去|清除|当我没说"),
-        re.compile(_NOT + r"\s+(?:ever\s+)?(?:say\s+(?:to\s+|you\s+should\s+)?|ask\s+you\s+to\s+|tell\s+you\s+to\s+)?"
-                   r"(?:forget|delete|remove|erase)\b"
-                   r"|" + _ZH_NOT + r"(?:忘记|忘掉|删除|删掉|删|忘)"),
-    ),
-    "suppress": (
-        re.compile(r"\b(?:don't|dont|do not|never|stop|quit|can you not|please not)\s+(?:ever\s+)?(?:again\s+)?" + _TALK
-                   + r"|\b(?:rather|prefer)\s+you\s+(?:didn't|did not|don't|not)\s+" + _TALK
-                   + r"|\bno more\s+(?:talk|mention|mentions|reminders)\b|\bleave\s+" + _FEW + r"out of it\b"
-                   + r"|(?<!un)\bhide\b"
-                   r"|(?:别|不要|不用|不许)(?:再|老|总|总是|一直)?" + _ZH_TALK + r"|(?<!取消)隐藏"),
-        None,
-    ),
-    "restore": (
-        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bundo\s+the\s+(?:suppression|hiding)\b"
-                   r"|(?<!don't )(?<!do not )(?<!never )\bbring\s+" + _FEW + r"back\b"
-                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up|talk\s+about)\b"
-                   r"|\b(?:feel free|it's ok|it's okay|it's fine|it is ok|it is okay|it is fine|go ahead and)\s+"
-                   r"(?:to\s+)?(?:mention|talk about|bring)"
-                   r"|\b(?:i'm|i am)\s+(?:ok|okay|fine)\s+with\s+you\s+" + _TALK
-                   + r"|(?<![不别])(?:恢复|取消隐藏)|(?<![不别])可以(?:再|重新)?" + _ZH_TALK + r"|可以再说"),
-        re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
-    ),
-}
+#: The request families :func:`has_cue` recognises (token patterns in :mod:`riko.request_cues`).
+CUE_ACTIONS = ACTIONS
 # Words around a cue that name no memory ("ok forget it, never mind", "那条记忆").
 _FILLER = frozenset(tokenize(
     "ok okay never mind please thing things stuff one memory memories note notes again anymore any more "
@@ -243,11 +212,7 @@ def has_cue(action: str, text: str) -> bool:
     >>> has_cue("forget", "Please forget my old address"), has_cue("forget", "Don't forget my birthday")
     (True, False)
     """
-    accept, negated = _CUES[action]
-    folded = _fold(text)
-    if negated is not None:
-        folded = negated.sub(" ", folded)
-    return accept.search(folded) is not None
+    return has_request(action, text)
 
 
 def looks_temporal(claim: str) -> bool:
@@ -569,7 +534,7 @@ class ToolBox:
         if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
                for (a,) in aliases):
             return True
-        said = _CUES[action][0].sub(" ", _fold(target) if target is not None else folded)
+        said = strip_request(action, target if target is not None else folded)
         wanted = set(tokenize(said)) - _FILLER
         return bool(wanted & set(tokenize(f"{page.title}\n{page.description}\n{page.body}")))
 

@@ -238,7 +238,8 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,
 
     Order: by hop, then by the rank of the root reached from, then by page id. Links to
     missing pages are skipped; a page ``allow`` refuses is neither returned nor walked
-    through; an entity page (``hub``) is walked through but never returned. A malformed graph raises; recall records ``graph-degraded``.
+    through; an entity page (``hub``) is walked through but never returned, the user's own
+    page (``user``) neither. A malformed graph raises; recall records ``graph-degraded``.
     """
     hits = Hits()
     seen = set(roots)
@@ -251,8 +252,12 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,
                 if other in seen:
                     continue
                 seen.add(other)
-                if graph.nodes[other].get("hub") and graph.nodes[other].get("status") == "confirmed":
-                    following.append(other)  # an entity page joins the facts that name it; it is not a hit
+                node = graph.nodes[other]
+                if node.get("user"):
+                    continue  # the user's own page links every first-person fact: never walked
+                if node.get("hub"):
+                    if node.get("status") == "confirmed":
+                        following.append(other)  # an entity page joins the facts that name it; it is not a hit
                     continue
                 if graph.nodes[other]["broken"] or (allow is not None and not allow(other)):
                     continue
