@@ -31,7 +31,7 @@ from .resident_store import ResidentStore
 from .review import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse
+from .warehouse import Turn, Warehouse, storage_error
 from .context import ChangeSignal, ScopeContext
 from .wiki import Page
 
@@ -96,10 +96,13 @@ class Memory:
         if not read_only:
             try:
                 self._recover()
-            except BaseException:
+            except BaseException as exc:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
-                raise
+                typed = storage_error(exc)
+                if typed is None:
+                    raise
+                raise typed from exc
         if watch:
             self.watch()
 
@@ -465,7 +468,10 @@ class Memory:
                                    **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
-            raise
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
         state.finish(self.clock.now(), report=report)
         return report
 
@@ -644,8 +650,14 @@ _NOT_UNITS = frozenset({"close", "hold", "dream", "lock", "warehouse"})
 def _as_unit(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def unit(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        with self._wh.unit(name):
-            return method(self, *args, **kwargs)
+        try:
+            with self._wh.unit(name):
+                return method(self, *args, **kwargs)
+        except Exception as exc:
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
 
     return unit
 
