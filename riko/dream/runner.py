@@ -35,7 +35,7 @@ from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_
                    set_pending_confirms, shard_of, write_jobs)
 from .proposals import Proposal, propose_batch, with_entities
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
-from .providers import DreamProvider, ProviderChain, make_provider
+from .providers import DreamProvider, ProviderChain, provider_from_chain
 from .reflection import Anchor, ReflectionRequest, parse_reflection
 from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
@@ -78,8 +78,8 @@ def resolve_provider(
     environ: Mapping[str, str] | None = None,
 ) -> DreamProvider:
     """A provider object from ``provider`` (an object, a provider name, or None for the configured one)."""
-    if provider is None or isinstance(provider, str):
-        return make_provider(
+    if provider is None or isinstance(provider, (str, list, tuple)):
+        return provider_from_chain(
             provider or config.dream_provider,
             url=url or config.dream_api_url,
             model=model or config.dream_model,
@@ -126,6 +126,7 @@ class _Work:
     result: dict[str, Any] = field(default_factory=dict)
     grounded: list[str] = field(default_factory=list)
     auto_ids: list[str] = field(default_factory=list)
+    fallbacks: list[dict[str, str]] = field(default_factory=list)
     _users: list[tuple[str, str]] | None = None
 
     def release_text(self) -> None:
@@ -315,6 +316,9 @@ class _Run:
 
     def finish_call(self, w: _Work, outcome: tuple[str | None, ParseResult | None, ProviderError | None]) -> None:
         answer, parsed, w.error = outcome
+        if isinstance(self.provider, ProviderChain):
+            w.fallbacks = self.provider.take_fallbacks(w.session_id)
+            self.report.fallbacks.extend({"session_id": w.session_id, **f} for f in w.fallbacks)
         w.answer = self._scrub(answer)
         if parsed is not None and w.answer != answer:
             w.parsed = parse_file_blocks(w.answer or "", max_pages=_page_limit(self.provider),
@@ -375,6 +379,8 @@ class _Run:
         """The job row of ``w`` (and its cached answer or failure audit), from its proposal outcomes."""
         base = {"provider": self.report.provider, "model": self.report.model, "run": self.run_id,
                 "source": w.outcome, "upto": w.upto}
+        if w.fallbacks:
+            base["fallbacks"] = list(w.fallbacks)
         if w.error is not None:
             message = self._sanitize(str(w.error))
             w.result = {**base, "reason": w.error.reason}
