@@ -99,7 +99,7 @@ def write_logs(directory: Path, sessions: int, seed: int = 7) -> None:
 
 
 _CONVERSATION = re.compile(r"<conversation>\n(.*)\n</conversation>", re.DOTALL)
-_LINE = re.compile(r"^(user|assistant): (.*)$")
+_LINE = re.compile(r"^(?:\[(\d+)\] )?(user|assistant): (.*)$")  # model prompts number their lines
 
 
 def serve(latency: float) -> None:
@@ -115,7 +115,7 @@ def serve(latency: float) -> None:
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
             match = _CONVERSATION.search(body["messages"][0]["content"])
-            lines = [TranscriptLine(i, m.group(1), m.group(2)) for i, raw in
+            lines = [TranscriptLine(int(m.group(1)) if m.group(1) else i, m.group(2), m.group(3)) for i, raw in
                      enumerate((match.group(1) if match else "").splitlines()) if (m := _LINE.match(raw))]
             text = heuristic.extract(Transcript("bench", tuple(lines))) or fallback
             time.sleep(latency)

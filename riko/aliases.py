@@ -15,7 +15,7 @@ from .stores.aliases import AliasStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
-__all__ = ["upsert_alias", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
+__all__ = ["upsert_alias", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
            "explicit_coreferences", "aliases_frame", "RESOLUTION_KINDS"]
 
 RESOLUTION_KINDS = ("explicit_coreference", "management", "derived_inference")
@@ -58,6 +58,16 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
         wh.audit("alias-upserted", "management" if resolution_kind == "management" else "deterministic_rule", ident,
                  {"entity": entity_id, "alias": alias, "status": status, "resolution_kind": resolution_kind})
     return ident
+
+
+def repoint_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, from_id: str, to_id: str) -> int:
+    """The alias edges a candidate collected (other wordings merged into it) follow it to the page
+    it was admitted as or absorbed into; audited. Returns the edges moved."""
+    with wh.transaction():
+        ids = AliasStore(wh).repoint(from_id, to_id, naive_utc(clock.now()))
+        for ident in ids:
+            wh.audit("alias-repointed", "deterministic_rule", ident, {"from": from_id, "to": to_id})
+    return len(ids)
 
 
 def invalidate_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias_id: str, reason: str) -> None:

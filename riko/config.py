@@ -179,6 +179,15 @@ class RikoConfig:
     resident_v2_enabled: bool = _setting(True, "Enables the structured Resident projection path.")
     resident_blocks_enabled: bool = _setting(True, "Enables bounded structured Resident blocks.")
     sensitive_resident_enabled: bool = _setting(False, "Allows eligible sensitive pages in Resident output.")
+    index_layer_enabled: bool = _setting(
+        True, "Renders the index layer beside the Resident: a bounded one-line map of current pages."
+    )
+    index_layer_max_chars: int = _setting(1600, "Whole-block budget of the index layer (200 to 16000).")
+    index_layer_max_entries: int = _setting(40, "Most entries the index layer shows (1 to 500).")
+    index_layer_line_chars: int = _setting(72, "Characters of a title one index entry shows (16 to 400).")
+    index_layer_stale_days: int = _setting(
+        90, "Never-injected pages unwritten for this many days leave the index layer (still recallable); 0 disables."
+    )
     temporal_enabled: bool = _setting(True, "Enables temporal validity and historical recall semantics.")
     evidence_classification_enabled: bool = _setting(
         False,
@@ -498,6 +507,10 @@ _INT_RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("dream_workers", 1, 64),
     ("dream_timeout_ms", 1, None),
     ("max_resident_chars", 256, None),
+    ("index_layer_max_chars", 200, 16_000),
+    ("index_layer_max_entries", 1, 500),
+    ("index_layer_line_chars", 16, 400),
+    ("index_layer_stale_days", 0, None),
     ("max_session_chars", 1000, None),
     ("max_event_chars", 256, None),
     ("lock_timeout_ms", 0, None),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -284,8 +285,27 @@ class Memory:
 
     # -- L2 canonical Wiki --------------------------------------------------------------------------
     def create_page(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> Page:
-        """Management: a confirmed, locked canonical page written directly."""
-        return self._review.create_page(title, body, type=type, **fields)
+        """Management: a confirmed, locked canonical page written directly.
+
+        ``supersedes`` (an id, an id prefix or a distinctive fragment of a current page) retires
+        that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
+        after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
+        """
+        from .governance import governed_fields, retire_superseded
+
+        fields, old = governed_fields(self._ctx, fields)
+        page = self._review.create_page(title, body, type=type, **fields)
+        if old is not None:
+            retire_superseded(self._ctx, old, page.id, authority="management")
+            page = self._canon.get(page.id)
+        return page
+
+    def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Current pages that closely resemble ``text`` (id, title, score; best first): the
+        replacement a writer may offer with ``supersedes``, never applied automatically."""
+        from .governance import overlaps
+
+        return overlaps(self._canon.pages(), text, exclude=exclude)
 
     def pages(self, *, include_forgotten: bool = False) -> pl.DataFrame:
         """Canonical pages with their lineage and review columns (forgotten ones on request)."""
@@ -379,8 +399,13 @@ class Memory:
     # -- L3 Resident --------------------------------------------------------------------------------
     def resident(self) -> ResidentSnapshot:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
-        or a validity interval opened or closed since the last compile)."""
-        return self._resident.current()
+        or a validity interval opened or closed since the last compile); ``.index`` renders
+        the index layer beside it (see :mod:`riko.resident_index`)."""
+        from .resident_index import current_index
+
+        snap = self._resident.current()
+        ctx = self._ctx
+        return dataclasses.replace(snap, index_source=lambda: current_index(ctx))
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
@@ -581,9 +606,10 @@ class Memory:
         with self._wh.transaction():
             return self._wh.audit(kind, authority, target, detail)
 
-    def purges(self) -> pl.DataFrame:
-        """The purge journal of this scope (sanitized: ids, statuses and times only)."""
-        return purges_frame(self._wh)
+    def purges(self, *, impact: bool = False) -> pl.DataFrame:
+        """The purge journal of this scope (sanitized: ids, statuses and times only; ``impact=True``
+        adds each purge's impact summary, counts without content)."""
+        return purges_frame(self._wh, impact=impact)
 
     @property
     def lock(self) -> Turn:

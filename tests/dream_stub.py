@@ -23,7 +23,7 @@ SECRET = "sk-test-Zq9SuperSecretValue42"
 CREDENTIAL_REF = "RIKO_TEST_DREAM_KEY"
 
 _CONVERSATION = re.compile(r"<conversation>\n(.*)\n</conversation>", re.DOTALL)
-_LINE = re.compile(r"^(user|assistant): (.*)$")
+_LINE = re.compile(r"^(?:\[(\d+)\] )?(user|assistant): (.*)$")  # model prompts number their lines
 
 
 @dataclass
@@ -45,7 +45,7 @@ def transcript_of(prompt: str) -> Transcript:
     for i, raw in enumerate((match.group(1) if match else "").splitlines()):
         m = _LINE.match(raw)
         if m:
-            lines.append(TranscriptLine(i, m.group(1), m.group(2)))
+            lines.append(TranscriptLine(int(m.group(1)) if m.group(1) else i, m.group(2), m.group(3)))
     return Transcript("stub", tuple(lines))
 
 

@@ -92,6 +92,11 @@ RIKO_DEFAULTS = {
     "embedding_timeout_ms": 10000,
     "lock_timeout_ms": 30000,
     "idle_release_ms": 500,
+    "index_layer_enabled": True,
+    "index_layer_max_chars": 1600,
+    "index_layer_max_entries": 40,
+    "index_layer_line_chars": 72,
+    "index_layer_stale_days": 90,
 }
 
 SNAKE = {

@@ -25,7 +25,7 @@ from ..config import infer_wire_protocol
 from ..endpoints import EndpointError, check_endpoint, is_credential_ref_name
 from ..endpoints import is_loopback_host as _is_loopback
 from ..errors import ConfigError, ProviderError
-from .prompt import DEFAULT_MAX_PAGES, build_extraction_prompt, build_reflection_prompt, prompt_key
+from .prompt import DEFAULT_MAX_PAGES, KnownPage, build_extraction_prompt, build_reflection_prompt, prompt_key
 from .reflection import ReflectionRequest
 from .sanitize import sanitize_error
 from .transcript import Transcript
@@ -188,22 +188,29 @@ class _HTTPProvider(ABC):
         """The assistant text of a decoded answer, or "" when there is none."""
 
     # public surface
-    def prompt_for(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
-        """The exact extraction prompt this provider would send for ``transcript``."""
-        text = transcript.render(self.max_transcript_chars)
-        return build_extraction_prompt(text, existing_titles, max_pages=self.max_pages)
+    #: The runner passes the existing pages about the conversation's people and things.
+    reads_existing_pages = True
 
-    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
+    def prompt_for(self, transcript: Transcript, existing_titles: Sequence[str] = (),
+                   existing_pages: Sequence[KnownPage] = ()) -> str:
+        """The exact extraction prompt this provider would send for ``transcript`` (its lines
+        numbered, so the model can cite the turns a fact comes from)."""
+        text = transcript.render(self.max_transcript_chars, numbered=True)
+        return build_extraction_prompt(text, existing_titles, max_pages=self.max_pages, existing_pages=existing_pages)
+
+    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = (),
+                    existing_pages: Sequence[KnownPage] = ()) -> str:
         """Answer-cache key: SHA-256 of provider name, model and prompt."""
-        return prompt_key(self.name, self.model, self.prompt_for(transcript, existing_titles))
+        return prompt_key(self.name, self.model, self.prompt_for(transcript, existing_titles, existing_pages))
 
     def reflection_key(self, request: ReflectionRequest) -> str:
         """Answer-cache key of a reflection request."""
         return prompt_key(self.name, self.model, build_reflection_prompt(request))
 
-    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
+    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = (),
+                existing_pages: Sequence[KnownPage] = ()) -> str:
         """Ask the model for FILE blocks about ``transcript``; returns its text unparsed."""
-        return self._complete(self.prompt_for(transcript, existing_titles), self.timeout_ms)
+        return self._complete(self.prompt_for(transcript, existing_titles, existing_pages), self.timeout_ms)
 
     def complete(self, prompt: str) -> str:
         """The assistant text for one user message ``prompt`` (used by answer-side evaluation)."""

@@ -44,6 +44,8 @@ __all__ = [
     "MAX_BODY_CHARS",
     "ProposedPage",
     "ParseResult",
+    "ACTIONS",
+    "MAX_TURNS",
     "parse_file_blocks",
     "normalize_text",
     "extract_wikilinks",
@@ -68,6 +70,13 @@ MAX_TAGS = 12
 MAX_TAG_CHARS = 40
 MAX_LABEL_CHARS = 40
 MAX_NAME_CHARS = 80
+MAX_TURNS = 20
+#: What a model says a page does against the existing ones (mem0-style); a hint riko records,
+#: never acts on: consolidation decides from riko's own slot and entity keys.
+ACTIONS = ("add", "update", "noop")
+_ACTION_ALIASES = {"none": "noop", "no-op": "noop", "no_op": "noop", "nothing": "noop", "skip": "noop",
+                   "new": "add", "create": "add", "insert": "add", "change": "update", "modify": "update",
+                   "replace": "update", "revise": "update"}
 
 _MARKER = re.compile(r"<<<FILE\b([^\n]*?)>>>|<<<END>>>")
 _HEADER = re.compile(r'^\s+path="([^"\n]*)"\s*$')
@@ -145,6 +154,14 @@ class ProposedPage:
     entities: tuple[Entity, ...] = ()
     #: The speaker's own words that carry the fact (locates the evidence line; never authority).
     quote: str = ""
+    #: The transcript turns (sequence numbers) the proposer says state the fact; riko keeps only
+    #: the user turns among them that hold the fact's words.
+    turns: tuple[int, ...] = ()
+    #: ``add``, ``update`` or ``noop`` against an existing page (``updates``); a recorded hint.
+    action: str = "add"
+    updates: str | None = None
+    #: Fields that were malformed and dropped, as ``(reason, detail)``; the page itself stands.
+    field_errors: tuple[tuple[str, str], ...] = ()
 
     @property
     def status(self) -> str:
@@ -185,6 +202,8 @@ class ParseResult:
 
     pages: tuple[ProposedPage, ...]
     rejected: tuple[tuple[str, str], ...]
+    #: Malformed optional fields of accepted pages, as ``(reason, "<path>: <detail>")``.
+    field_errors: tuple[tuple[str, str], ...] = ()
 
 
 class _Rejected(Exception):
@@ -227,6 +246,52 @@ def _scalar_text(value: Any, field: str) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float, _dt.date)):
         raise _Rejected(f"invalid-{field}", f"{field} must be text")
     return str(value)
+
+
+def _parse_turns(value: Any, errors: list[tuple[str, str]]) -> tuple[int, ...]:
+    """``turns: [3, 5]`` (or one number): the cited transcript turns; anything else is reported."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    turns: dict[int, None] = {}
+    for item in items:
+        if isinstance(item, str) and item.strip().lstrip("[").rstrip("]").strip().isdigit():
+            item = int(item.strip().lstrip("[").rstrip("]"))
+        if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+            errors.append(("invalid-turns", f"turns must be a list of the [numbers] of conversation lines, "
+                                            f"got {_shown(value)}"))
+            return ()
+        turns.setdefault(item, None)
+    if len(turns) > MAX_TURNS:
+        errors.append(("invalid-turns", f"at most {MAX_TURNS} turns may be cited, got {len(turns)}"))
+        return ()
+    return tuple(turns)
+
+
+def _parse_action(value: Any, updates: Any, errors: list[tuple[str, str]]) -> tuple[str, str | None]:
+    """``action`` (add, update or noop) and the existing page title it names in ``updates``."""
+    action = "add"
+    if value is not None:
+        word = normalize_text(value) if isinstance(value, str) else ""
+        word = _ACTION_ALIASES.get(word, word)
+        if word in ACTIONS:
+            action = word
+        else:
+            errors.append(("invalid-action", f"action must be one of {', '.join(ACTIONS)}, got {_shown(value)}"))
+    target: str | None = None
+    if updates is not None:
+        if isinstance(updates, str) and _compact(updates):
+            target = _truncate(_compact(updates), MAX_TITLE_CHARS)
+        else:
+            errors.append(("invalid-updates", f"updates must be the title of an existing page, got {_shown(updates)}"))
+    if action in ("update", "noop") and target is None:
+        errors.append(("missing-updates", f"action {action} needs updates: <title of the existing page>"))
+    return action, target
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _parse_tags(value: Any) -> tuple[str, ...]:
@@ -358,6 +423,16 @@ def _parse_block(raw_path: str, content: str) -> ProposedPage:
         description = ""
     description = _truncate(description, MAX_DESCRIPTION_CHARS)
     body = _truncate(_strip_authority(body), MAX_BODY_CHARS)
+    errors: list[tuple[str, str]] = []
+    slot, entities = _parse_slot(meta.get("slot")), _parse_entities(meta.get("entities"))
+    if meta.get("slot") is not None and slot is None:
+        errors.append(("invalid-slot", f"slot must be subject/attribute text such as Lena/lives_in, "
+                                       f"got {_shown(meta.get('slot'))}"))
+    if meta.get("entities") not in (None, []) and not entities:
+        errors.append(("invalid-entities", f"entities must be a list of names (or of {{name, kind, aliases}}), "
+                                           f"got {_shown(meta.get('entities'))}"))
+    turns = _parse_turns(meta.get("turns"), errors)
+    action, updates = _parse_action(meta.get("action"), meta.get("updates"), errors)
 
     return ProposedPage(
         path=path,
@@ -372,9 +447,13 @@ def _parse_block(raw_path: str, content: str) -> ProposedPage:
         category=_parse_label(meta.get("category")),
         sensitivity=_parse_sensitivity(meta.get("sensitivity")),
         links=extract_wikilinks(body),
-        slot=_parse_slot(meta.get("slot")),
-        entities=_parse_entities(meta.get("entities")),
+        slot=slot,
+        entities=entities,
         quote=_truncate(_compact(meta["quote"]), MAX_BODY_CHARS) if isinstance(meta.get("quote"), str) else "",
+        turns=turns,
+        action=action,
+        updates=updates,
+        field_errors=tuple(errors),
     )
 
 
@@ -451,4 +530,5 @@ def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = Fal
         reasons = sorted({reason for reason, _ in rejected})
         summary = f"{len(rejected)} block(s) rejected: {', '.join(reasons)}" if rejected else "no FILE block found"
         raise ProviderError("invalid-file-protocol", sanitize_error(f"no valid FILE block in the answer ({summary})"))
-    return ParseResult(pages=tuple(pages), rejected=tuple(rejected))
+    field_errors = tuple((reason, _detail(page.path, detail)) for page in pages for reason, detail in page.field_errors)
+    return ParseResult(pages=tuple(pages), rejected=tuple(rejected), field_errors=field_errors)

@@ -24,6 +24,7 @@ from .http_providers import (
     resolve_endpoint,
     validate_endpoint_url,
 )
+from .prompt import KnownPage
 from .protocol import parse_file_blocks
 from .reflection import ReflectionRequest
 from .transcript import Transcript
@@ -74,6 +75,27 @@ class DreamProvider(Protocol):
         ...
 
 
+def reads_existing_pages(provider: Any) -> bool:
+    """Whether ``provider`` takes ``existing_pages`` (a provider without it still meets the protocol)."""
+    return bool(getattr(provider, "reads_existing_pages", False))
+
+
+def extract(provider: Any, transcript: Transcript, titles: Sequence[str] = (),
+            pages: Sequence[KnownPage] = ()) -> str:
+    """``provider.extract``, with the existing pages when it reads them."""
+    if pages and reads_existing_pages(provider):
+        return str(provider.extract(transcript, existing_titles=titles, existing_pages=pages))
+    return str(provider.extract(transcript, existing_titles=titles))
+
+
+def request_key(provider: Any, transcript: Transcript, titles: Sequence[str] = (),
+                pages: Sequence[KnownPage] = ()) -> str:
+    """``provider.request_key``, with the existing pages when it reads them."""
+    if pages and reads_existing_pages(provider):
+        return str(provider.request_key(transcript, titles, pages))
+    return str(provider.request_key(transcript, titles))
+
+
 def _switches(reason: str) -> bool:
     reason = reason.removeprefix("reflection-")
     return reason in SWITCHING_REASONS or (reason.startswith("http-5") and len(reason) == 8)
@@ -114,15 +136,21 @@ class ProviderChain:
     def __repr__(self) -> str:
         return f"ProviderChain({list(self.providers)!r})"
 
-    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
-        keys = ",".join(p.request_key(transcript, existing_titles) for p in self.providers)
+    @property
+    def reads_existing_pages(self) -> bool:
+        return any(reads_existing_pages(p) for p in self.providers)
+
+    def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = (),
+                    existing_pages: Sequence[KnownPage] = ()) -> str:
+        keys = ",".join(request_key(p, transcript, existing_titles, existing_pages) for p in self.providers)
         return hashlib.sha256(f"{self.name}|{keys}".encode()).hexdigest()
 
-    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
+    def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = (),
+                existing_pages: Sequence[KnownPage] = ()) -> str:
         last: ProviderError | None = None
         for index, provider in enumerate(self.providers):
             try:
-                text = provider.extract(transcript, existing_titles=existing_titles)
+                text = extract(provider, transcript, existing_titles, existing_pages)
                 allow_empty = bool(getattr(provider, "empty_answer_ok", False))
                 parse_file_blocks(text, max_pages=self.max_pages, allow_empty=allow_empty)
             except ProviderError as exc:

@@ -33,9 +33,12 @@ from ..warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
+from .grounding import SUPPORT, ground, rederive
+from .known import related_pages
+from .prompt import KnownPage
 from .proposals import Proposal, propose_batch, with_entities
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
-from .providers import DreamProvider, ProviderChain, provider_from_chain
+from .providers import DreamProvider, ProviderChain, extract, provider_from_chain
 from .reflection import Anchor, ReflectionRequest, parse_reflection
 from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
@@ -65,7 +68,6 @@ _MAX_TITLES = 200
 _SESSION_ANCHORS = 40     # reflection: newest user statements of the dreamed session ...
 _OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
 _PAGE_ANCHORS = 20        # ... and confirmed pages
-_MAX_EVIDENCE_REFS = 5
 
 
 def resolve_provider(
@@ -91,6 +93,11 @@ def resolve_provider(
     if not isinstance(provider, DreamProvider):
         raise InvalidTypeError(f"provider must be a name or a Dream provider object, got {type(provider).__name__}")
     return provider
+
+
+def _slot_of(extra: Any) -> str | None:
+    slot = extra.get("slot") if isinstance(extra, dict) else None
+    return slot if isinstance(slot, str) and slot else None
 
 
 def _secrets(provider: Any, environ: Mapping[str, str] | None) -> list[str]:
@@ -126,7 +133,9 @@ class _Work:
     result: dict[str, Any] = field(default_factory=dict)
     grounded: list[str] = field(default_factory=list)
     auto_ids: list[str] = field(default_factory=list)
-    fallbacks: list[dict[str, str]] = field(default_factory=list)
+    related: tuple[KnownPage, ...] = ()          # existing pages shown to a model provider
+    refused: list[tuple[str, str]] = field(default_factory=list)  # pages riko would not store
+    fallbacks: list[dict[str, str]] = field(default_factory=list)  # a provider chain's switches
     _users: list[tuple[str, str]] | None = None
 
     def release_text(self) -> None:
@@ -142,11 +151,12 @@ class _Work:
         return self._users
 
 
-def _extract(provider: Any, transcript: Transcript, titles: Sequence[str]) -> tuple[str | None, ParseResult | None, ProviderError | None]:
+def _extract(provider: Any, transcript: Transcript, titles: Sequence[str], pages: Sequence[KnownPage] = (),
+             ) -> tuple[str | None, ParseResult | None, ProviderError | None]:
     """Ask the provider and parse its answer; runs on a pool thread and touches no database."""
     answer: str | None = None
     try:
-        answer = provider.extract(transcript, existing_titles=titles)
+        answer = extract(provider, transcript, titles, pages)
         allow_empty = bool(getattr(provider, "empty_answer_ok", False))
         return answer, parse_file_blocks(answer, max_pages=_page_limit(provider), allow_empty=allow_empty), None
     except ProviderError as exc:
@@ -275,7 +285,8 @@ class _Run:
         for sid, seq, role, text in rows:
             lines[sid].append(TranscriptLine(int(seq), role, text))
         for w in works:
-            w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget)
+            # bounded as a model sees it (numbered lines), so no provider gets more than the budget
+            w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget, numbered=True)
 
     def work_iter(self, works: list[_Work]) -> Iterator[_Work]:
         for start in range(0, len(works), _LOAD_CHUNK):
@@ -284,9 +295,12 @@ class _Run:
                 self.load_transcripts(chunk)
                 keys = {}
                 if self.remote:
+                    known = self._known_pages() if getattr(self.provider, "reads_existing_pages", False) else None
                     for w in chunk:
                         if not w.transcript.is_empty():  # type: ignore[union-attr]
-                            w.key = extraction_key(self.provider, w.transcript, self.titles)
+                            if known is not None:
+                                w.related = related_pages(w.transcript, known)  # type: ignore[arg-type]
+                            w.key = extraction_key(self.provider, w.transcript, self.titles, w.related)
                             keys[w.key] = w
                     for key, answer in self.cache.get_many(keys).items():
                         keys[key].answer = answer
@@ -311,8 +325,14 @@ class _Run:
             w.error = ProviderError("cache-miss", "replay_only is set and no cached answer matches this request")
             return None
         w.outcome = "dreamed"
-        provider, transcript, titles = self.provider, w.transcript, self.titles
-        return lambda: _extract(provider, transcript, titles)
+        provider, transcript, titles, related = self.provider, w.transcript, self.titles, w.related
+        return lambda: _extract(provider, transcript, titles, related)
+
+    def _known_pages(self) -> list[KnownPage]:
+        """The current confirmed pages, as a model may be shown them. Canon only, like the known
+        titles: a prompt that changed with every pending candidate would never replay from cache."""
+        return [KnownPage(p.title, p.type, p.description or "", _slot_of(p.extra), "confirmed")
+                for p in self.mem.canon.pages() if p.status == "confirmed" and p.superseded_by is None]
 
     def finish_call(self, w: _Work, outcome: tuple[str | None, ParseResult | None, ProviderError | None]) -> None:
         answer, parsed, w.error = outcome
@@ -347,9 +367,24 @@ class _Run:
         proposals: list[Proposal] = []
         owners: list[_Work] = []
         for w in done:
-            w.result, w.grounded, w.auto_ids = {}, [], []
+            w.result, w.grounded, w.auto_ids, w.refused = {}, [], [], []
             for page in (w.parsed.pages if w.error is None and w.parsed else ()):
-                proposals.append(Proposal(page, w.session_id, tuple(self._evidence_for(page, w))))
+                lines = w.transcript.lines if w.transcript else ()
+                located = ground(page.title, page.description, page.body, page.turns, lines,
+                                 claim=page.type != "source", quote=page.quote)
+                if not located.supported:  # a fact the user's words do not carry is never stored
+                    w.refused.append(("unsupported-fact", f"{page.path}: the user's words hold "
+                                      f"{located.share:.0%} of its words (needs {SUPPORT:.0%})"
+                                      + ("" if located.turns else "; no user turn carries it")))
+                    continue
+                said = {line.seq: line.text for line in lines}
+                # type, kind, slot and entities: riko's derivation from the user's words, not the proposer's
+                derived = rederive(page, [said[seq] for seq in located.turns])
+                if derived is None:
+                    w.refused.append(("proposed-entity-page", f"{page.path}: riko derives entity pages itself"))
+                    continue
+                evidence = tuple(evidence_ref(w.session_id, seq) for seq in located.turns)
+                proposals.append(Proposal(derived, w.session_id, evidence))
                 owners.append(w)
         # riko's own entity links on every fact, and one entity candidate per entity named
         expanded, _ = with_entities(proposals)
@@ -390,7 +425,8 @@ class _Run:
         created: list[str] = []
         merged: list[str] = []
         dropped = conflicts = 0
-        rejected = [{"reason": r, "detail": self._sanitize(d)} for r, d in (w.parsed.rejected if w.parsed else ())]
+        rejected = [{"reason": r, "detail": self._sanitize(d)}
+                    for r, d in [*(w.parsed.rejected if w.parsed else ()), *w.refused]]
         if w.outcome == "dreamed" and self.remote and w.key and w.answer is not None:
             self.cache.put(w.key, self.report.provider, self.report.model, w.answer)
         for page, outcome in outcomes:
@@ -407,15 +443,12 @@ class _Run:
             w.auto_ids.append(outcome.candidate_id)
         w.result = {**base, "created": created, "merged": merged, "dropped": dropped, "conflicts": conflicts,
                     "rejected": rejected}
+        if w.parsed is not None and w.parsed.field_errors:
+            w.result["field_errors"] = [{"reason": r, "detail": self._sanitize(d)} for r, d in w.parsed.field_errors]
+        actions = [page.action for page, _ in outcomes]
+        if any(a != "add" for a in actions):  # what the model said against existing pages (a hint)
+            w.result["actions"] = {a: actions.count(a) for a in sorted(set(actions))}
         return self._job_row(w, "succeeded", cursor=w.upto, attempts=w.attempt, error=None, result=w.result)
-
-    @staticmethod
-    def _evidence_for(page: ProposedPage, w: _Work) -> list[str]:
-        """Refs of the user lines that carry the page's description or title."""
-        needles = [n for n in (normalize_claim(page.quote), normalize_claim(page.description),
-                               normalize_claim(page.title)) if n]
-        refs = [ref for ref, text in w.user_lines() if any(n in text for n in needles)]
-        return refs[-_MAX_EVIDENCE_REFS:]
 
     @staticmethod
     def _grounded(page: ProposedPage, w: _Work) -> bool:

@@ -30,9 +30,11 @@ class TranscriptLine:
         if self.role not in ROLES:
             raise InvalidArgumentError(f"transcript role must be one of {ROLES}, got {self.role!r}")
 
-    def render(self) -> str:
-        """``<role>: <text>`` on a single line (inner line breaks become spaces)."""
-        return f"{self.role}: {_LINE_BREAKS.sub(' ', self.text.strip())}"
+    def render(self, numbered: bool = False) -> str:
+        """``<role>: <text>`` on a single line (inner line breaks become spaces); ``numbered``
+        puts the turn's sequence number first (``[12] user: ...``) so a model can cite it."""
+        line = f"{self.role}: {_LINE_BREAKS.sub(' ', self.text.strip())}"
+        return f"[{self.seq}] {line}" if numbered else line
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class Transcript:
         """True when no line carries any text (such a session needs no provider call)."""
         return not any(line.text.strip() for line in self.lines)
 
-    def tail(self, max_chars: int) -> Transcript:
+    def tail(self, max_chars: int, numbered: bool = False) -> Transcript:
         """The newest lines whose rendering fits in ``max_chars``, never cutting a line.
 
         Lines are taken newest first until the next older one would not fit. A single line
@@ -63,7 +65,7 @@ class Transcript:
         for line in reversed(self.lines):
             if not line.text.strip():
                 continue
-            size = len(line.render()) + (1 if kept else 0)
+            size = len(line.render(numbered)) + (1 if kept else 0)
             if used + size > max_chars:
                 if kept:
                     break
@@ -72,6 +74,7 @@ class Transcript:
             used += size
         return Transcript(self.session_id, tuple(reversed(kept)))
 
-    def render(self, max_chars: int) -> str:
-        """``<role>: <text>`` lines joined by newlines, at most ``max_chars`` characters."""
-        return "\n".join(line.render() for line in self.tail(max_chars).lines)
+    def render(self, max_chars: int, numbered: bool = False) -> str:
+        """``<role>: <text>`` lines joined by newlines, at most ``max_chars`` characters
+        (each led by ``[seq]`` when ``numbered``)."""
+        return "\n".join(line.render(numbered) for line in self.tail(max_chars, numbered).lines)

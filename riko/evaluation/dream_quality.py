@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts import parse_ref
+from ..entities import ENTITY_CATEGORY
 from ..errors import ConfigError, IngestError
 from .datasets import Conversation, Dataset, Turn, _json_lines, load_dataset
 from .memory_score import (
@@ -61,10 +62,10 @@ _TOPIC = re.compile(r"^【[^】]*】\s*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def is_entity_page(page_type: str | None, kind: str | None) -> bool:
+def is_entity_page(page_type: str | None, kind: str | None, category: str | None = None) -> bool:
     """An entity page (a person, place, pet... with its aliases) indexes facts rather than
     stating one; identity statements are typed ``entity`` too but stay facts."""
-    return page_type == "entity" and (kind or "") != "identity"
+    return page_type == "entity" and (category == ENTITY_CATEGORY or (kind or "") != "identity")
 
 
 # -- gold -------------------------------------------------------------------------------------------
@@ -247,12 +248,12 @@ def _dream_conversation(conv: Conversation, number: int, base: Path, dream: Mapp
         return frozenset(out)
 
     speaker = {t.dialog_id: t.speaker for t in label.values()}
-    entity_titles = {c["title"] for c in candidates if is_entity_page(c["type"], c.get("kind"))}
-    entity_titles |= {p.title for p in pages.values() if is_entity_page(p.type, p.kind)}
+    entity_titles = {c["title"] for c in candidates if is_entity_page(c["type"], c.get("kind"), c.get("category"))}
+    entity_titles |= {p.title for p in pages.values() if is_entity_page(p.type, p.kind, p.category)}
     stood_for = {c["page_id"] for c in candidates if c.get("page_id")}
     proposals = []
     for c in candidates:
-        if is_entity_page(c["type"], c.get("kind")):
+        if is_entity_page(c["type"], c.get("kind"), c.get("category")):
             continue
         cited = turns_of(_json_list(c.get("evidence")))
         proposals.append(Cited(conv.name, cited, _text(c.get("title"), c.get("description"), c.get("body")), {
@@ -261,7 +262,7 @@ def _dream_conversation(conv: Conversation, number: int, base: Path, dream: Mapp
             "speakers": sorted({speaker[d] for d in cited}),
         }))
     for page in pages.values():
-        if page.id in stood_for or is_entity_page(page.type, page.kind):
+        if page.id in stood_for or is_entity_page(page.type, page.kind, page.category):
             continue
         cited = turns_of(page.sources)
         proposals.append(Cited(conv.name, cited, _text(page.title, page.description, page.body), {
