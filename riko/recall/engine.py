@@ -46,7 +46,7 @@ from .vectors import build_generation, dense_index, index_status, provider_for, 
 if TYPE_CHECKING:
     from ..context import ScopeContext
 
-__all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
+__all__ = ["recall", "retrieve", "retrieve_hits", "fuse_retrieved", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
 
 #: Fusion weight of the dense channel per embedding model, measured on the public dev sets
@@ -577,6 +577,25 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
     """
     if k < 1:
         raise ConfigError("k", f"must be at least 1, got {k}")
+    cache = cache_for(mem)
+    found, used_provider = retrieve_hits(mem, query, k=k, channels=channels, provider=provider)
+    fused = fuse_retrieved(found, used_provider, rrf_k=mem.config.rrf_k, weights=weights)[:k]
+    rows = []
+    for f in fused:
+        kind = cache.kind_of(f.doc_id)
+        doc = cache.doc(f.doc_id) if kind == "evidence" else None
+        rows.append({
+            "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
+            "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
+            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
+        })
+    return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
+
+
+def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+                  provider: Any = None) -> tuple[dict[str, Hits], Any]:
+    """Every wanted channel's hits for ``retrieve`` (each up to ``max(3 k, lexical cap)``) and
+    the embedding provider the dense channel used (None when it did not run)."""
     wanted = tuple(RETRIEVE_CHANNELS if channels is None else dict.fromkeys(channels))
     unknown = [c for c in wanted if c not in RETRIEVE_CHANNELS]
     if unknown:
@@ -611,18 +630,13 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation").with_remedy("index")
-    fused = rrf({c: h.ids for c, h in found.items() if h.ids}, k=mem.config.rrf_k,
-                weights=channel_weights(used_provider, weights))[:k]
-    rows = []
-    for f in fused:
-        kind = cache.kind_of(f.doc_id)
-        doc = cache.doc(f.doc_id) if kind == "evidence" else None
-        rows.append({
-            "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
-            "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
-            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
-        })
-    return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
+    return found, used_provider
+
+
+def fuse_retrieved(found: Mapping[str, Hits], provider: Any, *, rrf_k: int = 60,
+                   weights: Mapping[str, float] | None = None) -> list[Fused]:
+    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`)."""
+    return rrf({c: h.ids for c, h in found.items() if h.ids}, k=rrf_k, weights=channel_weights(provider, weights))
 
 
 # -- index --------------------------------------------------------------------------------------
