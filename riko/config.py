@@ -116,9 +116,11 @@ class RikoConfig:
     )
     dream_model: str = _setting("deepseek-chat", "Model name sent to the Dream provider.")
     dream_max_tokens: int = _setting(1200, "Maximum Dream completion tokens (at least 128).")
-    dream_interval_ms: int = _setting(3_600_000, "Interval for a scheduled Dream sweep (at least 60000).")
+    dream_interval_ms: int = _setting(
+        3_600_000, "Interval of the Dream sweep riko serve runs over each open profile (at least 60000)."
+    )
     debounce_ms: int = _setting(
-        5000, "Delay after session activity before a session Dream is scheduled (at least 0)."
+        5000, "Delay after a profile's evidence last moved before riko serve runs its Dream (at least 0)."
     )
     dream_workers: int = _setting(4, "Sessions dreamed in parallel (1 to 64).")
     dream_timeout_ms: int = _setting(120_000, "Timeout of one Dream provider call (at least 1).")

@@ -32,7 +32,7 @@ from .resident_store import ResidentStore
 from .review import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse
+from .warehouse import Turn, Warehouse, storage_error
 from .context import ScopeContext
 from .wiki import Page
 
@@ -91,10 +91,13 @@ class Memory:
         if not read_only:
             try:
                 self._recover()
-            except BaseException:
+            except BaseException as exc:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
-                raise
+                typed = storage_error(exc)
+                if typed is None:
+                    raise
+                raise typed from exc
         if watch:
             self.watch()
 
@@ -234,9 +237,22 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Every durable mutation recompiles the Resident (the version moves with the text)."""
+        """Every durable mutation recompiles the Resident (the version moves with the text)
+        and rebuilds the persisted projections."""
         self._resident.refresh()
+        self.persist()
         self._after_write()
+
+    def persist(self) -> int:
+        """Rebuild the safe-usage projections from canonical pages and observations and write
+        them to the ``projections`` table (also done after every durable mutation, so the
+        table never waits for a recall). Returns how many projections the table holds."""
+        from .recall.projections import load_projections, rebuild_projections
+
+        if self.read_only:
+            return len(load_projections(self._wh, self.scope.key))
+        rebuild_projections(self._wh, self.scope.key, self._canon.pages(), self.clock.now())
+        return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
         """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
@@ -454,9 +470,18 @@ class Memory:
                                    **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
-            raise
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
         state.finish(self.clock.now(), report=report)
         return report
+
+    def evidence_watermarks(self) -> dict[str, int]:
+        """session id -> its last stored seq: what a scheduler watches for new evidence."""
+        from .stores.evidence import EvidenceStore
+
+        return EvidenceStore(self._wh).watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);
@@ -627,8 +652,14 @@ _NOT_UNITS = frozenset({"close", "hold", "dream", "lock", "warehouse"})
 def _as_unit(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def unit(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        with self._wh.unit(name):
-            return method(self, *args, **kwargs)
+        try:
+            with self._wh.unit(name):
+                return method(self, *args, **kwargs)
+        except Exception as exc:
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
 
     return unit
 
