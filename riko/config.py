@@ -127,7 +127,8 @@ class RikoConfig:
     candidate_auto_confirm: str = _setting(
         "user_grounded",
         "Candidate admission without manual review: off, user_grounded (description equals one "
-        "user-authored L0 event) or all (skips grounding; controlled dogfooding only).",
+        "user-authored L0 event, or one of riko's own atomic facts of one) or all (skips grounding; "
+        "controlled dogfooding only).",
     )
 
     # --- Bounds on stored and injected text ---------------------------------------------
