@@ -35,6 +35,7 @@ from .stores.evidence import evidence_frame, sessions_frame
 from .warehouse import Turn, Warehouse, storage_error
 from .context import ScopeContext
 from .wiki import Page
+from .wiki.watch import WikiWatcher
 
 __all__ = ["Memory"]
 
@@ -133,8 +134,6 @@ class Memory:
         (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
         if self.read_only:
             raise ReadOnlyError("a read-only memory cannot apply page edits; open it without read_only to watch")
-        from .wiki.watch import WikiWatcher
-
         def locked_sync() -> SyncReport:
             with self.lock:  # takes turns with every other call of this memory (and the server's)
                 return self.sync()
