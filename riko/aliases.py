@@ -15,7 +15,7 @@ from .stores.aliases import AliasStore
 from .warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
-__all__ = ["upsert_alias", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
+__all__ = ["upsert_alias", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
            "explicit_coreferences", "aliases_frame", "RESOLUTION_KINDS"]
 
 RESOLUTION_KINDS = ("explicit_coreference", "management", "derived_inference")
@@ -60,6 +60,16 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
     return ident
 
 
+def repoint_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, from_id: str, to_id: str) -> int:
+    """The alias edges a candidate collected (other wordings merged into it) follow it to the page
+    it was admitted as or absorbed into; audited. Returns the edges moved."""
+    with wh.transaction():
+        ids = AliasStore(wh).repoint(from_id, to_id, naive_utc(clock.now()))
+        for ident in ids:
+            wh.audit("alias-repointed", "deterministic_rule", ident, {"from": from_id, "to": to_id})
+    return len(ids)
+
+
 def invalidate_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias_id: str, reason: str) -> None:
     store = AliasStore(wh)
     if store.status(alias_id) is None:
@@ -100,7 +110,11 @@ def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list
                 edges.setdefault(normalize_title(link.alias), (target.id, link.alias, 0.6))
     written = 0
     with wh.transaction():
-        AliasStore(wh).drop_derived()
+        store = AliasStore(wh)
+        kept = {n: e for n, e in edges.items() if _decided_edge(wh, scope, n) is None}
+        if store.derived() == {_alias_id(scope, e[0], n): (e[0], e[1], e[2]) for n, e in kept.items()}:
+            return len(kept)  # already what canon says (a re-run, a resumed purge): nothing to write or audit
+        store.drop_derived()
         for normalized in sorted(edges):
             if _decided_edge(wh, scope, normalized) is not None:
                 continue

@@ -9,6 +9,7 @@ from typing import Iterable
 
 from .contracts import evidence_ref
 from .scope import MemoryScope
+from .stores.evidence import EvidenceStore
 from .warehouse import Warehouse
 
 __all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
@@ -45,11 +46,7 @@ class UserEvent:
 
 def latest_user_message(wh: Warehouse, scope: MemoryScope, session_id: str) -> UserEvent | None:
     """The latest raw user-typed message of ``session_id`` (plugin injections never count)."""
-    row = wh.fetchone(
-        "SELECT seq, text FROM evidence WHERE scope_key = ? AND session_id = ? AND is_user "
-        "ORDER BY seq DESC LIMIT 1",
-        [scope.key, session_id],
-    )
+    row = EvidenceStore(wh).latest_user_line(session_id)
     return UserEvent(session_id, int(row[0]), row[1] or "") if row else None
 
 
@@ -71,14 +68,10 @@ def user_grounded_match(
     if not target:
         return None
     sids = sorted(set(session_ids))
-    marks = ", ".join("?" for _ in sids)
-    base = ("SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND is_user "
-            "AND NOT correction_invalidated AND text IS NOT NULL")
-    passes = [(f"{base} AND session_id IN ({marks})", [scope.key, *sids])] if sids else []
-    passes.append((f"{base} AND session_id NOT IN ({marks})" if sids else base, [scope.key, *sids]))
-    for number, (sql, params) in enumerate(passes):
+    lines = EvidenceStore(wh)
+    for number, inside in enumerate((True, False) if sids else (False,)):
         own = number == 0 and bool(sids)
-        cur = wh.con.execute(sql + " ORDER BY session_id, seq", params)
+        cur = lines.user_lines(sids, inside=inside)
         while rows := cur.fetchmany(2048):
             for sid, seq, text in rows:
                 if normalize_claim(text) == target:
@@ -103,8 +96,5 @@ def grounded_claim(target: str, text: str) -> str:
 
 def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:
     """True when ``event`` really is a stored, user-authored L0 line with that exact text."""
-    row = wh.fetchone(
-        "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
-        [scope.key, event.session_id, event.seq],
-    )
+    row = EvidenceStore(wh).user_line_text(event.session_id, event.seq)
     return row is not None and row[0] == event.text

@@ -206,6 +206,13 @@ def _companion_text(run: Any) -> str:
             lines.append(f"{outcome.id} failed checks: " + "; ".join(failed))
         if outcome.error:
             lines.append(f"{outcome.id} error: {outcome.error.splitlines()[-1]}")
+    layer = run.index_layer()
+    if layer["scenarios"]:
+        told = (f"; told a relevant memory exists in {layer['told_by_index']}/{layer['targeted']} targeted scenarios "
+                f"by the index layer, {layer['told_by_injection']}/{layer['targeted']} by Resident + recall, "
+                f"{layer['told_by_either']}/{layer['targeted']} by either") if layer["targeted"] else ""
+        lines.append(f"index layer: {layer['chars_mean']} chars per prompt (median {layer['chars_median']}, max "
+                     f"{layer['chars_max']}, {layer['entries_mean']} entries){told}")
     counts = ", ".join(f"{n} {s}" for s, n in sorted(run.counts().items()))
     gate = run.gate_failures()
     lines.append(f"{counts}; gate {'green' if not gate else 'red: ' + ', '.join(gate)}; {run.seconds:.1f} s")

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cli import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
+from .errors import RikoError
 from .vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
 
 if TYPE_CHECKING:
@@ -59,6 +62,35 @@ def cmd_propose(args: argparse.Namespace) -> int:
         cid = mem.propose(args.title, body=args.body, type=args.type, description=args.description)
     emit(args, {"candidate_id": cid},
          text=f"proposed candidate {cid}" if cid else "dropped: it repeats an existing canonical page")
+    return 0
+
+
+def _wiki_new(args: argparse.Namespace) -> int:
+    """``riko wiki new``: a management page, with supersedes / expires, reporting near-matches."""
+    from .errors import UsageError
+
+    if not args.title.strip():
+        raise UsageError("a page needs a non-empty title")
+    fields: dict[str, Any] = {}
+    if args.description:
+        fields["description"] = args.description
+    if args.supersedes:
+        fields["supersedes"] = args.supersedes
+    if args.expires:
+        fields["expires"] = args.expires
+    with open_memory(args) as mem:
+        page = mem.create_page(args.title, args.body, type=args.type, **fields)
+        near = [] if args.supersedes else mem.overlaps(
+            "\n".join(filter(None, (args.title, args.description, args.body))), exclude=[page.id])
+    from .wiki import render_page
+
+    lines = [f"created {page.id} (version {page.version})"]
+    if page.supersedes:
+        lines.append(f"supersedes {page.supersedes}")
+    for o in near:
+        lines.append(f"overlaps {o['id']} ({o['title']}, score {o['score']}); if the new page replaces it: "
+                     f"riko supersede {o['id']} --by {page.id}")
+    emit(args, {"page": _page_dict(page), "overlaps": near}, text="\n".join(lines) + "\n\n" + render_page(page))
     return 0
 
 
@@ -154,6 +186,15 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
 def cmd_resident(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
         snap = mem.resident()
+        if getattr(args, "index", False):
+            index = snap.index
+            if args.json:
+                emit(args, index.to_dict())
+            elif not index.enabled:
+                print("(index layer off: index_layer_enabled = false)")
+            else:
+                print(index.text or "(empty index layer: no current page)")
+            return 0
     emit(args, snap, text=snap.text or "(empty Resident)")
     return 0
 
@@ -200,6 +241,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
 def cmd_wiki(args: argparse.Namespace) -> int:
     if args.wiki_command == "check":
         return _wiki_check(args)
+    if args.wiki_command == "new":
+        return _wiki_new(args)
     if args.wiki_command == "watch":
         return _wiki_watch(args)
     with open_memory(args) as mem:
@@ -211,8 +254,6 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 
 def _watch_lines(report: Any) -> list[str]:
     """One line per change a sync applied or refused (nothing for a sync that found none)."""
-    from .errors import RikoError
-
     if isinstance(report, RikoError):
         return [f"riko: error: {report}"]
     if isinstance(report, Exception):
@@ -225,9 +266,6 @@ def _watch_lines(report: Any) -> list[str]:
 
 def _wiki_watch(args: argparse.Namespace) -> int:
     """Sync page files as they change and print what each sync did, until interrupted."""
-    import json
-    import threading
-
     done = threading.Event()
 
     def show(report: Any) -> None:
@@ -324,6 +362,8 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("resident", help="show the Resident block injected before each request")
     _common(p)
+    p.add_argument("--index", action="store_true",
+                   help="show the index layer beside it instead: one line per current page, within its budget")
     p = sub.add_parser("conflicts", help="list contested and resolved conflict overlays")
     _common(p)
     _wide(p)
@@ -340,11 +380,22 @@ def register(sub: Any) -> None:
     p = sub.add_parser("graph", help="summarise the link graph and list broken links")
     _common(p)
 
-    p = sub.add_parser("wiki", help="validate or apply hand edits of the page files")
+    p = sub.add_parser("wiki", help="validate or apply hand edits of the page files, or write a new page")
     wiki = p.add_subparsers(dest="wiki_command", metavar="ACTION", required=True)
     q = wiki.add_parser("check", help="validate every page file; exit 1 on any error; changes nothing")
     _common(q)
     q = wiki.add_parser("sync", help="apply edits made to the page files (version, audit, Resident)")
     _common(q)
+    q = wiki.add_parser("new", help="write a confirmed, locked canonical page (management); reports near-matches")
+    _common(q)
+    q.add_argument("title", help="the page title (the subject)")
+    q.add_argument("--body", default="", help="Markdown body")
+    q.add_argument("--description", default="", help="one-line claim")
+    q.add_argument("--type", choices=PAGE_TYPES, default="concept", help="page type (default concept)")
+    q.add_argument("--supersedes", default=None, metavar="REF",
+                   help="retire this current page in favour of the new one: an id, an id prefix or a distinctive "
+                        "fragment of its text")
+    q.add_argument("--expires", default=None, metavar="DATE",
+                   help="the new page stops being true after this day (YYYY-MM-DD)")
     q = wiki.add_parser("watch", help="apply hand edits as they happen, a line per change, until Ctrl-C")
     _common(q)

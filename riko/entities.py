@@ -11,13 +11,28 @@ import unicodedata
 from collections.abc import Iterable
 
 from .dream.consolidate import entity_key
-from .dream.derive import Entity
+from .dream.derive import Entity, derive
 from .wiki import Page
 
-__all__ = ["ENTITY_CATEGORY", "EntityMap", "entity_description", "is_entity_page", "link_line", "said_in"]
+__all__ = ["ENTITY_CATEGORY", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_description", "is_entity_page",
+           "link_line", "grounded_in", "named_entities", "said_in"]
 
 #: The ``category`` of an entity page (identity facts are ``entity`` pages of another category).
 ENTITY_CATEGORY = "entity"
+#: The user's own entity page: every first-person fact links it. Its ``kind`` is ``self``, so it
+#: is a link target only: recall never walks through it (it would join every fact to every other)
+#: and the Resident never shows it.
+USER_TITLE = "User"
+SELF_KIND = "self"
+
+
+def named_entities(text: str) -> tuple[Entity, ...]:
+    """The entities a statement names (riko's derivation), and the user's page when the user is
+    its subject ("I prefer dark mode" is about the user)."""
+    derived = derive(text)
+    if derived.subject == "user":
+        return (*derived.entities, Entity(USER_TITLE, SELF_KIND))
+    return derived.entities
 
 
 def _fold(text: str) -> str:
@@ -28,6 +43,11 @@ def said_in(name: str, text: str) -> bool:
     """True when ``name`` occurs in the user's words ``text`` (case and width folded)."""
     folded = _fold(name)
     return bool(folded) and folded in _fold(text)
+
+
+def grounded_in(entity: Entity, text: str) -> bool:
+    """Whether the user's words ``text`` name ``entity`` (the user's own page: by speaking of themselves)."""
+    return entity.kind == SELF_KIND or any(said_in(name, text) for name in entity.names())
 
 
 def entity_description(name: str, kind: str, aliases: Iterable[str]) -> str:

@@ -16,6 +16,7 @@ from .contracts import parse_ref
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES, LEVELS, can_transition
+from .stores.evidence import EvidenceStore
 from .warehouse import Warehouse
 
 __all__ = ["mark_evidence_sensitivity", "propose_evidence_sensitivity"]
@@ -25,8 +26,7 @@ def _line(wh: Warehouse, scope: MemoryScope, ref: str) -> tuple[str, int, str | 
     parsed = parse_ref(str(ref).strip())
     if parsed is None:
         raise InvalidArgumentError(f"evidence reference must look like session:<id>/event:<seq>; got {ref!r}")
-    row = wh.fetchone("SELECT sensitivity, sensitivity_origin FROM evidence WHERE scope_key = ? AND session_id = ? "
-                      "AND seq = ?", [scope.key, parsed[0], parsed[1]])
+    row = EvidenceStore(wh).line_sensitivity(parsed[0], parsed[1])
     if row is None:
         raise NotFoundError("evidence line", str(ref), "list a session's lines with mem.evidence(session_id)")
     return parsed[0], parsed[1], row[0], row[1]
@@ -49,8 +49,7 @@ def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level
                              f"authority (got {authority!r}); only a tightening needs none")
     with wh.transaction():
         if current != level or origin != authority:
-            wh.con.execute("UPDATE evidence SET sensitivity = ?, sensitivity_origin = ? WHERE scope_key = ? "
-                           "AND session_id = ? AND seq = ?", [level, authority, scope.key, sid, seq])
+            EvidenceStore(wh).set_sensitivity(sid, seq, level, authority)
         wh.audit("memory-sensitivity-changed", authority, ref, {**detail, "unchanged": current == level})
     return {"ref": ref, "from": shown, "to": level, "authority": authority, "changed": current != level}
 

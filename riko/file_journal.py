@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import RikoError
+from .stores.jobs import JobStore
 from .warehouse import Warehouse, naive_utc
 from .wiki.files import write_atomic
 
@@ -70,7 +71,7 @@ class FileJournal:
 
     def clear_resident_stale(self) -> None:
         """Drop the mark once the Resident reflects the pages (inside the caller's transaction)."""
-        self.wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ?", [self.wh.scope.key, RESIDENT_STALE])
+        JobStore(self.wh).delete(RESIDENT_STALE)
         self._stale_marked = False
 
     def _unmark(self, committed: bool) -> None:
@@ -141,4 +142,4 @@ def recover_journal(wh: Warehouse, base: Path, expected: Callable[[str], str | N
 
 def resident_stale(wh: Warehouse) -> bool:
     """True when pages changed after the Resident was last compiled (a process died in between)."""
-    return wh.fetchone("SELECT 1 FROM jobs WHERE scope_key = ? AND id = ?", [wh.scope.key, RESIDENT_STALE]) is not None
+    return JobStore(wh).exists(RESIDENT_STALE)

@@ -36,7 +36,8 @@ def build_graph(pages: Iterable[Page]) -> nx.DiGraph:
     ids = {page.id for page in pages}
     for page in pages:
         graph.add_node(page.id, title=page.title, type=page.type, status=page.status, broken=False,
-                       hub=page.type == "entity" and page.category == "entity")
+                       hub=page.type == "entity" and page.category == "entity" and page.kind != "self",
+                       user=page.type == "entity" and page.category == "entity" and page.kind == "self")
         by_title.setdefault(normalize_title(page.title), page.id)
     for page in sorted(pages, key=lambda p: p.id):
         for link in page.links():

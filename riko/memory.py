@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -31,9 +32,10 @@ from .resident_store import ResidentStore
 from .review import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse
+from .warehouse import Turn, Warehouse, storage_error
 from .context import ScopeContext
 from .wiki import Page
+from .wiki.watch import WikiWatcher
 
 __all__ = ["Memory"]
 
@@ -90,10 +92,13 @@ class Memory:
         if not read_only:
             try:
                 self._recover()
-            except BaseException:
+            except BaseException as exc:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
-                raise
+                typed = storage_error(exc)
+                if typed is None:
+                    raise
+                raise typed from exc
         if watch:
             self.watch()
 
@@ -129,8 +134,6 @@ class Memory:
         (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
         if self.read_only:
             raise ReadOnlyError("a read-only memory cannot apply page edits; open it without read_only to watch")
-        from .wiki.watch import WikiWatcher
-
         def locked_sync() -> SyncReport:
             with self.lock:  # takes turns with every other call of this memory (and the server's)
                 return self.sync()
@@ -233,9 +236,22 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Every durable mutation recompiles the Resident (the version moves with the text)."""
+        """Every durable mutation recompiles the Resident (the version moves with the text)
+        and rebuilds the persisted projections."""
         self._resident.refresh()
+        self.persist()
         self._after_write()
+
+    def persist(self) -> int:
+        """Rebuild the safe-usage projections from canonical pages and observations and write
+        them to the ``projections`` table (also done after every durable mutation, so the
+        table never waits for a recall). Returns how many projections the table holds."""
+        from .recall.projections import load_projections, rebuild_projections
+
+        if self.read_only:
+            return len(load_projections(self._wh, self.scope.key))
+        rebuild_projections(self._wh, self.scope.key, self._canon.pages(), self.clock.now())
+        return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
         """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
@@ -285,8 +301,27 @@ class Memory:
 
     # -- L2 canonical Wiki --------------------------------------------------------------------------
     def create_page(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> Page:
-        """Management: a confirmed, locked canonical page written directly."""
-        return self._review.create_page(title, body, type=type, **fields)
+        """Management: a confirmed, locked canonical page written directly.
+
+        ``supersedes`` (an id, an id prefix or a distinctive fragment of a current page) retires
+        that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
+        after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
+        """
+        from .governance import governed_fields, retire_superseded
+
+        fields, old = governed_fields(self._ctx, fields)
+        page = self._review.create_page(title, body, type=type, **fields)
+        if old is not None:
+            retire_superseded(self._ctx, old, page.id, authority="management")
+            page = self._canon.get(page.id)
+        return page
+
+    def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Current pages that closely resemble ``text`` (id, title, score; best first): the
+        replacement a writer may offer with ``supersedes``, never applied automatically."""
+        from .governance import overlaps
+
+        return overlaps(self._canon.pages(), text, exclude=exclude)
 
     def pages(self, *, include_forgotten: bool = False) -> pl.DataFrame:
         """Canonical pages with their lineage and review columns (forgotten ones on request)."""
@@ -380,8 +415,13 @@ class Memory:
     # -- L3 Resident --------------------------------------------------------------------------------
     def resident(self) -> ResidentSnapshot:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
-        or a validity interval opened or closed since the last compile)."""
-        return self._resident.current()
+        or a validity interval opened or closed since the last compile); ``.index`` renders
+        the index layer beside it (see :mod:`riko.resident_index`)."""
+        from .resident_index import current_index
+
+        snap = self._resident.current()
+        ctx = self._ctx
+        return dataclasses.replace(snap, index_source=lambda: current_index(ctx))
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
@@ -429,9 +469,18 @@ class Memory:
                                    **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
-            raise
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
         state.finish(self.clock.now(), report=report)
         return report
+
+    def evidence_watermarks(self) -> dict[str, int]:
+        """session id -> its last stored seq: what a scheduler watches for new evidence."""
+        from .stores.evidence import EvidenceStore
+
+        return EvidenceStore(self._wh).watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);
@@ -582,9 +631,10 @@ class Memory:
         with self._wh.transaction():
             return self._wh.audit(kind, authority, target, detail)
 
-    def purges(self) -> pl.DataFrame:
-        """The purge journal of this scope (sanitized: ids, statuses and times only)."""
-        return purges_frame(self._wh)
+    def purges(self, *, impact: bool = False) -> pl.DataFrame:
+        """The purge journal of this scope (sanitized: ids, statuses and times only; ``impact=True``
+        adds each purge's impact summary, counts without content)."""
+        return purges_frame(self._wh, impact=impact)
 
     @property
     def lock(self) -> Turn:
@@ -601,8 +651,14 @@ _NOT_UNITS = frozenset({"close", "hold", "dream", "lock", "warehouse"})
 def _as_unit(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def unit(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        with self._wh.unit(name):
-            return method(self, *args, **kwargs)
+        try:
+            with self._wh.unit(name):
+                return method(self, *args, **kwargs)
+        except Exception as exc:
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
 
     return unit
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import polars as pl
 
+from .aliases import repoint_aliases, upsert_alias
 from .authority import (
     UserEvent,
     claim_in_latest,
@@ -30,7 +31,8 @@ from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from .dream.derive import Entity, derive, derived_fields
-from .entities import ENTITY_CATEGORY, EntityMap, entity_description, is_entity_page, link_line, said_in
+from .entities import (ENTITY_CATEGORY, EntityMap, entity_description, grounded_in, is_entity_page, link_line,
+                       named_entities, said_in)
 from .errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity import AUTHORITIES as SENSITIVITY_AUTHORITIES
@@ -209,6 +211,9 @@ class Review:
                                  confidence=merged_conf, sensitivity=stricter, now=now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
                                                                      "relation": related, "title": title})
+                if related == "alias":  # the other wording, kept as a revocable edge to the candidate
+                    upsert_alias(self.wh, self.scope, self.clock, cid, title, resolution_kind="derived_inference",
+                                 confidence=0.8, source_refs=tuple(refs))
                 return ProposalOutcome(cid, "merged")
             seed = f"{self.scope.key}:{fp}:{now.isoformat()}:{self.cands.count_fingerprint(fp)}"
             cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
@@ -313,6 +318,7 @@ class Review:
         with self.canon.transaction():
             self.canon.save(page, authority=authority, audit_kind=audit_kind, detail=detail,
                             source_candidates=[candidate_id])
+            repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page.id)
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
         return page
 
@@ -353,7 +359,7 @@ class Review:
         words = page.description or page.title
         if entities is None:
             entities = EntityMap(self.canon.pages())
-        line = link_line(derive(words).entities, entities, words)
+        line = link_line(named_entities(words), entities, words)
         if not line or line in page.body:
             return page
         return page.replace(body=f"{page.body}\n\n{line}".strip())
@@ -423,14 +429,14 @@ class Review:
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                state.admit_entities(said.entities, match)
+                state.admit_entities(named_entities(match.said), match)
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            state.admit_entities(said.entities, match)
+            state.admit_entities(named_entities(match.said), match)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities)
             state.index.add(page.id, said, is_page=True)
@@ -457,6 +463,7 @@ class Review:
                                 authority="user", audit_kind="page-evidence-added", previous=page,
                                 detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
+            repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page.id)
             if relation == "alias":
                 from .aliases import upsert_alias
 
@@ -799,7 +806,7 @@ class _Consolidation:
 
         review = self.review
         for entity in named:
-            if not any(said_in(name, event.said) for name in entity.names()):
+            if not grounded_in(entity, event.said):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
@@ -832,7 +839,7 @@ class _Consolidation:
                                       detail={"evidence": event.ref, "aliases": new_names})
                     page = updated
                 for name in new_names:
-                    tied = said_in(name, event.text)
+                    tied = said_in(name, event.said)
                     upsert_alias(review.wh, review.scope, review.clock, page.id, name,
                                  resolution_kind="explicit_coreference" if tied else "derived_inference",
                                  confidence=1.0 if tied else 0.5, source_refs=(event.ref,))

@@ -79,7 +79,7 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (
             "诊断", "确诊", "疾病", "生病", "癌症", "肿瘤", "糖尿病", "艾滋", "肝炎", "癫痫",
             "哮喘", "痴呆", "手术", "药物", "处方", "吃药", "服药", "怀孕", "流产", "堕胎",
-            "不孕", "试管婴儿", "做试管", "试管都", "化疗", "放疗", "住院", "病情", "病史", "残疾", "慢性病", "胰岛素", "中风",
+            "人流", "不孕", "试管婴儿", "做试管", "试管都", "化疗", "放疗", "住院", "病情", "病史", "残疾", "慢性病", "胰岛素", "中风",
             "心脏病", "高血压", "体检报告", "安眠药",
         ),
     ),
@@ -91,13 +91,13 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"ocd", r"adhd", r"autis(?:m|tic)", r"schizophreni[ac]", r"psychosis",
             r"therap(?:y|ist)", r"psychiatri(?:st|c)", r"psychologist", r"counsell?(?:ing|or)",
             r"mental (?:health|illness|breakdown)", r"antidepressants?", r"addict(?:ion|ed)",
-            r"rehab", r"nervous breakdown",
+            r"rehab", r"nervous breakdown", r"relaps(?:e|ed|ing)", r"sober", r"sobriety",
         ),
         (
             "抑郁", "焦虑", "双相", "躁郁", "创伤", "自杀", "自残", "轻生", "想死", "强迫症",
             "进食障碍", "厌食", "暴食", "精神分裂", "精神病", "精神科", "心理医生", "心理咨询",
             "心理治疗", "心理健康", "心理疾病", "惊恐发作", "恐慌症", "成瘾", "戒毒", "多动症",
-            "自闭症",
+            "自闭症", "戒酒", "复吸", "复饮",
         ),
     ),
     "sexual": (
@@ -129,11 +129,12 @@ _CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"national id", r"id (?:number|card)", r"identity (?:card|number)",
             r"driver'?s? licen[cs]e", r"date of birth", r"tax (?:id|number)",
             r"immigration status", r"visa status", r"undocumented", r"criminal record",
-            r"convicted", r"religio(?:n|us) beliefs?", r"ethnicity", r"home address",
+            r"convicted", r"arrested", r"jail(?:ed)?", r"prison", r"probation",
+            r"religio(?:n|us) beliefs?", r"ethnicity", r"home address",
         ),
         (
-            "身份证", "护照", "社保号", "驾照", "驾驶证", "出生日期", "户口", "家庭住址",
-            "住址", "宗教信仰", "犯罪记录", "坐过牢", "移民身份", "签证状态",
+            "身份证", "护照", "社保号", "驾照号", "驾照编号", "驾驶证", "出生日期", "户口", "家庭住址",
+            "住址", "宗教信仰", "犯罪记录", "坐过牢", "坐牢", "拘留", "判刑", "缓刑", "移民身份", "签证状态",
         ),
     ),
     "financial": (

@@ -25,7 +25,11 @@ from .clock import utc
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
+from .governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
+from .request_cues import ACTIONS, has_request, strip_request
 from .sensitivity import classify_text, protected_title
+from .stores.aliases import AliasStore
+from .stores.evidence import EvidenceStore
 from .wiki import Page, make_page_id
 
 __all__ = [
@@ -108,7 +112,11 @@ _SPECS: dict[str, _Spec] = {s.name: s for s in (
           "Remember a preference, boundary, goal, fact or event the user just stated. Only for an "
           "exact claim copied from the user's latest message; never for an inference.",
           (_Param("content", "The exact claim, copied from the user's latest message.", required=True),
-           _Param("sensitivity", "Mark a private claim sensitive.", enum=("normal", "sensitive")))),
+           _Param("sensitivity", "Mark a private claim sensitive.", enum=("normal", "sensitive")),
+           _Param("supersedes", "The memory this claim replaces: its id, an id prefix or a distinctive "
+                                "fragment of its text. Give it when the result reported overlaps and the "
+                                "user's claim corrects one of them."),
+           _Param("expires", "The last day the claim is true, YYYY-MM-DD, when the user says it ends."))),
     _Spec("memory_correct",
           "Correct an existing memory (same identity, new version) with replacement text the user "
           "just typed. A change over time is remembered as a new claim, not a correction.",
@@ -182,40 +190,8 @@ def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_FEW = r"(?:\S+\s+){0,4}?"
-_NOT = r"(?:don't|dont|do not|never|won't|will not|not|didn't|did not|can't|cannot|no need to)"
-_ZH_NOT = r"(?:千万别|别|不要|不能|不会|不许|不用|不想|没说要|没让你|没叫你|没说|没要你)"
-_TALK = r"(?:mention(?:ing)?|bring(?:ing)?\s+" + _FEW + r"up|rais(?:e|ing)|talk(?:ing)?\s+about|remind(?:ing)?\s+me)"
-_ZH_TALK = r"(?:跟我)?(?:提起|提到|提|说|讲|聊|谈|提醒)"
-_CUES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
-    # action: (accepting pattern, negated forms removed before matching)
-    "forget": (
-        re.compile(r"\b(?:forget|delete|remove|erase|wipe|purge|get rid of|scratch)\b"
-                   r"|\bdrop\s+(?:the|that|this|my|it)\b|\b(?:don't|dont|do not|stop)\s+remember(?:ing)?\b"
-                   r"|忘记|忘掉|忘了" + r"[^，。！？]{0,16}?吧|删除|删掉|删了|别记|不要记|不用记|抹掉|抹去|清除|当我没说"),
-        re.compile(_NOT + r"\s+(?:ever\s+)?(?:say\s+(?:to\s+|you\s+should\s+)?|ask\s+you\s+to\s+|tell\s+you\s+to\s+)?"
-                   r"(?:forget|delete|remove|erase)\b"
-                   r"|" + _ZH_NOT + r"(?:忘记|忘掉|删除|删掉|删|忘)"),
-    ),
-    "suppress": (
-        re.compile(r"\b(?:don't|dont|do not|never|stop|quit|can you not|please not)\s+(?:ever\s+)?(?:again\s+)?" + _TALK
-                   + r"|\b(?:rather|prefer)\s+you\s+(?:didn't|did not|don't|not)\s+" + _TALK
-                   + r"|\bno more\s+(?:talk|mention|mentions|reminders)\b|\bleave\s+" + _FEW + r"out of it\b"
-                   + r"|(?<!un)\bhide\b"
-                   r"|(?:别|不要|不用|不许)(?:再|老|总|总是|一直)?" + _ZH_TALK + r"|(?<!取消)隐藏"),
-        None,
-    ),
-    "restore": (
-        re.compile(r"\b(?:restore|unhide|un-hide)\b|\bundo\s+the\s+(?:suppression|hiding)\b"
-                   r"|(?<!don't )(?<!do not )(?<!never )\bbring\s+" + _FEW + r"back\b"
-                   r"|\bcan\s+(?:now\s+)?(?:mention|bring\s+" + _FEW + r"up|talk\s+about)\b"
-                   r"|\b(?:feel free|it's ok|it's okay|it's fine|it is ok|it is okay|it is fine|go ahead and)\s+"
-                   r"(?:to\s+)?(?:mention|talk about|bring)"
-                   r"|\b(?:i'm|i am)\s+(?:ok|okay|fine)\s+with\s+you\s+" + _TALK
-                   + r"|(?<![不别])(?:恢复|取消隐藏)|(?<![不别])可以(?:再|重新)?" + _ZH_TALK + r"|可以再说"),
-        re.compile(r"(?:别|不要|不想|不用|不能|不)(?:再)?恢复"),
-    ),
-}
+#: The request families :func:`has_cue` recognises (token patterns in :mod:`riko.request_cues`).
+CUE_ACTIONS = ACTIONS
 # Words around a cue that name no memory ("ok forget it, never mind", "那条记忆").
 _FILLER = frozenset(tokenize(
     "ok okay never mind please thing things stuff one memory memories note notes again anymore any more "
@@ -236,11 +212,7 @@ def has_cue(action: str, text: str) -> bool:
     >>> has_cue("forget", "Please forget my old address"), has_cue("forget", "Don't forget my birthday")
     (True, False)
     """
-    accept, negated = _CUES[action]
-    folded = _fold(text)
-    if negated is not None:
-        folded = negated.sub(" ", folded)
-    return accept.search(folded) is not None
+    return has_request(action, text)
 
 
 def looks_temporal(claim: str) -> bool:
@@ -281,6 +253,9 @@ class ToolResult:
     raw_session_retained: bool | None = None
     error: str | None = None
     tool: str = ""
+    #: Current memories the new one closely resembles (id, title, score): a replacement offered,
+    #: never applied (memory_remember with ``supersedes`` applies it).
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -293,6 +268,8 @@ class ToolResult:
             out["rawSessionRetained"] = self.raw_session_retained
         if self.error is not None:
             out["error"] = self.error
+        if self.overlaps:
+            out["overlaps"] = [dict(o) for o in self.overlaps]
         return out
 
     def text(self) -> str:
@@ -388,10 +365,8 @@ class ToolBox:
         return latest_user_message(self.mem.warehouse, self.mem.scope, self.session_id)
 
     def _event_time(self, event: UserEvent) -> datetime:
-        row = self.mem.warehouse.fetchone(
-            "SELECT time FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ?",
-            [self.scope_key, event.session_id, event.seq])
-        return utc(row[0]) if row and row[0] is not None else self.mem.clock.now()
+        when = EvidenceStore(self.mem.warehouse).line_time(event.session_id, event.seq)
+        return utc(when) if when is not None else self.mem.clock.now()
 
     def _live_pages(self) -> list[Page]:
         return [p for p in self.mem.context.canon.pages() if p.status == "confirmed"]
@@ -404,11 +379,17 @@ class ToolBox:
                           tool="memory_get_resident")
 
     # -- memory_remember ------------------------------------------------------------------------
-    def _remember(self, content: str, sensitivity: str | None = None) -> ToolResult:
+    def _remember(self, content: str, sensitivity: str | None = None, supersedes: str | None = None,
+                  expires: str | None = None) -> ToolResult:
         claim = content.strip()
         latest = self._latest()
         if latest is None or not claim_in_latest(claim, latest):
             raise _Refused(REMEMBER_REFUSAL)
+        old = self._superseded(claim, supersedes, latest) if supersedes is not None else None
+        try:
+            valid_to = parse_expires(expires, self.mem.clock.now()) if expires is not None else None
+        except InvalidArgumentError as exc:
+            raise _Refused(str(exc)) from None
         baseline = "sensitive" if sensitivity == "sensitive" else "normal"
         level = classify_text(claim, baseline)
         review = self.mem.context.review
@@ -416,31 +397,64 @@ class ToolBox:
         if same is not None:
             if baseline == "sensitive" and same.sensitivity != "sensitive":
                 review.set_sensitivity(same.id, "sensitive", authority="user")
+            retired = ""
+            if old is not None and old.id != same.id:
+                retire_superseded(self.mem.context, old, same.id, authority="user")
+                retired = f"; it now supersedes {old.id}"
             aliases = self._apply_coreference(latest)
             return self._result("memory_remember", id=same.id,
-                                message=f"Already remembered as {same.id}; nothing new was written{aliases}.")
+                                message=f"Already remembered as {same.id}; nothing new was written{retired}{aliases}.")
         when = self._event_time(latest)
-        old = self._transition_target(claim, when) if (
-            self.mem.config.temporal_reconcile_enabled and looks_temporal(claim)) else None
-        if old is not None:
-            page = review.replace(old.id, claim, when, authority="user", evidence=latest.ref)
+        transition = self._transition_target(claim, when) if (
+            old is None and valid_to is None and self.mem.config.temporal_reconcile_enabled and looks_temporal(claim)) else None
+        if transition is not None:
+            page = review.replace(transition.id, claim, when, authority="user", evidence=latest.ref)
             if baseline == "sensitive" and page.sensitivity != "sensitive":
                 page = review.set_sensitivity(page.id, "sensitive", authority="user")
             aliases = self._apply_coreference(latest)
             return self._result("memory_remember", id=page.id,
-                                message=f"Memory updated over time: {page.id} replaces {old.id} from "
+                                message=f"Memory updated over time: {page.id} replaces {transition.id} from "
                                         f"{when.isoformat()}{aliases}.")
+        extra: dict[str, Any] = {}
+        if old is not None:
+            extra["supersedes"] = old.id
+        if valid_to is not None:
+            extra["valid_to"] = valid_to
         page = review.create_page(
             protected_title(claim, latest.ref) if level != "normal" else _title(claim), "", type="concept", authority="user", audit_kind="memory-remembered",
             id=make_page_id(f"{self.scope_key}:remember:{latest.ref}:{normalize_claim(claim)}"),
-            description=claim, sources=[latest.ref], sensitivity=level, observed_at=when)
+            description=claim, sources=[latest.ref], sensitivity=level, observed_at=when, **extra)
         if level != baseline:
             wh = self.mem.warehouse
             with wh.transaction():
                 wh.audit("memory-sensitivity-classified", "deterministic_rule", page.id, {"from": baseline, "to": level})
         aliases = self._apply_coreference(latest)
-        return self._result("memory_remember", id=page.id,
-                            message=f"Memory remembered as {page.id} ({page.sensitivity}){aliases}.")
+        message = f"Memory remembered as {page.id} ({page.sensitivity})"
+        if valid_to is not None:
+            message += f", true through {expires}"
+        if old is not None:
+            retire_superseded(self.mem.context, old, page.id, authority="user")
+            return self._result("memory_remember", id=page.id, message=f"{message}; it supersedes {old.id}{aliases}.")
+        near = overlaps(self.mem.context.canon.pages(), claim, exclude=[page.id])
+        if near:
+            named = "; ".join(f"{o['id']} ({o['title']})" for o in near)
+            message += (f"{aliases}. It closely resembles {named}. If the user's claim replaces one of them, call "
+                        f"memory_remember again with supersedes set to its id; nothing was superseded")
+            return self._result("memory_remember", id=page.id, message=message + ".", overlaps=near)
+        return self._result("memory_remember", id=page.id, message=f"{message}{aliases}.")
+
+    def _superseded(self, claim: str, ref: str, latest: UserEvent) -> Page:
+        """The current page ``supersedes`` names, when the claim is about the same thing."""
+        try:
+            old = resolve_page(self._live_pages(), ref)
+        except (InvalidArgumentError, NotFoundError) as exc:
+            raise _Refused(f"supersedes: {exc}") from None
+        material = "\n".join(filter(None, (old.title, old.description, old.body)))
+        related = overlap_score(claim, material) >= _TRANSITION_OVERLAP or normalize_claim(ref) in normalize_claim(latest.text)
+        if not related:
+            raise _Refused(f"supersedes names {old.id} ({old.title}), which the claim is not about; a memory may "
+                           "only replace one it corrects (or one the user's message names)")
+        return old
 
     def _current_pages(self) -> list[Page]:
         return [p for p in self._live_pages() if p.valid_to is None and p.superseded_by is None]
@@ -516,13 +530,11 @@ class ToolBox:
         folded = _fold(latest.text)
         if page.id.casefold() in folded:
             return True
-        aliases = self.mem.warehouse.fetchall(
-            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
-            [self.scope_key, page.id])
+        aliases = [(a,) for a in AliasStore(self.mem.warehouse).active_aliases_of(page.id)]
         if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
                for (a,) in aliases):
             return True
-        said = _CUES[action][0].sub(" ", _fold(target) if target is not None else folded)
+        said = strip_request(action, target if target is not None else folded)
         wanted = set(tokenize(said)) - _FILLER
         return bool(wanted & set(tokenize(f"{page.title}\n{page.description}\n{page.body}")))
 

@@ -20,13 +20,30 @@ from typing import Any, Callable, Iterator, Sequence
 import duckdb
 
 from .clock import Clock, utc
-from .errors import ClosedError, InvalidArgumentError, ReadOnlyError, RikoError, RikoLockedError
+from .errors import ClosedError, InvalidArgumentError, ReadOnlyError, RikoError, RikoLockedError, StorageError
+from . import faults
 from .locks import FileLock
 from .migrations import RECORD_SCHEMA_VERSION, SCOPED_TABLES, migrate
 from .private_files import private_dir, private_file
 from .scope import MemoryScope, missing_memory, require_memory
 
 __all__ = ["Warehouse", "Turn", "naive_utc", "dumps", "missing_memory", "require_memory"]
+
+
+#: errno values that mean the disk, not the request, is at fault
+_STORAGE_ERRNOS = frozenset({28, 5, 122, 30, 27})  # ENOSPC, EIO, EDQUOT, EROFS, EFBIG
+
+
+def storage_error(exc: BaseException) -> StorageError | None:
+    """A failed disk write (an OSError of the disk, a DuckDB I/O error) as riko's typed error, else None."""
+    if isinstance(exc, RikoError):
+        return None
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        return StorageError.from_os(exc)
+    if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
+        return StorageError(f"the warehouse could not write ({str(exc).splitlines()[0]}); the transaction was not "
+                            "kept and earlier records are intact; free space or fix the disk, then run it again")
+    return None
 
 
 def naive_utc(value: datetime | None) -> datetime | None:
@@ -362,6 +379,8 @@ class Warehouse:
                 yield con
                 for before_commit, _ in list(f.hooks):
                     before_commit()
+                if faults.ARMED:
+                    faults.hit("duckdb.commit")
             except BaseException:
                 f.tx_depth = 0
                 try:

@@ -92,6 +92,11 @@ RIKO_DEFAULTS = {
     "embedding_timeout_ms": 10000,
     "lock_timeout_ms": 30000,
     "idle_release_ms": 500,
+    "index_layer_enabled": True,
+    "index_layer_max_chars": 1600,
+    "index_layer_max_entries": 40,
+    "index_layer_line_chars": 72,
+    "index_layer_stale_days": 90,
 }
 
 SNAKE = {
@@ -142,7 +147,7 @@ def test_fields_table_mirrors_the_dataclass() -> None:
     for spec in FIELDS:
         assert spec.doc.strip()
         assert spec.default == getattr(cfg, spec.name)
-        assert spec.type in (str, int, bool, float, dict)
+        assert spec.type in (str, int, bool, float, dict, list)  # list: dream_provider may be a chain
         assert len(spec) == 4  # (name, type, default, doc)
 
 

@@ -277,3 +277,11 @@ def test_pending_candidates_of_one_slot_merge_a_translation_but_not_a_changed_va
         assert len(cands) == 2  # the changed value stays its own candidate, for review
         [merged] = audits(mem, "candidate-merged")
         assert merged["detail"]["relation"] == "alias" and merged["detail"]["title"] == "我妹妹 Lena 住在柏林。"
+        [edge] = mem.aliases().to_dicts()
+        assert (edge["entity_id"], edge["alias"], edge["status"]) == (first["id"], "我妹妹 Lena 住在柏林。", "contested")
+        page = mem.confirm(first["id"])
+        [edge] = mem.aliases().to_dicts()
+        assert edge["entity_id"] == page.id  # the other wording follows the candidate to its page
+        assert sorted(page.sources) == sorted(refs[:2])
+        mem.invalidate_alias(edge["id"], "not the same statement")
+        assert mem.aliases().to_dicts()[0]["status"] == "invalidated"

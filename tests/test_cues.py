@@ -152,3 +152,56 @@ def test_planner_cues(family, lang):
     missed = [t for t in positives if not _has(family, normalize(t))]
     wrong = [t for t in negatives if _has(family, normalize(t))]
     assert not missed and not wrong, (missed, wrong)
+
+
+# -- token patterns: inserted modifiers and negation scope ----------------------------------------------
+INSERTIONS = {
+    # (family, phrase with a {} slot, modifiers that may fill it, a negated form)
+    ("suppress", "please don't {} mention my job", "Could you not mention my job? I didn't say don't mention it"),
+    ("suppress", "别{}提我前任了", "我没说别提我前任"),
+    ("forget", "please {} forget what I said about my ex", "please don't {} forget what I said about my ex"),
+    ("forget", "把那条{}删掉吧", "别把那条{}删掉"),
+    ("restore", "you can {} mention my job again", "you can't {} mention my job again"),
+    ("remember", "please {} remember that I'm vegetarian", "please don't {} remember that I'm vegetarian"),
+}
+EN_FILL = ["", "really", "just", "ever", "kindly", "honestly", "really just"]
+ZH_FILL = ["", "再", "就", "一定", "千万", "一下"]
+
+
+@pytest.mark.parametrize("family,phrase,negated", sorted(INSERTIONS))
+def test_cues_tolerate_inserted_modifiers_and_respect_negation(family, phrase, negated):
+    fills = ZH_FILL if any("\u4e00" <= ch <= "\u9fff" for ch in phrase) else EN_FILL
+    for fill in fills:
+        text = " ".join(phrase.format(fill).split()) if "{" in phrase else phrase
+        assert has_cue(family, text), text
+        if family != "suppress":  # a suppression is itself a negation; its double negation is checked below
+            other = " ".join(negated.format(fill).split())
+            assert not has_cue(family, other), other
+    if family == "suppress":
+        assert not has_cue("suppress", "I don't mind if you mention my job")
+        assert not has_cue("suppress", "我没说不让你提")
+
+
+def test_unseen_cue_holdout_meets_its_floor_per_family():
+    # written before the token patterns (first run: remember R 0, suppress R .625, restore
+    # P .786 / R .55, explicit recall R .575, protected R .875); now in-sample, kept as a gate
+    from riko.evaluation.labelled import run_labelled
+
+    report = run_labelled("cues.holdout")
+    assert report.shortfalls() == [], report.text()
+
+
+@pytest.mark.parametrize("request_text", ["Please don't really bring up rock climbing anymore",
+                                          "以后别老是跟我提攀岩了，我不喜欢攀岩"])
+def test_memory_suppress_accepts_a_request_with_an_adverb_inside_the_verb_phrase(tmp_path, clock, request_text):
+    # the probe: the same request without the adverb worked; with it the tool refused
+    import riko
+    from riko.tools import ToolBox
+
+    with riko.open(tmp_path, preset="companion", clock=clock, config={"embedding_provider": "off"}) as mem:
+        page = mem.create_page("攀岩 rock climbing", "I love rock climbing (攀岩)", description="I love rock climbing 攀岩")
+        mem.capture({"session_id": "s1", "type": "user/message",
+                     "data": {"message": {"role": "user", "content": request_text}}})
+        result = ToolBox(mem, "s1").call("memory_suppress", {"id": page.id})
+        assert result.ok, result.error
+        assert mem.page(page.id).usage_policy == "suppressed"

@@ -224,7 +224,10 @@ def test_heuristic_reflection_finds_repeated_statements(tmp_path):
         row = rows[0]
         anchors = json.loads(row["anchors"])
         valid = {f"session:{r['session_id']}/event:{r['seq']}" for r in mem.evidence(user_only=True).to_dicts()}
-        assert len(anchors) == 3 and set(anchors) <= valid
+        events = [a for a in anchors if not a.startswith("page:")]
+        # the three statements, and the page the repeats were consolidated into when it is an anchor too
+        assert len(events) == 3 and set(events) <= valid
+        assert {a[5:] for a in anchors if a.startswith("page:")} <= set(mem.pages()["id"].to_list())
         assert row["status"] == "active" and row["epistemic_status"] == "inferred_observation"
         assert set(report.jobs["reflection"].to_list()) == {"ok"}
         assert all(json.loads(r["result"])["reflection"]["status"] == "ok" for r in mem.dream_jobs().to_dicts())

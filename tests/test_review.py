@@ -311,7 +311,7 @@ def test_confirm_writes_the_page_file_audit_and_resident(mem):
     assert "tags: [drinks]" in text
     [row] = audits(mem, "candidate-confirmed")
     assert (row["authority"], row["target"], row["detail"]["candidate"]) == ("management", page.id, cid)
-    assert "- [concept] I like green tea" in resident_text(mem)
+    assert "- I like green tea" in resident_text(mem)
     assert mem.candidates("accepted")["page_id"].to_list() == [page.id]
     with pytest.raises(StateError):
         mem.confirm(cid)
@@ -525,7 +525,7 @@ def test_a_repeated_grounded_statement_does_not_duplicate_the_page(mem):
     second = mem._review.propose(title="cello player", description="I play the cello.", source="dream", session_id="s2",
                                  evidence=["session:s2/event:0"], authority="model_proposal")
     assert mem.auto_confirm([second.candidate_id], "user_grounded") == []
-    live = mem.pages()
+    live = mem.pages().filter(pl.col("type") != "entity")  # besides the user's own entity page
     assert live.height == 1
     page = mem.page(live["id"][0])
     assert set(page.sources) == {"session:s1/event:0", "session:s2/event:0"}

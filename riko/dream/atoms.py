@@ -27,6 +27,9 @@ __all__ = ["Fact", "extract_facts", "split_speaker", "line_claims"]
 _I = re.IGNORECASE
 MAX_FACT_CHARS = 240
 _MAX_SENTENCE = 600
+#: A message this long is mostly pasted material (a draft, a document, code): only what the
+#: speaker says of themselves in it is kept.
+_LONG_MESSAGE = 1500
 
 # -- cutting -----------------------------------------------------------------------------------------
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
@@ -244,6 +247,7 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
         people = _people(derive(earlier, speaker=speaker)) + people
     seen: set[str] = set()
     before: list[str] = list(context)
+    pasted = len(text) > _LONG_MESSAGE
     for sentence in _sentences(text):
         if len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
             continue
@@ -252,7 +256,8 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             continue
         for clause in _clauses(folded):
             fact = _trim(clause)
-            if is_reported(clause) or not _states_something(fact, speaker is not None):
+            if is_reported(clause) or not _states_something(fact, speaker is not None) or (
+                    pasted and not _FIRST.search(fact)):
                 if _NAME.search(clause) or _CJK.search(clause):
                     people = (_people(derive(clause, speaker=speaker)) + people)[:6]
                 continue

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..clock import Clock
 from ..scope import MemoryScope
+from ..stores.provider_cache import ProviderCacheStore
 from ..warehouse import Warehouse, naive_utc
 from .heuristic import HeuristicProvider
 from .prompt import build_reflection_prompt, prompt_key
@@ -21,7 +22,6 @@ from .transcript import Transcript
 
 __all__ = ["AnswerCache", "extraction_key", "reflection_key", "calls_out"]
 
-_LOOKUP_CHUNK = 500
 
 
 def extraction_key(provider: Any, transcript: Transcript, existing_titles: Sequence[str] = (),
@@ -74,18 +74,7 @@ class AnswerCache:
         """Cached answers for those of ``keys`` that have one."""
         if not self.read:
             return {}
-        wanted = sorted(set(keys))
-        found: dict[str, str] = {}
-        for start in range(0, len(wanted), _LOOKUP_CHUNK):
-            chunk = wanted[start : start + _LOOKUP_CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            for key, response in self.wh.fetchall(
-                f"SELECT request_hash, response FROM provider_cache WHERE scope_key = ? AND request_hash IN ({marks})",
-                [self.scope.key, *chunk],
-            ):
-                if response is not None:
-                    found[key] = response
-        return found
+        return ProviderCacheStore(self.wh).responses(sorted(set(keys)))
 
     def put(self, key: str, provider: str, model: str, response: str) -> None:
         """Store (or replace) the answer for ``key``."""

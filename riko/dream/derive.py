@@ -436,7 +436,8 @@ def _find_entities(text: str, names: _Names) -> None:
         run = " ".join(words)
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
             # a sentence-initial capital names someone only when a verb follows it ("Muhammad intends ...")
-            if not re.match(r"\s+(?:is|was|has|had|will|would|can|and|just|also|[a-z]+s|[a-z]+ed)\b", text[m.end():]):
+            if not re.match(r"\s+(?:is|was|has|had|will|would|can|and|just|also|[a-z]+s|[a-z]+ed)\b", text[m.end():]) \
+                    and not (zh and re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟|今年|也|很)", text[m.end():])):
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
@@ -454,7 +455,13 @@ def _find_entities(text: str, names: _Names) -> None:
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")
         elif run not in names.kinds:
-            names.add(run, "person" if len(words) <= 2 else "other")
+            # a name is a person's only when the words treat it as someone: a verb after it, or
+            # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)
+            someone = bool(re.match(r"\s+(?:is|was|has|had|will|would|can|said|says|told|and\s+I|[a-z]+s|[a-z]+ed)\b",
+                                    text[m.end():])) or bool(re.search(
+                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|and|friend|named|visit(?:ed|ing)?\s+my)\s+$",
+                before)) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", text[m.end():])))
+            names.add(run, "person" if someone and len(words) <= 2 else "other")
 
 
 def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names) -> tuple[str, bool]:
@@ -562,6 +569,10 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
                                                                  r"cannot\s+stand)\b", text, _I):
         negated = True
 
+    if attribute == "name" and value:
+        first_name = value.split()[0].strip(".,!") if not zh else value[:4]
+        if first_name in names.kinds:
+            names.add(first_name, "person")
     if zh and value and attribute in ("works_at", "lives_in", "from") and not names.order[-1:] == [value]:
         if not _PLACE_ZH_RE.fullmatch(value) and len(value) <= 12:
             names.add(value, "organisation" if attribute == "works_at" else "place")

@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..aliases import upsert_alias
 from ..authority import normalize_claim, user_grounded_match
 from ..conflicts import relation
 from ..errors import RikoError
@@ -30,8 +31,7 @@ from ..sensitivity import classify_text, rank
 from ..stores.candidates import CandidateStore
 from ..warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
-from ..entities import ENTITY_CATEGORY, entity_description
-from .derive import derive
+from ..entities import ENTITY_CATEGORY, SELF_KIND, entity_description, named_entities
 from .consolidate import TypedSlots
 from .protocol import ProposedPage
 
@@ -96,6 +96,7 @@ class _Batch:
         self.statements = {r[0]: r for r in self.store.pending_statements()}
         self.slots = TypedSlots((r[0], r[2], r[3]) for r in self.statements.values())
         self.new_rows: list[dict[str, Any]] = []
+        self.alias_edges: list[tuple[str, str, tuple[str, ...]]] = []  # candidate, other wording, refs
         self.audits: list[tuple[str, str, str]] = []  # kind, target, detail json
         self.review_items: list[int] = []
         self.review_prints: set[str] = set()
@@ -144,6 +145,8 @@ class _Batch:
             row["touched"] = True
             self.audits.append(("candidate-merged", cid, dumps({"source": SOURCE, "session_id": p.session_id,
                                                                 "relation": related, "title": title})))
+            if related == "alias":
+                self.alias_edges.append((cid, title, tuple(self.review._known_refs(p.evidence))))
             return ProposalOutcome(cid, "merged")
         seed = f"{self.scope_key}:{fp}:{self.now.isoformat()}:{self.earlier.get(fp, 0)}"
         cid = "c-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
@@ -210,6 +213,9 @@ class _Batch:
             self.store.merge_many(update, self.now)
         if self.audits:
             _audit_many(self.wh, self.audits)
+        for cid, wording, refs in self.alias_edges:
+            upsert_alias(self.wh, self.review.scope, self.review.clock, cid, wording,
+                         resolution_kind="derived_inference", confidence=0.8, source_refs=refs)
 
 
 def _audit_many(wh: Any, rows: list[tuple[str, str, str]]) -> None:
@@ -266,12 +272,14 @@ def with_entities(proposals: Sequence[Proposal]) -> tuple[list[Proposal], int]:
         if page.type == "entity" and page.category == ENTITY_CATEGORY:
             out.append(p)
             continue
-        named = derive(page.description or page.title).entities if page.title.strip() else ()
+        named = named_entities(page.description or page.title) if page.title.strip() else ()
         if named:
             links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
             page = dataclasses.replace(page, links=links)
         out.append(Proposal(page, p.session_id, p.evidence))
         for e in named:
+            if e.kind == SELF_KIND:
+                continue  # the user's own page is no claim to review: admission writes it with the first fact
             key = normalize_claim(e.name)
             if not key or key in entities:
                 continue

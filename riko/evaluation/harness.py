@@ -70,6 +70,8 @@ class TurnRecord:
     results: list[dict[str, Any]]
     trace: dict[str, Any]
     via: str
+    #: The index layer rendered beside the Resident for this turn (``ResidentIndex.to_dict``).
+    index: dict[str, Any] = field(default_factory=dict)
 
     @property
     def injected(self) -> str:
@@ -376,9 +378,10 @@ class Harness:
             if status != 200:
                 raise RuntimeError(f"POST /recall answered {status}: {answer}")
             return TurnRecord(snap.get("text", ""), snap.get("version", ""), snap, answer["context"],
-                              list(answer["results"]), answer["trace"], via)
+                              list(answer["results"]), answer["trace"], via, dict(snap.get("index") or {}))
         mem = self.memory()
         snapshot = mem.resident()
+        index = snapshot.index.to_dict()  # rendered with the Resident, before this turn's recall
         options: dict[str, Any] = {}
         if fault == "graph":
             options["graph"] = FaultyGraph()
@@ -386,7 +389,7 @@ class Harness:
             raise InvalidArgumentError(f"unknown fault {fault!r}; the corpus injects 'graph'")
         result = mem.recall(text, at_time=at_time, history=history, **options)
         return TurnRecord(snapshot.text, snapshot.version, snapshot.to_dict(), result.context,
-                          result.results.to_dicts(), result.trace, via)
+                          result.results.to_dicts(), result.trace, via, index)
 
 
 

@@ -10,8 +10,15 @@ at least ``provisional_sensitive``. ``conflicts.jsonl`` holds one pair per line:
     {"id": "conf-en-001", "lang": "en", "kind": "contradiction" | "addition" | "paraphrase" | "temporal",
      "old": {"title": "…", "claim": "…"}, "new": {"title": "…", "claim": "…"}}
 
-and the detector must call exactly the ``contradiction`` pairs contradictions. Both sets run
-offline in a second and report precision and recall, never just a pass count.
+and the detector must call exactly the ``contradiction`` pairs contradictions. ``cues.holdout``
+holds natural requests per cue family, labelled ``true`` (a request of that family) or
+``false`` (a near miss: a negation, a question, another act)::
+
+    {"id": "cue-ho-forget-001", "family": "forget", "lang": "en", "label": true, "text": "…"}
+
+scored against what riko decides on them (the tools' governance cues, the planner's explicit
+recall, the sensitivity classifier). Every set runs offline in a second and reports
+precision and recall, never just a pass count.
 """
 
 from __future__ import annotations
@@ -34,10 +41,12 @@ __all__ = [
     "labelled_file",
     "run_labelled",
     "score_conflicts",
+    "score_cues",
     "score_sensitivity",
 ]
 
-LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout")
+LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout", "cues.holdout")
+CUE_FAMILIES = ("remember", "forget", "suppress", "restore", "explicit_recall", "protected")
 SENSITIVITY_LABELS = ("normal", "identifier", "sensitive")
 CONFLICT_KINDS = ("contradiction", "addition", "paraphrase", "temporal")
 _LEVEL_CLASS = {"normal": "normal", "provisional_sensitive": "identifier", "sensitive": "sensitive"}
@@ -47,6 +56,7 @@ TARGETS = {
                     ("sensitive", "precision", 0.85), ("identifier", "precision", 0.85),
                     ("protected", "precision", 0.85)),
     "conflicts": (("contradiction", "precision", 0.9), ("contradiction", "recall", 0.8)),
+    "cues": tuple((family, measure, 0.9) for family in CUE_FAMILIES for measure in ("precision", "recall")),
 }
 
 
@@ -88,7 +98,8 @@ class LabelledReport:
 
     def shortfalls(self) -> list[str]:
         """The targets this report misses, e.g. ``identifier recall 0.930 < 0.95``."""
-        kind = "sensitivity" if "sensitive" in self.classes else "conflicts"
+        kind = ("sensitivity" if "sensitive" in self.classes else "cues" if "forget" in self.classes
+                else "conflicts")
         out = []
         for label, measure, floor in TARGETS[kind]:
             value = getattr(self.classes[label], measure)
@@ -124,7 +135,7 @@ def labelled_file(name: str) -> Path:
     return Path(str(resources.files("riko"))) / "data" / "cases" / f"{name}.jsonl"
 
 
-def _read(path: Path, required: dict[str, tuple[str, ...] | None]) -> list[dict[str, Any]]:
+def _read(path: Path, required: dict[str, tuple[Any, ...] | None]) -> list[dict[str, Any]]:
     rows, seen = [], set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -200,9 +211,45 @@ def score_conflicts(path: str | os.PathLike[str] | None = None) -> LabelledRepor
     return report
 
 
+def cue_decision(family: str, text: str) -> bool:
+    """What riko decides on ``text`` for one cue family (True = it reads as that request)."""
+    from ..recall.planner import analyze_recall_query
+    from ..sensitivity import classify_text
+    from ..tools import CUE_ACTIONS, has_cue
+
+    if family == "explicit_recall":
+        return analyze_recall_query(text).explicit_recall
+    if family == "protected":
+        return classify_text(text) != "normal"
+    return family in CUE_ACTIONS and has_cue(family, text)  # a family with no matcher recognises nothing
+
+
+def score_cues(path: str | os.PathLike[str] | None = None) -> LabelledReport:
+    """Score the cue families on a cue set: per family, precision and recall of its requests."""
+    source = Path(path) if path is not None else labelled_file("cues.holdout")
+    rows = _read(source, {"id": None, "lang": None, "family": CUE_FAMILIES, "label": (True, False), "text": None})
+    got = [cue_decision(str(row["family"]), str(row["text"])) for row in rows]
+
+    def scores(chosen: list[tuple[dict[str, Any], bool]]) -> dict[str, ClassScore]:
+        out = {}
+        for family in CUE_FAMILIES:
+            mine = [(bool(r["label"]), g) for r, g in chosen if r["family"] == family]
+            out[family] = ClassScore(family, sum(gold for gold, _ in mine), sum(p for _, p in mine),
+                                     sum(gold and p for gold, p in mine))
+        return out
+
+    pairs = list(zip(rows, got))
+    by_lang = {lang: scores([(r, g) for r, g in pairs if r["lang"] == lang]) for lang in sorted({r["lang"] for r in rows})}
+    errors = [{"id": r["id"], "label": f"{r['family']}={str(r['label']).lower()}", "got": str(g).lower()}
+              for r, g in pairs if bool(r["label"]) != g]
+    return LabelledReport(source.name, len(rows), scores(pairs), errors, by_lang)
+
+
 def run_labelled(name: str) -> LabelledReport:
     """Score a packaged labelled set by name (a ``.holdout`` set was written after the rules, unseen by them)."""
     if name not in LABELLED_SETS:
         raise InvalidArgumentError(f"labelled set must be one of {', '.join(LABELLED_SETS)}, got {name!r}")
+    if name.startswith("cues"):
+        return score_cues(labelled_file(name))
     score = score_sensitivity if name.startswith("sensitivity") else score_conflicts
     return score(labelled_file(name))

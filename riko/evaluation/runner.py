@@ -29,6 +29,7 @@ from .artifacts import ArtifactRun
 from .corpus import BASE_TIME, SCENARIOS, Scenario
 from .harness import Harness, StepFailure, TurnRecord, step_to_json, stub_environment
 from .metrics import MetricRecord, aggregate_metrics, gate_failures, metrics_frame
+from .index_layer import INDEX_ARTIFACT, index_layer_summary
 from .outcomes import ANSWER_ARTIFACT, ScenarioOutcome
 from .probes import run_probe
 from .stubs import LoopbackStub
@@ -91,6 +92,25 @@ def _extracted(mem: Any, s: Scenario) -> list[str]:
     return out
 
 
+def _index_layer(mem: Any, s: Scenario, turn: TurnRecord) -> dict[str, Any]:
+    """What the index layer cost this turn and whether it named a page holding the target."""
+    index = turn.index
+    page_ids = [e["page_id"] for e in index.get("entries", ())]
+    relevant = None
+    if s.target:
+        relevant = False
+        for page_id in page_ids:
+            try:
+                relevant = s.target in _doc_text(mem, page_id, "page")
+            except Exception:
+                relevant = False  # a page gone since the render names nothing
+            if relevant:
+                break
+    return {"chars": len(index.get("text", "")), "shown": index.get("shown", 0), "total": index.get("total", 0),
+            "enabled": bool(index.get("enabled", False)), "page_ids": page_ids, "names_target": relevant,
+            "target_injected": (s.target in turn.injected) if s.target else None}
+
+
 def _error_text(exc: BaseException) -> str:
     """The stack with its whole cause chain."""
     return "".join(traceback.format_exception(exc)).strip()
@@ -133,6 +153,7 @@ def _execute(s: Scenario, h: Harness, started: float) -> ScenarioOutcome:
         extra.update(probe.fields.pop("artifacts", {}))
         fields.update(probe.fields)
     extracted = _extracted(mem, s) if s.candidate_judgments else []
+    index_layer = _index_layer(mem, s, turn)
     for key in extracted:
         checks[f"extracted candidate {key!r} is judged worth keeping"] = s.candidate_judgments.get(key) is True
     return ScenarioOutcome(
@@ -141,7 +162,8 @@ def _execute(s: Scenario, h: Harness, started: float) -> ScenarioOutcome:
         recall_results=results, target=s.target, contains=s.contains, excludes=s.excludes,
         candidate_judgments=dict(s.candidate_judgments), extracted_candidates=extracted,
         artifacts={**_artifacts(s, h, started), "turn": {"text": t.text, "via": turn.via, "trace": turn.trace,
-                                                        "resident_snapshot": turn.resident_snapshot}, **extra},
+                                                        "resident_snapshot": turn.resident_snapshot},
+                   INDEX_ARTIFACT: index_layer, **extra},
         **fields,
     )
 
@@ -195,6 +217,11 @@ class CompanionRun:
     def outcomes_frame(self) -> "polars.DataFrame":
         return outcomes_frame(self.outcomes)
 
+    def index_layer(self) -> dict[str, Any]:
+        """What the index layer cost (characters per prompt) and bought (targets it named); see
+        :func:`riko.evaluation.index_layer.index_layer_summary`."""
+        return index_layer_summary(self.outcomes)
+
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for row in self.outcomes:
@@ -207,6 +234,7 @@ class CompanionRun:
             "artifacts": str(self.artifacts) if self.artifacts else None,
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()} if self.metrics else None,
             "metrics_error": self.metrics_error, "gate_failures": self.gate_failures(),
+            "index_layer": self.index_layer(),
             "outcomes": [_summary(o) for o in self.outcomes],
         }
 

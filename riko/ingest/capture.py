@@ -10,10 +10,10 @@ from ..clock import Clock, to_ms, utc
 from ..contracts import EvidenceRef
 from ..errors import IngestError, ScopeError
 from ..scope import MemoryScope
+from ..stores.evidence import EvidenceStore
 from ..warehouse import Warehouse, naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
-from ..migrations import RECORD_SCHEMA_VERSION
 from .keep import KEPT_TOOL_TYPES, Keeper
 from .parse import content_hash, is_user_evidence
 
@@ -73,9 +73,8 @@ def capture_event(
     time_ms = to_ms(clock.now()) if when is None else to_ms(when, where=f"event {sid!r} time")
 
     with wh.transaction():
-        row = wh.fetchone(
-            "SELECT last_seq FROM sessions WHERE scope_key = ? AND session_id = ?", [scope.key, sid]
-        )
+        lines = EvidenceStore(wh)
+        row = lines.session_last_seq(sid)
         last = int(row[0]) if row is not None and row[0] is not None else -1
         seq = event.get("seq")
         if seq is None:
@@ -100,29 +99,17 @@ def capture_event(
                 if unit is not None:
                     sensitivity, origin = classifier(unit.text), "deterministic_rule"
         now = clock.now()
-        wh.con.execute(
-            "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "
-            "text, data, content_hash, truncated, sensitivity, sensitivity_origin, correction_invalidated, line, ingested_at) "
-            "VALUES (?, ?, ?, ?, make_timestamp(CAST(? AS BIGINT) * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
-            [scope.key, RECORD_SCHEMA_VERSION, sid, seq, time_ms, etype, ev.role, ev.source_kind, user, ev.text,
-             data_json.decode(), content_hash(etype, data_json), ev.truncated, sensitivity, origin, naive_utc(now)],
-        )
+        lines.append_line(sid, seq, time_ms, etype, ev.role, ev.source_kind, user, ev.text, data_json.decode(),
+                          content_hash(etype, data_json), ev.truncated, sensitivity, origin, naive_utc(now))
         if row is None:
-            wh.insert_rows(
-                "sessions",
-                [{
-                    "session_id": sid, "preset": scope.preset, "project_key": None, "cwd": None,
-                    "parent_session": None, "format": "live", "source_path": None,
-                    "created_at": naive_utc(utc(time_ms)), "first_seq": seq, "last_seq": seq,
-                    "event_count": 1, "user_event_count": int(user), "text_bytes": len(ev.text),
-                    "updated_at": naive_utc(now),
-                }],
-            )
+            lines.add_session({
+                "session_id": sid, "preset": scope.preset, "project_key": None, "cwd": None,
+                "parent_session": None, "format": "live", "source_path": None,
+                "created_at": naive_utc(utc(time_ms)), "first_seq": seq, "last_seq": seq,
+                "event_count": 1, "user_event_count": int(user), "text_bytes": len(ev.text),
+                "updated_at": naive_utc(now),
+            })
         else:
-            wh.con.execute(
-                "UPDATE sessions SET last_seq = ?, event_count = event_count + 1, "
-                "user_event_count = user_event_count + ?, text_bytes = text_bytes + ?, updated_at = ? "
-                "WHERE scope_key = ? AND session_id = ?",
-                [seq, int(user), len(ev.text), naive_utc(now), scope.key, sid],
-            )
+            lines.grow_session(sid, last_seq=seq, events=1, user_events=int(user), text_bytes=len(ev.text),
+                               first_seq=None, now=naive_utc(now))
     return EvidenceRef(sid, seq, stored=True, is_user=user)

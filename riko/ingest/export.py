@@ -10,6 +10,7 @@ from ..errors import InvalidArgumentError
 from ..clock import iso, utc
 from ..private_files import private_dir, private_tree
 from ..scope import MemoryScope
+from ..stores.evidence import EvidenceStore
 from ..warehouse import Warehouse
 
 __all__ = ["export_evidence"]
@@ -19,21 +20,12 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
     """Write this scope's evidence under ``directory/<storage-key>/`` and return that folder."""
     out = private_dir(directory / scope.storage_key)
     if format == "parquet":
-        # scope keys are validated to a safe alphabet, so the literal cannot break the SQL
-        wh.con.execute(
-            "COPY (SELECT session_id, seq, time, type, role, source_kind, is_user, text, data, "
-            "content_hash, truncated, sensitivity, schema_version FROM evidence "
-            f"WHERE scope_key = '{scope.key}' ORDER BY session_id, seq) "
-            f"TO '{out.as_posix()}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (session_id), OVERWRITE_OR_IGNORE)"
-        )
+        EvidenceStore(wh).export_parquet(out)
         private_tree(out)
         return out
     if format != "jsonl":
         raise InvalidArgumentError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
-    cur = wh.con.execute(
-        "SELECT session_id, seq, time, type, data FROM evidence WHERE scope_key = ? ORDER BY session_id, seq",
-        [scope.key],
-    )
+    cur = EvidenceStore(wh).export_cursor()
     handle = None
     current = None
     try:

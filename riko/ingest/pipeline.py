@@ -23,6 +23,7 @@ from ..clock import Clock, from_ms
 from ..errors import IngestError, PresetMismatchError, ScopeError
 from ..progress import progress_enabled
 from ..scope import MemoryScope
+from ..stores.evidence import EvidenceStore
 from ..warehouse import Warehouse, naive_utc
 from .parse import (
     PARALLEL_MIN_BYTES,
@@ -140,10 +141,7 @@ def ingest_paths(
         raise IngestError("no such file or directory", missing[0])
     files = list(iter_log_files(paths))
     report = IngestReport()
-    watermarks = {
-        sid: (int(last) if last is not None else -1)
-        for sid, last in wh.fetchall("SELECT session_id, last_seq FROM sessions WHERE scope_key = ?", [scope.key])
-    }
+    watermarks = EvidenceStore(wh).watermarks()
     plans = [_plan(wh, scope, path, report) for path in files]
     todo = [plan for plan in plans if plan is not None]
     bar = None
@@ -205,11 +203,7 @@ def _plan(wh: Warehouse, scope: MemoryScope, path: Path, report: IngestReport) -
     """Skip an unchanged file; resume a grown one at its last complete frame or line."""
     stat = path.stat()
     source_id = _file_id(path)
-    prev = wh.fetchone(
-        "SELECT size, mtime_ns, bytes_consumed, lines_consumed, prefix_hash FROM sources "
-        "WHERE scope_key = ? AND id = ?",
-        [scope.key, source_id],
-    )
+    prev = EvidenceStore(wh).source_resume(source_id)
     start_offset = start_line = 0
     if prev is not None:
         size, mtime_ns, consumed, lines, phash = prev
@@ -393,10 +387,7 @@ def _check_preset(path: Path, fmt: str, header: Any, scope: MemoryScope, explici
 
 
 def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStats, reader: ParsedFile, path: Path, now: Any) -> None:
-    row = wh.fetchone(
-        "SELECT first_seq, event_count, user_event_count, text_bytes FROM sessions WHERE scope_key = ? AND session_id = ?",
-        [scope.key, sid],
-    )
+    row = EvidenceStore(wh).session_counts(sid)
     meta = st.meta or reader.header
     if row is None:
         created = from_ms(meta.created_ms) if meta is not None and meta.created_ms else None
@@ -412,9 +403,5 @@ def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStat
             }],
         )
     else:
-        wh.con.execute(
-            "UPDATE sessions SET last_seq = ?, event_count = event_count + ?, user_event_count = user_event_count + ?, "
-            "text_bytes = text_bytes + ?, first_seq = least(first_seq, ?), updated_at = ? "
-            "WHERE scope_key = ? AND session_id = ?",
-            [st.last_seq, st.events, st.user_events, st.text_bytes, st.first_seq, naive_utc(now), scope.key, sid],
-        )
+        EvidenceStore(wh).grow_session(sid, last_seq=st.last_seq, events=st.events, user_events=st.user_events,
+                                       text_bytes=st.text_bytes, first_seq=st.first_seq, now=naive_utc(now))

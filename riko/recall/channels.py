@@ -28,6 +28,9 @@ EXACT_BONUS = 1.0
 #: stays the line). Chosen on the public dev sets (benchmarks/retrieval_real.py): on REALTALK,
 #: RealMem and BEAM 0.5 lifted hit@10 by +.01 to +.11 over the line alone; 1.0 lost hit@1.
 NEIGHBOUR_WEIGHT = 0.5
+#: Factor on the score of a line that is not the user's words (assistant prose, tool output):
+#: they are supplements, recalled where the user's own lines do not answer.
+SUPPLEMENT_WEIGHT = 1.0
 
 
 @dataclass
@@ -99,11 +102,14 @@ def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[s
 
 
 def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
-                 *, neighbour_weight: float = NEIGHBOUR_WEIGHT, allowed: np.ndarray | None = None) -> Hits:
+                 *, neighbour_weight: float | None = None, supplement_weight: float | None = None,
+                 allowed: np.ndarray | None = None) -> Hits:
     """User L0 lines by their best chunk's BM25 (IDF over every chunk) plus the bonus, each
     line's score raised by ``neighbour_weight`` times its session neighbours' scores."""
     side = cache.evidence
     folded = cache.folded_chunk
+    neighbour_weight = NEIGHBOUR_WEIGHT if neighbour_weight is None else neighbour_weight
+    supplement_weight = SUPPLEMENT_WEIGHT if supplement_weight is None else supplement_weight
     fetch = k
     while True:
         ranked = _ranked(side.index, tokens, phrases, folded, side.chunk_ids, fetch, allowed)
@@ -120,6 +126,10 @@ def raw_evidence(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[st
         scored = _with_neighbours(side, tokens, phrases, folded, best, neighbour_weight)
     else:
         scored = [(score, line, chunk) for line, (score, chunk) in best.items()]
+    if supplement_weight != 1.0:
+        roles = side.line_role
+        scored = [(score * supplement_weight if roles[line] != "user" else score, line, chunk)
+                  for score, line, chunk in scored]
     scored.sort(key=lambda item: (-item[0], side.chunk_ids[item[2]]))
     for score, line, chunk in scored[:k]:
         session_id, seq = side.line_keys[line]
@@ -228,7 +238,8 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,
 
     Order: by hop, then by the rank of the root reached from, then by page id. Links to
     missing pages are skipped; a page ``allow`` refuses is neither returned nor walked
-    through; an entity page (``hub``) is walked through but never returned. A malformed graph raises; recall records ``graph-degraded``.
+    through; an entity page (``hub``) is walked through but never returned, the user's own
+    page (``user``) neither. A malformed graph raises; recall records ``graph-degraded``.
     """
     hits = Hits()
     seen = set(roots)
@@ -241,8 +252,12 @@ def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,
                 if other in seen:
                     continue
                 seen.add(other)
-                if graph.nodes[other].get("hub") and graph.nodes[other].get("status") == "confirmed":
-                    following.append(other)  # an entity page joins the facts that name it; it is not a hit
+                node = graph.nodes[other]
+                if node.get("user"):
+                    continue  # the user's own page links every first-person fact: never walked
+                if node.get("hub"):
+                    if node.get("status") == "confirmed":
+                        following.append(other)  # an entity page joins the facts that name it; it is not a hit
                     continue
                 if graph.nodes[other]["broken"] or (allow is not None and not allow(other)):
                     continue

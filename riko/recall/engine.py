@@ -41,12 +41,13 @@ from .reranker import rerank
 from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
-from .vectors import build_generation, dense_index, index_status, provider_for, serving_reason
+from .vectors import (build_generation, dense_index, index_status, provider_for, recorded_degradation,
+                      serving_reason, write_index_meta)
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
 
-__all__ = ["recall", "retrieve", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
+__all__ = ["recall", "retrieve", "retrieve_hits", "fuse_retrieved", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
 
 #: Fusion weight of the dense channel per embedding model, measured on the public dev sets
@@ -343,7 +344,10 @@ class _Run:
             return []
         try:
             index = dense_index(cache, provider, self.mem.warehouse_dir / "dense", self.mem.clock)
-            if not index.searchable:
+            if not index.searchable and index.degraded_reason == "embedding-model-changed":
+                if not self._model_changed(index):
+                    return []  # lexical meanwhile
+            elif not index.searchable:
                 if not self.options.get("build_index", False):
                     trace.degrade("vector-degraded")
                     return []
@@ -363,6 +367,25 @@ class _Run:
         trace.count_candidates("dense", len(hits.ids))
         self.dense_scores = hits.scores
         return hits.ids
+
+    def _model_changed(self, index: Any) -> bool:
+        """The stored generation holds another model's (or dimension's) vectors: the first
+        dense request records ``embedding-model-changed`` in ``index_meta`` and serves lexical
+        recall; the next one rebuilds the generation for the current provider. True when a
+        generation is searchable again."""
+        cache, trace = self.cache, self.trace
+        trace.degrade("embedding-model-changed")
+        if self.mem.read_only:
+            return False
+        if recorded_degradation(cache) != "embedding-model-changed" and not self.options.get("build_index", False):
+            write_index_meta(cache, index, self.now, degraded="embedding-model-changed")
+            return False
+        try:
+            build_generation(cache, index, self.now)
+        except Exception:
+            trace.degrade("vector-degraded")
+            return False
+        return bool(index.searchable)
 
     def _dense_excluded(self) -> set[str]:
         """The stored dense documents eligibility hides (pages, observations, evidence chunks)."""
@@ -577,6 +600,25 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
     """
     if k < 1:
         raise ConfigError("k", f"must be at least 1, got {k}")
+    cache = cache_for(mem)
+    found, used_provider = retrieve_hits(mem, query, k=k, channels=channels, provider=provider)
+    fused = fuse_retrieved(found, used_provider, rrf_k=mem.config.rrf_k, weights=weights)[:k]
+    rows = []
+    for f in fused:
+        kind = cache.kind_of(f.doc_id)
+        doc = cache.doc(f.doc_id) if kind == "evidence" else None
+        rows.append({
+            "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
+            "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
+            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
+        })
+    return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
+
+
+def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+                  provider: Any = None) -> tuple[dict[str, Hits], Any]:
+    """Every wanted channel's hits for ``retrieve`` (each up to ``max(3 k, lexical cap)``) and
+    the embedding provider the dense channel used (None when it did not run)."""
     wanted = tuple(RETRIEVE_CHANNELS if channels is None else dict.fromkeys(channels))
     unknown = [c for c in wanted if c not in RETRIEVE_CHANNELS]
     if unknown:
@@ -611,18 +653,13 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation").with_remedy("index")
-    fused = rrf({c: h.ids for c, h in found.items() if h.ids}, k=mem.config.rrf_k,
-                weights=channel_weights(used_provider, weights))[:k]
-    rows = []
-    for f in fused:
-        kind = cache.kind_of(f.doc_id)
-        doc = cache.doc(f.doc_id) if kind == "evidence" else None
-        rows.append({
-            "doc_id": f.doc_id, "kind": kind, "session_id": doc.session_id if doc else None,
-            "seq": doc.seq if doc else None, "page_id": f.doc_id if kind == "page" else None,
-            "score": f.score, "channels": list(f.channels), "role": doc.role if doc else None,
-        })
-    return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
+    return found, used_provider
+
+
+def fuse_retrieved(found: Mapping[str, Hits], provider: Any, *, rrf_k: int = 60,
+                   weights: Mapping[str, float] | None = None) -> list[Fused]:
+    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`)."""
+    return rrf({c: h.ids for c, h in found.items() if h.ids}, k=rrf_k, weights=channel_weights(provider, weights))
 
 
 # -- index --------------------------------------------------------------------------------------

@@ -27,7 +27,11 @@ from typing import TYPE_CHECKING, Any
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
+from ..stores.evidence import EvidenceStore
+from ..stores.observations import ObservationRows
 from ..stores.overlay import OverlayStore
+from ..stores.pages import PageStore
+from ..stores.revision import recall_probe
 from ..wiki import Page
 from .activation import ActivationBuffer
 from .chunking import chunk_sentences
@@ -268,18 +272,7 @@ class RecallCache:
         return tuple(stamp)
 
     def _probe(self) -> tuple[int, int, int, Any]:
-        key = self.scope_key
-        row = self.wh.fetchone(
-            "SELECT (SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?), "
-            "(SELECT count(*) FROM evidence WHERE scope_key = ?), "
-            "(SELECT coalesce(max(rowid), -1) FROM evidence WHERE scope_key = ?), "
-            "(SELECT count(*) || ':' || coalesce(sum(hash(id || status || coalesce(sensitivity, '') || text "
-            "|| coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, ''))), 0) "
-            "FROM observations WHERE scope_key = ?)",
-            [key, key, key, key],
-        )
-        assert row is not None
-        return int(row[0]), int(row[1]), int(row[2]), row[3]
+        return recall_probe(self.wh)
 
     def refresh(self) -> tuple[Any, ...]:
         """Bring every part up to the stores' current state; returns the revision."""
@@ -306,12 +299,7 @@ class RecallCache:
 
     # -- pages ----------------------------------------------------------------------------
     def _page_signature(self) -> Any:
-        return self.wh.fetchone(
-            "SELECT count(*), coalesce(sum(hash(id || version::VARCHAR || status || usage_policy || sensitivity || consent::VARCHAR "
-            "|| coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, '') || coalesce(superseded_by, '') "
-            "|| coalesce(supersede_reason, ''))), 0) FROM pages WHERE scope_key = ?",
-            [self.scope_key],
-        )
+        return PageStore(self.wh).signature()
 
     def _refresh_pages(self) -> None:
         signature = (
@@ -324,7 +312,7 @@ class RecallCache:
         mem = self._mem
         every = mem.canon.pages(include_forgotten=True)
         pages = [p for p in every if p.status != "forgotten"]
-        reasons = dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
+        reasons = PageStore(self.wh).supersede_reasons()
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
         side = PageSide(signature=signature)
@@ -375,26 +363,11 @@ class RecallCache:
         side = self.evidence
         if count == side.row_count and max_rowid == side.max_rowid:
             return
-        appended = self.wh.fetchone(
-            "SELECT count(*) FROM evidence WHERE scope_key = ? AND rowid > ?", [self.scope_key, side.max_rowid]
-        )
-        if side.row_count + int(appended[0] if appended else 0) != count:
+        lines = EvidenceStore(self.wh)
+        if side.row_count + lines.count_after(side.max_rowid) != count:
             side = self.evidence = EvidenceSide()  # rows were removed: start over
         enabled = bool(self.config.evidence_classification_enabled)
-        types = ", ".join(f"'{t}'" for t in KEPT_TOOL_TYPES)
-        rows = self.wh.con.execute(
-            "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated, "
-            "is_user, type, role, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
-            "WHEN type = 'tool/result' THEN coalesce(json_extract_string(data, '$.message.source.callId'), "
-            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
-            "FROM evidence "
-            f"WHERE scope_key = ? AND rowid > ? AND (is_user OR (type IN ({types}) "
-            "AND coalesce(source_kind, '') <> 'plugin')) AND text IS NOT NULL AND length(trim(text)) > 0 "
-            "ORDER BY rowid",
-            [self.scope_key, side.max_rowid],
-        ).fetchall()
+        rows = lines.recall_lines(side.max_rowid, KEPT_TOOL_TYPES)
         tokens: list[list[str]] = []
         keeper = side.keeper
         for session_id, seq, time_ms, text, value, origin, invalid, is_user, etype, role, name, call_id in rows:
@@ -437,11 +410,7 @@ class RecallCache:
         side.docs.clear()  # documents carry the audited state re-read here
         side.sensitivity = [None] * len(side.line_keys)
         side.invalidated = [False] * len(side.line_keys)
-        for session_id, seq, value, origin, invalid in self.wh.con.execute(
-            "SELECT session_id, seq, sensitivity, sensitivity_origin, correction_invalidated FROM evidence "
-            "WHERE scope_key = ? AND (sensitivity IS NOT NULL OR correction_invalidated)",
-            [self.scope_key],
-        ).fetchall():
+        for session_id, seq, value, origin, invalid in EvidenceStore(self.wh).marked_lines():
             line = side.line_of.get((session_id, int(seq)))
             if line is not None:
                 side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
@@ -488,13 +457,7 @@ class RecallCache:
 
     # -- observations ---------------------------------------------------------------------
     def _refresh_observations(self, signature: Any) -> None:
-        cur = self.wh.con.execute(
-            "SELECT id, text, anchors, status, sensitivity, valid_from, valid_to, epistemic_status, session_ids "
-            "FROM observations WHERE scope_key = ? ORDER BY id",
-            [self.scope_key],
-        )
-        names = [d[0] for d in cur.description]
-        records = cur.fetchall()
+        names, records = ObservationRows(self.wh).recall_records()
         side = ObservationSide(signature=signature)
         suppressed = OverlayStore(self.wh).suppressed_ids("observation")
         tokens = []

@@ -39,6 +39,10 @@ def _en(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(f"{_EN_OPEN}{p}{_EN_CLOSE}") for p in patterns)
 
 
+#: Modifiers that may stand inside an explicit-recall verb phrase.
+_RM = r"(?:(?:ever|already|once|maybe|perhaps|really|just|actually|again|earlier|before|previously|still) )*"
+
+
 def _zh(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in patterns)
 
@@ -74,18 +78,23 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
         r"后来", r"结果怎么样", r"怎么样了", r"之后呢", r"然后呢", r"接着", r"谁.*然后", r"发生了什么",
         r"最后怎么", r"导致",
     ),
+    # Token patterns: modifiers may stand between the words ("did I *ever* tell you",
+    # "have I *already* mentioned", "我*之前跟你*讲过"), so the cue is the verb phrase, not a string.
     "explicit_recall": _en(
-        r"remember", r"recall", r"remind me", r"did i (?:tell|mention|say|share)",
-        r"what did i (?:tell|say|mention|share)", r"i (?:told|mentioned|said|shared)",
-        r"you (?:know|remember) (?:about|that)", r"have i (?:told|mentioned)",
- ) + _zh(
-        r"还记得", r"记得", r"回忆", r"想起", r"提醒我", r"我说过", r"我提过", r"我提到过",
+        r"remember", r"recall", r"remind me", rf"did i {_RM}(?:tell|mention|say|share)",
+        rf"what (?:did|had) i {_RM}(?:tell|say|mention|share|told|said|mentioned|shared)",
+        rf"i {_RM}(?:told|mentioned|said|shared)", rf"you (?:know|remember) {_RM}(?:about|that|what)",
+        rf"have i {_RM}(?:told|mentioned|said|shared)", r"(?:refresh|jog) my memory",
+        rf"(?:do|did) you {_RM}know what i", r"what was it (?:that )?i",
+    ) + _zh(
+        r"还记得", r"记得", r"回忆", r"想起", r"记起", r"回想", r"回顾", r"提醒我", r"提醒一下", r"来着",
+        r"我(?:之前|以前|刚才|上次|早先|是不是|有没有|也|都)*(?:跟你|和你|对你|给你|向你)?(?:说|讲|提|聊|谈|告诉)(?:起|到)?过",
         r"我告诉过你", r"我跟你说过", r"我和你说过",
     ),
     # The user asking for a detail of their own: a user-initiated request, like explicit recall,
     # though the question itself is about an entity or a fact rather than an episode.
     "own_detail": _en(
-        r"what(?:'s| is| was| are| were) my", r"tell me my", r"(?:do|did) you (?:still )?(?:have|know) my",
+        r"what(?:'s| is| was| are| were) my", r"what(?:'s| is| was) the \w+ of my", r"tell me my", r"(?:do|did) you (?:still )?(?:have|know) my",
         r"look up my", r"what did i (?:call|name)",
     ) + _zh(r"我的[^，。？！?]{0,16}(?:是什么|是多少|是哪|叫什么|多少)", r"告诉我我的", r"查一下我的"),
     "experience": _en(

@@ -9,16 +9,22 @@ persisted in the ``projections`` table, so other readers see exactly what recall
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+import pyarrow as pa
+
+from ..migrations import RECORD_SCHEMA_VERSION
 from ..sensitivity import disclosure_for, sensitive_cue_categories
+from ..stores.projections import ProjectionStore
 from ..warehouse import Warehouse, dumps, naive_utc
 from ..wiki import Page
 from .render import is_non_identifying_summary
 
 __all__ = [
     "Projection", "page_projection", "observation_projection", "evidence_guidance", "persist_projections",
+    "rebuild_projections",
     "load_projections",
 ]
 
@@ -97,16 +103,22 @@ def evidence_guidance(text: str, disclosure: str) -> tuple[tuple[str, ...], str 
 
 def load_projections(wh: Warehouse, scope_key: str) -> dict[str, Projection]:
     """The persisted projections of a scope, by record id."""
-    import json
-
-    rows = wh.fetchall(
-        "SELECT record_id, disclosure, allowed_effects, topic_tags, summary, generated_from_version "
-        "FROM projections WHERE scope_key = ?", [scope_key],
-    )
+    rows = ProjectionStore(wh).tuples()
     return {
         r[0]: Projection(r[0], r[1], tuple(json.loads(r[2] or "[]")), tuple(json.loads(r[3] or "[]")), r[4], r[5] or "")
         for r in rows
     }
+
+
+def rebuild_projections(wh: Warehouse, scope_key: str, pages: Iterable[Any], now: Any) -> int:
+    """Derive every projection from the canonical ``pages`` (forgotten ones left out) and the
+    scope's observations, and make the ``projections`` table equal them; returns rows changed."""
+    from ..stores.observations import ObservationRows
+
+    names, records = ObservationRows(wh).recall_records()
+    derived = [page_projection(p) for p in pages if p.status != "forgotten"]
+    derived += [observation_projection(dict(zip(names, values))) for values in records]
+    return persist_projections(wh, scope_key, derived, now)
 
 
 def persist_projections(wh: Warehouse, scope_key: str, projections: Iterable[Projection], now: Any) -> int:
@@ -114,26 +126,14 @@ def persist_projections(wh: Warehouse, scope_key: str, projections: Iterable[Pro
 
     Only differing rows are rewritten, so an unchanged canon costs one read.
     """
-    import pyarrow as pa
-
     wanted = {p.record_id: p for p in projections}
     stored = load_projections(wh, scope_key)
     changed = [p for rid, p in wanted.items() if stored.get(rid) != p]
     stale = [rid for rid in stored if rid not in wanted]
     if not changed and not stale:
         return 0
-    from ..migrations import RECORD_SCHEMA_VERSION
-
     with wh.transaction():
-        doomed = pa.table({"record_id": pa.array([p.record_id for p in changed] + stale, pa.string())})
-        wh.con.register("_riko_doomed", doomed)
-        try:
-            wh.con.execute(
-                "DELETE FROM projections WHERE scope_key = ? AND record_id IN (SELECT record_id FROM _riko_doomed)",
-                [scope_key],
-            )
-        finally:
-            wh.con.unregister("_riko_doomed")
+        ProjectionStore(wh).delete([p.record_id for p in changed] + stale)
         if changed:
             rows = [p.row(now) for p in changed]
             columns = {name: [r[name] for r in rows] for name in rows[0]}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..stores.vectors import VectorStore
 from ..clock import iso, utc
 from ..dense import DenseDoc, DenseIndex, make_embedding_provider
 from ..errors import ConfigError, ProviderError
@@ -178,6 +179,13 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
         }, key=("name",))
 
 
+def recorded_degradation(cache: RecallCache) -> str | None:
+    """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
+    row = cache.wh.fetchone("SELECT degraded_reason FROM index_meta WHERE scope_key = ? AND name = 'dense'",
+                            [cache.scope_key])
+    return None if row is None else row[0]
+
+
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
     import pyarrow as pa
 
@@ -216,16 +224,14 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
             added, retired = delta
             touched = sorted({d.doc_id for d in added} | set(retired))
             if touched:
-                wh.con.execute("DELETE FROM vectors WHERE scope_key = ? AND list_contains(?::VARCHAR[], doc_id)",
-                               [cache.scope_key, touched])
+                VectorStore(wh).delete(touched)
             if added:
                 wh.insert_arrow("vectors", _vector_rows(cache, index, added, generation))
-            row = wh.fetchone("SELECT count(*) FROM vectors WHERE scope_key = ?", [cache.scope_key])
-            delta = delta if row is not None and int(row[0]) == count else None
+            delta = delta if VectorStore(wh).count() == count else None
         if delta is None:
             seen: set[str] = set()
             unique = [d for d in docs if not (d.doc_id in seen or seen.add(d.doc_id))]  # type: ignore[func-returns-value]
-            wh.con.execute("DELETE FROM vectors WHERE scope_key = ?", [cache.scope_key])
+            VectorStore(wh).delete()
             if unique:
                 wh.insert_arrow("vectors", _vector_rows(cache, index, unique, generation))
         wh.upsert("jobs", {

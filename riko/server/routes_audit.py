@@ -90,9 +90,9 @@ async def line_sensitivity(ctx: Ctx) -> Any:
     def mark(mem: Any) -> Any:
         authority = "management"
         if not ctx.principal.owner_admin:
-            row = mem.warehouse.fetchone("SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? "
-                                         "AND seq = ?", [mem.scope.key, sid, int(seq)])
-            current = row[0] if row else None
+            lines = mem.evidence(sid)
+            found = lines.filter(lines["seq"] == int(seq))["sensitivity"].to_list()
+            current = found[0] if found else None
             if level in LEVELS and not can_transition(current, level, "model_proposal"):
                 authority = "refused"
         if authority == "refused":
@@ -106,18 +106,10 @@ async def line_sensitivity(ctx: Ctx) -> Any:
     return result
 
 
-_PURGES_SQL = ("SELECT id, session_id, status, impact, error, created_at, updated_at FROM purges "
-               "WHERE scope_key = ? ORDER BY created_at, id")
-
-
 @api
 async def purges(ctx: Ctx) -> Any:
-    """The scope-local purge journal: operation, session, status, impact summary (no content).
-
-    Read through the facade's research door (``mem.warehouse``) as the journal has no reader
-    method of its own.
-    """
-    frame = await ctx.run(lambda mem: mem.warehouse.frame(_PURGES_SQL, [mem.scope.key]))
+    """The scope-local purge journal: operation, session, status, impact summary (no content)."""
+    frame = await ctx.run(lambda mem: mem.purges(impact=True))
     return {"purges": [{**row, "impact": _detail(row.get("impact"))} for row in frame.to_dicts()]}
 
 

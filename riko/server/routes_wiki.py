@@ -15,7 +15,8 @@ from .wire import ApiError, body_field, body_time, check_id, json_response, quer
 __all__ = ["routes"]
 
 _MAX_GRAPH_NODES = 500
-_PAGE_FIELDS: dict[str, type | tuple[type, ...]] = {"description": str, "kind": str, "category": str, "sensitivity": str, "confidence": (int, float)}
+_PAGE_FIELDS: dict[str, type | tuple[type, ...]] = {"description": str, "kind": str, "category": str, "sensitivity": str, "confidence": (int, float),
+                                                    "supersedes": str, "expires": str}
 _RAW_RETENTION = ("forget removes derived memory (Wiki page, Resident, recall) and keeps the raw "
                   "session evidence; only an enabled, confirmed purge removes a raw session")
 
@@ -100,8 +101,16 @@ async def create_page(ctx: Ctx) -> Any:
     text = body_field(body, "body") or ""
     kind = body_field(body, "type") or "concept"
     fields = _page_fields(body)
-    page = await ctx.run(lambda mem: mem.create_page(title, text, type=kind, **fields))
-    return json_response(page_view(page), 201)
+    page, near = await ctx.run(lambda mem: _governed_create(mem, title, text, kind, fields))
+    return json_response({**page_view(page), "overlaps": near}, 201)
+
+
+def _governed_create(mem: Any, title: str, text: str, kind: str, fields: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """Create the page; without ``supersedes``, report the current pages it closely resembles."""
+    page = mem.create_page(title, text, type=kind, **fields)
+    near = [] if "supersedes" in fields else mem.overlaps("\n".join(filter(None, (title, fields.get("description"), text))),
+                                                          exclude=[page.id])
+    return page, near
 
 
 @api
@@ -114,8 +123,8 @@ async def create_memory(ctx: Ctx) -> Any:
     title = body_field(body, "title") or content.splitlines()[0][:80]
     kind = body_field(body, "type") or "concept"
     fields = _page_fields(body)
-    page = await ctx.run(lambda mem: mem.create_page(title, content, type=kind, **fields))
-    return json_response(page_view(page), 201)
+    page, near = await ctx.run(lambda mem: _governed_create(mem, title, content, kind, fields))
+    return json_response({**page_view(page), "overlaps": near}, 201)
 
 
 @api
@@ -259,9 +268,14 @@ async def sources(ctx: Ctx) -> Any:
 
 @api
 async def resident(ctx: Ctx) -> Any:
-    """The current bounded Resident and the raw-retention disclosure."""
-    snap = await ctx.run(lambda mem: mem.resident())
-    return {**snap.to_dict(), "source_page_count": len(snap.source_page_ids), "raw_retention": _RAW_RETENTION}
+    """The current bounded Resident, the index layer beside it and the raw-retention disclosure."""
+    snap, index = await ctx.run(lambda mem: _with_index(mem.resident()))
+    return {**snap.to_dict(), "index": index.to_dict(), "source_page_count": len(snap.source_page_ids),
+            "raw_retention": _RAW_RETENTION}
+
+
+def _with_index(snap: Any) -> tuple[Any, Any]:
+    return snap, snap.index
 
 
 def routes(prefix: str) -> list[Route]:

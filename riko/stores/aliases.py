@@ -33,6 +33,15 @@ class AliasStore(Store):
                             [self.scope_key, row["normalized_alias"], row["id"]])
         self.insert(row)
 
+    def repoint(self, from_id: str, to_id: str, now: datetime | None) -> list[str]:
+        """Move the edges of ``from_id`` (a candidate) to ``to_id`` (the page it became); their ids."""
+        ids = [r[0] for r in self.wh.fetchall("SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? ORDER BY id",
+                                              [self.scope_key, from_id])]
+        if ids:
+            self.wh.con.execute("UPDATE aliases SET entity_id = ?, updated_at = ? WHERE scope_key = ? AND entity_id = ?",
+                                [to_id, now, self.scope_key, from_id])
+        return ids
+
     def status(self, alias_id: str) -> str | None:
         row = self.wh.fetchone("SELECT status FROM aliases WHERE scope_key = ? AND id = ?", [self.scope_key, alias_id])
         return row[0] if row else None
@@ -47,6 +56,12 @@ class AliasStore(Store):
             "SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? AND status <> 'invalidated'",
             [self.scope_key, entity_id])]
 
+    def active_aliases_of(self, entity_id: str) -> list[str]:
+        """The wordings of the active edges to ``entity_id``."""
+        return [r[0] for r in self.wh.fetchall(
+            "SELECT alias FROM aliases WHERE scope_key = ? AND entity_id = ? AND status = 'active'",
+            [self.scope_key, entity_id])]
+
     def resolve(self, normalized: str, now: datetime | None) -> str | None:
         """The entity an active edge valid at ``now`` points this alias at (highest confidence first)."""
         row = self.wh.fetchone(
@@ -54,6 +69,13 @@ class AliasStore(Store):
             "AND (valid_from IS NULL OR valid_from <= ?) AND (valid_to IS NULL OR valid_to > ?) "
             "ORDER BY confidence DESC LIMIT 1", [self.scope_key, normalized, now, now])
         return row[0] if row else None
+
+    def derived(self) -> dict[str, tuple[str, str, float]]:
+        """The derived edges :meth:`drop_derived` would remove: id → (entity id, alias, confidence)."""
+        rows = self.wh.fetchall("SELECT id, entity_id, alias, confidence FROM aliases WHERE scope_key = ? "
+                                "AND resolution_kind = 'derived_inference' AND status <> 'invalidated'",
+                                [self.scope_key])
+        return {r[0]: (r[1], r[2], float(r[3])) for r in rows}
 
     def drop_derived(self) -> None:
         """Remove every derived edge a person did not invalidate (they are rebuilt from canon)."""

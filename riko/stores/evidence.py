@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from ..migrations import RECORD_SCHEMA_VERSION
 from ..warehouse import Warehouse
 
 __all__ = ["sessions_frame", "evidence_frame", "EvidenceStore"]
@@ -73,6 +76,138 @@ class EvidenceStore:
         return self.wh.fetchone(
             "SELECT sensitivity FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
             [self.scope_key, session_id, seq])
+
+    # -- sessions and sources ---------------------------------------------------------------------
+    def session_last_seq(self, session_id: str) -> tuple[int | None] | None:
+        """(last_seq,) of a stored session, or None when the session has no row yet."""
+        return self.wh.fetchone("SELECT last_seq FROM sessions WHERE scope_key = ? AND session_id = ?",
+                                [self.scope_key, session_id])
+
+    def watermarks(self) -> dict[str, int]:
+        """session id → its last stored seq (-1 when none)."""
+        return {sid: (int(last) if last is not None else -1) for sid, last in self.wh.fetchall(
+            "SELECT session_id, last_seq FROM sessions WHERE scope_key = ?", [self.scope_key])}
+
+    def session_counts(self, session_id: str) -> tuple | None:
+        """(first_seq, event_count, user_event_count, text_bytes) of a session, or None."""
+        return self.wh.fetchone(
+            "SELECT first_seq, event_count, user_event_count, text_bytes FROM sessions "
+            "WHERE scope_key = ? AND session_id = ?", [self.scope_key, session_id])
+
+    def add_session(self, row: dict[str, Any]) -> None:
+        self.wh.insert_rows("sessions", [row])
+
+    def grow_session(self, session_id: str, *, last_seq: int, events: int, user_events: int, text_bytes: int,
+                     first_seq: int | None, now: Any) -> None:
+        """Count lines appended to a stored session (``first_seq`` only ever moves down)."""
+        if first_seq is None:
+            self.wh.con.execute(
+                "UPDATE sessions SET last_seq = ?, event_count = event_count + ?, user_event_count = user_event_count + ?, "
+                "text_bytes = text_bytes + ?, updated_at = ? WHERE scope_key = ? AND session_id = ?",
+                [last_seq, events, user_events, text_bytes, now, self.scope_key, session_id])
+            return
+        self.wh.con.execute(
+            "UPDATE sessions SET last_seq = ?, event_count = event_count + ?, user_event_count = user_event_count + ?, "
+            "text_bytes = text_bytes + ?, first_seq = least(first_seq, ?), updated_at = ? "
+            "WHERE scope_key = ? AND session_id = ?",
+            [last_seq, events, user_events, text_bytes, first_seq, now, self.scope_key, session_id])
+
+    def source_resume(self, source_id: str) -> tuple | None:
+        """(size, mtime_ns, bytes_consumed, lines_consumed, prefix_hash) of an ingested file, or None."""
+        return self.wh.fetchone(
+            "SELECT size, mtime_ns, bytes_consumed, lines_consumed, prefix_hash FROM sources "
+            "WHERE scope_key = ? AND id = ?", [self.scope_key, source_id])
+
+    # -- lines ------------------------------------------------------------------------------------
+    def append_line(self, session_id: str, seq: int, time_ms: int, etype: str, role: str | None,
+                    source_kind: str | None, is_user: bool, text: str, data: str, content_hash: str,
+                    truncated: bool, sensitivity: str | None, origin: str | None, now: Any) -> None:
+        """Store one captured line (its time given in epoch milliseconds)."""
+        self.wh.con.execute(
+            "INSERT INTO evidence (scope_key, schema_version, session_id, seq, time, type, role, source_kind, is_user, "
+            "text, data, content_hash, truncated, sensitivity, sensitivity_origin, correction_invalidated, line, "
+            "ingested_at) VALUES (?, ?, ?, ?, make_timestamp(CAST(? AS BIGINT) * 1000), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, false, NULL, ?)",
+            [self.scope_key, RECORD_SCHEMA_VERSION, session_id, seq, time_ms, etype, role, source_kind, is_user, text,
+             data, content_hash, truncated, sensitivity, origin, now])
+
+    def export_cursor(self) -> Any:
+        """A cursor over (session_id, seq, time, type, data) of every line, in session order."""
+        return self.wh.con.execute(
+            "SELECT session_id, seq, time, type, data FROM evidence WHERE scope_key = ? ORDER BY session_id, seq",
+            [self.scope_key])
+
+    def export_parquet(self, out: Path) -> None:
+        """Write every line under ``out`` as Parquet partitioned by session (zstd)."""
+        # scope keys are validated to a safe alphabet, so the literal cannot break the SQL
+        self.wh.con.execute(
+            "COPY (SELECT session_id, seq, time, type, role, source_kind, is_user, text, data, "
+            "content_hash, truncated, sensitivity, schema_version FROM evidence "
+            f"WHERE scope_key = '{self.scope_key}' ORDER BY session_id, seq) "
+            f"TO '{out.as_posix()}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (session_id), OVERWRITE_OR_IGNORE)"
+        )
+
+    def latest_user_line(self, session_id: str) -> tuple[int, str | None] | None:
+        """(seq, text) of the newest user line of a session, or None."""
+        return self.wh.fetchone("SELECT seq, text FROM evidence WHERE scope_key = ? AND session_id = ? AND is_user "
+                                "ORDER BY seq DESC LIMIT 1", [self.scope_key, session_id])
+
+    def user_line_text(self, session_id: str, seq: int) -> tuple[str | None] | None:
+        """(text,) of a stored user line, or None."""
+        return self.wh.fetchone("SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? AND seq = ? AND is_user",
+                                [self.scope_key, session_id, seq])
+
+    def user_lines(self, session_ids: Sequence[str], *, inside: bool) -> Any:
+        """A cursor over (session_id, seq, text) of valid user lines inside (or outside) ``session_ids``,
+        in session order."""
+        sql = ("SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND is_user "
+               "AND NOT correction_invalidated AND text IS NOT NULL")
+        if session_ids:
+            sql += f" AND session_id {'IN' if inside else 'NOT IN'} ({', '.join('?' for _ in session_ids)})"
+        return self.wh.con.execute(sql + " ORDER BY session_id, seq", [self.scope_key, *session_ids])
+
+    def line_sensitivity(self, session_id: str, seq: int) -> tuple[str | None, str | None] | None:
+        """(sensitivity, origin) of one line, or None when there is no such line."""
+        return self.wh.fetchone("SELECT sensitivity, sensitivity_origin FROM evidence WHERE scope_key = ? "
+                                "AND session_id = ? AND seq = ?", [self.scope_key, session_id, seq])
+
+    def set_sensitivity(self, session_id: str, seq: int, level: str, origin: str) -> None:
+        self.wh.con.execute("UPDATE evidence SET sensitivity = ?, sensitivity_origin = ? WHERE scope_key = ? "
+                            "AND session_id = ? AND seq = ?", [level, origin, self.scope_key, session_id, seq])
+
+    # -- what recall reads ------------------------------------------------------------------------
+    def count_after(self, rowid: int) -> int:
+        """How many lines were stored after ``rowid`` (recall reads only the new ones)."""
+        row = self.wh.fetchone("SELECT count(*) FROM evidence WHERE scope_key = ? AND rowid > ?",
+                               [self.scope_key, rowid])
+        return int(row[0]) if row else 0
+
+    def recall_lines(self, after_rowid: int, tool_types: Sequence[str]) -> list[tuple]:
+        """The recallable lines stored after ``after_rowid``, in storage order: (session_id, seq,
+        time ms, text, sensitivity, sensitivity origin, invalidated, is_user, type, role, tool
+        name, call id). User lines, and kept tool lines that no plugin injected."""
+        types = ", ".join(f"'{t}'" for t in tool_types)
+        return self.wh.con.execute(
+            "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated, "
+            "is_user, type, role, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
+            "WHEN type = 'tool/result' THEN coalesce(json_extract_string(data, '$.message.source.callId'), "
+            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
+            "FROM evidence "
+            f"WHERE scope_key = ? AND rowid > ? AND (is_user OR (type IN ({types}) "
+            "AND coalesce(source_kind, '') <> 'plugin')) AND text IS NOT NULL AND length(trim(text)) > 0 "
+            "ORDER BY rowid",
+            [self.scope_key, after_rowid],
+        ).fetchall()
+
+    def marked_lines(self) -> list[tuple]:
+        """(session_id, seq, sensitivity, origin, invalidated) of every line with a sensitivity
+        marker or invalidated by a correction."""
+        return self.wh.con.execute(
+            "SELECT session_id, seq, sensitivity, sensitivity_origin, correction_invalidated FROM evidence "
+            "WHERE scope_key = ? AND (sensitivity IS NOT NULL OR correction_invalidated)",
+            [self.scope_key],
+        ).fetchall()
 
     def invalidate(self, session_id: str, seq: int) -> None:
         """Mark one line as behind a corrected claim: kept, but no longer offered as current."""

@@ -37,6 +37,13 @@ class ObservationRows(Store):
                 row[name] = json.loads(row[name] or "[]")
         return rows
 
+    def recall_records(self) -> tuple[list[str], list[tuple]]:
+        """(column names, rows) of every observation by id, as recall indexes them (JSON undecoded)."""
+        cur = self.wh.con.execute(
+            "SELECT id, text, anchors, status, sensitivity, valid_from, valid_to, epistemic_status, session_ids "
+            "FROM observations WHERE scope_key = ? ORDER BY id", [self.scope_key])
+        return [d[0] for d in cur.description], cur.fetchall()
+
     def rows(self, status: str | None = None) -> pl.DataFrame:  # type: ignore[override]
         """The listing: observations (optionally of one status) with anchor and session counts."""
         sql = (

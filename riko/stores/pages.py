@@ -7,13 +7,15 @@ index, lineage and file hashes.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from .base import Store
 
-__all__ = ["PageStore", "PAGE_COLUMNS", "ROW_COLUMNS"]
+__all__ = ["PageStore", "PAGE_COLUMNS", "ROW_COLUMNS", "peek_page_paths"]
 
 #: Every stored column of a page row.
 ROW_COLUMNS = (
@@ -104,6 +106,18 @@ class PageStore(Store):
             "AND usage_policy <> 'suppressed' ORDER BY recorded_at DESC NULLS LAST, id LIMIT ?",
             [self.scope_key, limit])
 
+    def signature(self) -> tuple | None:
+        """(count, hash) over what decides a page's use in recall: a cheap change signature."""
+        return self.wh.fetchone(
+            "SELECT count(*), coalesce(sum(hash(id || version::VARCHAR || status || usage_policy || sensitivity "
+            "|| consent::VARCHAR || coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, '') "
+            "|| coalesce(superseded_by, '') || coalesce(supersede_reason, ''))), 0) FROM pages WHERE scope_key = ?",
+            [self.scope_key])
+
+    def supersede_reasons(self) -> dict[str, str | None]:
+        """page id → why it was superseded (None when it was not)."""
+        return dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))
+
     def confirmed_sensitivity(self, page_id: str) -> tuple[str] | None:
         """(sensitivity,) of a confirmed, consented page, or None."""
         return self.wh.fetchone(
@@ -114,3 +128,19 @@ class PageStore(Store):
         return tuple(r[0] for r in self.wh.fetchall(
             "SELECT DISTINCT title FROM pages WHERE scope_key = ? AND status = 'confirmed' ORDER BY title LIMIT ?",
             [self.scope_key, limit]))
+
+
+def peek_page_paths(db: Path, scope_key: str) -> tuple[dict[str, str] | None, str | None]:
+    """The stored page-file path → id map read from database file ``db`` without the writer lock
+    (for a check that must not wait): ``(None, note)`` when another process holds the file."""
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None, "the warehouse is in use by another process, so page ids were not compared with it"
+    try:
+        rows = con.execute("SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [scope_key]).fetchall()
+    except duckdb.Error:
+        return None, None
+    finally:
+        con.close()
+    return {r[0]: r[1] for r in rows}, None

@@ -81,16 +81,6 @@ def stored_page_ids(root: Path, scope: Any) -> tuple[dict[str, str] | None, str 
     db = warehouse_dir(root, scope, read_only=True) / "riko.duckdb"
     if not db.exists():
         return None, None
-    import duckdb
+    from ..stores.pages import peek_page_paths
 
-    try:
-        con = duckdb.connect(str(db), read_only=True)
-    except duckdb.Error:
-        return None, "the warehouse is in use by another process, so page ids were not compared with it"
-    try:
-        rows = con.execute("SELECT path, id FROM pages WHERE scope_key = ? AND path IS NOT NULL", [scope.key]).fetchall()
-    except duckdb.Error:
-        return None, None
-    finally:
-        con.close()
-    return {r[0]: r[1] for r in rows}, None
+    return peek_page_paths(db, scope.key)
