@@ -174,6 +174,34 @@ class EvidenceStore:
         self.wh.con.execute("UPDATE evidence SET sensitivity = ?, sensitivity_origin = ? WHERE scope_key = ? "
                             "AND session_id = ? AND seq = ?", [level, origin, self.scope_key, session_id, seq])
 
+    # -- what purge reads -------------------------------------------------------------------------
+    def session_texts(self, session_id: str) -> list[tuple[str]]:
+        """(text,) of the session's user and assistant lines."""
+        return self.wh.fetchall(
+            "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? "
+            "AND (is_user OR role = 'assistant') AND text IS NOT NULL", [self.scope_key, session_id])
+
+    def own_hashes(self, session_id: str) -> set[str]:
+        """Content hashes of the session's lines that no other session of the scope shares."""
+        return {r[0] for r in self.wh.fetchall(
+            "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id = ? AND content_hash NOT IN "
+            "(SELECT content_hash FROM evidence WHERE scope_key = ? AND session_id <> ?)",
+            [self.scope_key, session_id, self.scope_key, session_id])}
+
+    def other_sessions_batches(self, session_id: str, batch_rows: int) -> Any:
+        """An Arrow batch reader over (text, data) of every other session's lines."""
+        rel = self.wh.con.sql("SELECT text, data FROM evidence WHERE scope_key = ? AND session_id <> ?",
+                              params=[self.scope_key, session_id])
+        return rel.to_arrow_reader(batch_rows) if hasattr(rel, "to_arrow_reader") else rel.fetch_arrow_reader(batch_rows)
+
+    def purge(self, session_id: str, now: Any) -> None:
+        """Remove a session's lines and row; sessions it parented forget it."""
+        con = self.wh.con
+        con.execute("DELETE FROM evidence WHERE scope_key = ? AND session_id = ?", [self.scope_key, session_id])
+        con.execute("DELETE FROM sessions WHERE scope_key = ? AND session_id = ?", [self.scope_key, session_id])
+        con.execute("UPDATE sessions SET parent_session = NULL, updated_at = ? WHERE scope_key = ? AND parent_session = ?",
+                    [now, self.scope_key, session_id])
+
     # -- what recall reads ------------------------------------------------------------------------
     def count_after(self, rowid: int) -> int:
         """How many lines were stored after ``rowid`` (recall reads only the new ones)."""
