@@ -415,10 +415,16 @@ def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int, s
             continue
         errnos = FAULT_ERRNOS[point.split(".")[1]]
         for trial in range(per_point):
-            spec = f"{point}:{errnos[trial % len(errnos)]}:{rng.randint(1, tally.passes)}"
+            n = rng.randint(1, tally.passes)
             root = work / f"{phase}-fault-{trial}"
-            shutil.copytree(bases[phase], root)
-            _, _, report = zygote().run(phase, root, logs, faults=spec)
+            while True:  # passes vary a little with timing (idle release, debounce): aim lower when n was past the end
+                spec = f"{point}:{errnos[trial % len(errnos)]}:{n}"
+                shutil.copytree(bases[phase], root)
+                _, _, report = zygote().run(phase, root, logs, faults=spec)
+                if report.get("fired") or n == 1:
+                    break
+                shutil.rmtree(root)
+                n = max(1, n // 2)
             outcome = report.get("outcome", "")
             tally.trials += 1
             if report.get("fired"):
