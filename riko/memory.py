@@ -7,10 +7,9 @@ import functools
 import inspect
 import os
 import sys
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -33,7 +32,7 @@ from .review import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
 from .warehouse import Turn, Warehouse, storage_error
-from .context import ScopeContext
+from .context import ChangeSignal, ScopeContext
 from .wiki import Page
 from .wiki.watch import WikiWatcher
 
@@ -69,7 +68,6 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        self._batch_depth = 0
         from .storage_migration import warehouse_dir
 
         self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
@@ -81,12 +79,19 @@ class Memory:
         self._watcher: Any = None  # a WikiWatcher while hand edits are synced live
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
-        self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
+        changed = ChangeSignal()
+        # every canon change recompiles the Resident (the version moves with the text) and the
+        # projections; every write batch refreshes a served dense generation once (only new texts
+        # are embedded)
+        changed.subscribe(self._resident.refresh, kinds={"canon"})
+        changed.subscribe(self.persist, kinds={"canon"})  # the projections table never waits for a recall
+        changed.subscribe(self._refresh_dense, deferred=True)
+        self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, changed)
         self.last_sync: SyncReport | None = None
         self._ctx = ScopeContext(
             scope=self.scope, root=self.root, config=self.config, clock=self.clock, wh=self._wh, canon=self._canon,
             review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
-            warehouse_dir=self.warehouse_dir, read_only=read_only,
+            warehouse_dir=self.warehouse_dir, read_only=read_only, changed=changed,
         )
         self._dream_state = self._ctx.dream_state
         if not read_only:
@@ -236,11 +241,9 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Every durable mutation recompiles the Resident (the version moves with the text)
-        and rebuilds the persisted projections."""
-        self._resident.refresh()
-        self.persist()
-        self._after_write()
+        """Canon moved: the scope's change signal recompiles the Resident, rebuilds the persisted
+        projections and refreshes dense."""
+        self._ctx.changed()
 
     def persist(self) -> int:
         """Rebuild the safe-usage projections from canonical pages and observations and write
@@ -254,22 +257,17 @@ class Memory:
         return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
-        """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
-        if self._batch_depth:
-            return  # the enclosing batch refreshes once when it ends
+        """Raw evidence landed: the change signal refreshes a served dense generation."""
+        self._ctx.changed("evidence")
+
+    def _refresh_dense(self) -> None:
         from .recall.vectors import refresh_after_write
 
         refresh_after_write(self._ctx)
 
-    @contextmanager
-    def _write_batch(self) -> Iterator[None]:
-        """Group many writes (a Dream run, an auto-confirm pass) into one refresh at the end."""
-        self._batch_depth += 1
-        try:
-            yield
-        finally:
-            self._batch_depth -= 1
-            self._after_write()
+    def _write_batch(self) -> Any:
+        """Group many writes (a Dream run, an auto-confirm pass) into one dense refresh at the end."""
+        return self._ctx.changed.batch()
 
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""

@@ -39,6 +39,8 @@ SERVER_NAME = "riko"
 #: Read-only resources: the bounded Resident block, and the session this connection writes to.
 RESOURCES = {
     "riko://resident": ("resident", "The bounded <persistent-memory> block for the next prompt."),
+    "riko://index": ("index", "The index layer: one line per current memory (id prefix and title), so the "
+                              "model knows what exists; the body comes by recall."),
     "riko://session": ("session", "The agent session id this connection is bound to; capture the "
                                   "user's messages into it so memory_remember can find them."),
 }
@@ -119,9 +121,16 @@ class MemoryMcp:
             text = self.session_for(ctx)
         else:
             async with self._lock:
-                text = await anyio.to_thread.run_sync(lambda: self.mem.resident().text)
+                text = await anyio.to_thread.run_sync(self._resident_text if uri == "riko://resident" else self._index_text)
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text,
                                                                                  mime_type="text/plain")])
+
+    def _resident_text(self) -> str:
+        return self.mem.resident().text
+
+    def _index_text(self) -> str:
+        index = self.mem.resident().index
+        return index.text if index is not None else ""
 
     def capture(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """Capture one host event (HTTP mode's ``POST /capture``); its session defaults to the bound one."""

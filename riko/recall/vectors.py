@@ -181,9 +181,7 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
 
 def recorded_degradation(cache: RecallCache) -> str | None:
     """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
-    row = cache.wh.fetchone("SELECT degraded_reason FROM index_meta WHERE scope_key = ? AND name = 'dense'",
-                            [cache.scope_key])
-    return None if row is None else row[0]
+    return VectorStore(cache.wh).degraded_reason("dense")
 
 
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
