@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .server import create_app
 
-    app = create_app(args.root, host=args.host, watch=not args.no_watch)
+    app = create_app(args.root, host=args.host, watch=not args.no_watch, schedule=True)
     api_path = app.state.riko.config.api_path
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             access_log=args.access_log, lifespan="on")

@@ -119,7 +119,7 @@ def test_a_model_change_forces_a_rebuild(tmp_path) -> None:
         status = dense_status(m.context)
         rebuilt = build_index(m.context, progress=False)
         fresh = m.recall("do you remember my cello?")
-    assert stale.trace["degradedModes"] == ["vector-degraded"]
+    assert stale.trace["degradedModes"] == ["embedding-model-changed"]  # recorded; lexical until the rebuild
     assert status["needs_rebuild"] and status["degraded_reason"] == "embedding-model-changed"
     assert rebuilt["reason"] == "embedding-model-changed" and rebuilt["reused"] == 0 and rebuilt["dimension"] == 32
     assert rebuilt["previous_generation_id"] == built["generation_id"]

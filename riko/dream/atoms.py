@@ -27,6 +27,9 @@ __all__ = ["Fact", "extract_facts", "split_speaker", "line_claims"]
 _I = re.IGNORECASE
 MAX_FACT_CHARS = 240
 _MAX_SENTENCE = 600
+#: A message this long is mostly pasted material (a draft, a document, code): only what the
+#: speaker says of themselves in it is kept.
+_LONG_MESSAGE = 1500
 
 # -- cutting -----------------------------------------------------------------------------------------
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
@@ -244,6 +247,7 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
         people = _people(derive(earlier, speaker=speaker)) + people
     seen: set[str] = set()
     before: list[str] = list(context)
+    pasted = len(text) > _LONG_MESSAGE
     for sentence in _sentences(text):
         if len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
             continue
@@ -252,21 +256,25 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             continue
         for clause in _clauses(folded):
             fact = _trim(clause)
-            if is_reported(clause) or not _states_something(fact, speaker is not None):
+            if is_reported(clause) or not _states_something(fact, speaker is not None) or (
+                    pasted and not _FIRST.search(fact)):
                 if _NAME.search(clause) or _CJK.search(clause):
                     people = (_people(derive(clause, speaker=speaker)) + people)[:6]
                 continue
             here = derive(fact, speaker=speaker, context=tuple(before[-4:]))
             named = _people(here)
-            resolved = fact if named else _resolve(fact, people)
+            # the speaker's own characters (curly quotes kept): ``folded`` only swapped them 1:1
+            at = folded.find(fact)
+            original = sentence[at:at + len(fact)] if at >= 0 else fact
+            resolved = original if named else _resolve(original, people)
             key = resolved.casefold()
             if key in seen:
                 continue
             seen.add(key)
             stored = resolved[:MAX_FACT_CHARS]
-            if stored != fact:
-                here = derive(stored, speaker=speaker, context=tuple(before[-4:]))
-            facts.append(Fact(text=stored, quote=fact, sentence=sentence, speaker=speaker, hedged=has_hedge(fact),
+            if stored != original:
+                here = derive(stored.replace("’", "'"), speaker=speaker, context=tuple(before[-4:]))
+            facts.append(Fact(text=stored, quote=original, sentence=sentence, speaker=speaker, hedged=has_hedge(fact),
                               sensitive=is_sensitive(folded), derived=here))
             people = (named + people)[:6]
         before.append(folded)

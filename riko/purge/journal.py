@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import iso, utc
 from ..errors import ConfirmationMismatchError, NotFoundError, PurgeError
+from ..stores.audits import PurgeJournal
+from ..stores.jobs import JobStore
 from ..warehouse import dumps, naive_utc
 from .apply import apply_plan
 from .needles import Needles
@@ -80,7 +82,7 @@ def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) ->
     wh, key = mem.wh, mem.scope.key
     now = mem.clock.now()
     with wh.transaction():
-        row = wh.fetchone("SELECT lease_owner, lease_expires_at FROM jobs WHERE scope_key = ? AND id = ?", [key, LEASE_ID])
+        row = JobStore(wh).lease(LEASE_ID)
         if row is not None and not takeover and row[1] is not None and utc(row[1]) > now and not _owner_gone(row[0]):
             raise PurgeError(
                 f"another purge of scope {key} holds the lease until {iso(utc(row[1]))}; "
@@ -95,21 +97,21 @@ def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) ->
 
 def release_lease(mem: "ScopeContext", owner: str) -> None:
     with mem.wh.transaction():
-        mem.wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ? AND lease_owner = ?",
-                            [mem.scope.key, LEASE_ID, owner])
+        JobStore(mem.wh).delete(LEASE_ID, lease_owner=owner)
 
 
 # -- journal ------------------------------------------------------------------------------------
 def _journal(mem: "ScopeContext", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
              error: str | None = None) -> None:
-    wh, key, now = mem.wh, mem.scope.key, naive_utc(mem.clock.now())
+    wh, now = mem.wh, naive_utc(mem.clock.now())
     with wh.transaction():
-        row = wh.fetchone("SELECT created_at, impact FROM purges WHERE scope_key = ? AND id = ?", [key, operation_id])
-        wh.upsert("purges", {
+        journal = PurgeJournal(wh)
+        row = journal.started(operation_id)
+        journal.record({
             "id": operation_id, "session_id": session_id, "status": status,
             "impact": dumps(summary(impact)) if impact is not None else (row[1] if row else None),
             "error": error, "created_at": row[0] if row else now, "updated_at": now,
-        }, key=("id",))
+        })
 
 
 def _sanitized(exc: BaseException) -> str:
@@ -211,9 +213,7 @@ def recover_interrupted(mem: "ScopeContext") -> list[str]:
     if mem.read_only:
         return []
     key = mem.scope.key
-    pending = mem.wh.fetchall(
-        "SELECT id, session_id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed') ORDER BY created_at, id",
-        [key])
+    pending = PurgeJournal(mem.wh).unfinished()
     done: list[str] = []
     for operation_id, session_id in pending:
         path = work_dir(mem, operation_id) / "needles.json"
@@ -236,8 +236,7 @@ def recover_interrupted(mem: "ScopeContext") -> list[str]:
             release_lease(mem, owner)
     base = work_dir(mem)
     if base.is_dir():
-        still_open = {r[0] for r in mem.wh.fetchall(
-            "SELECT id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed')", [key])}
+        still_open = {r[0] for r in PurgeJournal(mem.wh).unfinished()}
         for entry in base.iterdir():
             if entry.name not in still_open:
                 shutil.rmtree(entry, ignore_errors=True)

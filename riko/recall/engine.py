@@ -41,7 +41,8 @@ from .reranker import rerank
 from .result import RecallResult
 from .text import tokenize
 from .trace import RecallTrace
-from .vectors import build_generation, dense_index, index_status, provider_for, serving_reason
+from .vectors import (build_generation, dense_index, index_status, provider_for, recorded_degradation,
+                      serving_reason, write_index_meta)
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -351,7 +352,10 @@ class _Run:
             return []
         try:
             index = dense_index(cache, provider, self.mem.warehouse_dir / "dense", self.mem.clock)
-            if not index.searchable:
+            if not index.searchable and index.degraded_reason == "embedding-model-changed":
+                if not self._model_changed(index):
+                    return []  # lexical meanwhile
+            elif not index.searchable:
                 if not self.options.get("build_index", False):
                     trace.degrade("vector-degraded")
                     return []
@@ -371,6 +375,25 @@ class _Run:
         trace.count_candidates("dense", len(hits.ids))
         self.dense_scores = hits.scores
         return hits.ids
+
+    def _model_changed(self, index: Any) -> bool:
+        """The stored generation holds another model's (or dimension's) vectors: the first
+        dense request records ``embedding-model-changed`` in ``index_meta`` and serves lexical
+        recall; the next one rebuilds the generation for the current provider. True when a
+        generation is searchable again."""
+        cache, trace = self.cache, self.trace
+        trace.degrade("embedding-model-changed")
+        if self.mem.read_only:
+            return False
+        if recorded_degradation(cache) != "embedding-model-changed" and not self.options.get("build_index", False):
+            write_index_meta(cache, index, self.now, degraded="embedding-model-changed")
+            return False
+        try:
+            build_generation(cache, index, self.now)
+        except Exception:
+            trace.degrade("vector-degraded")
+            return False
+        return bool(index.searchable)
 
     def _dense_excluded(self) -> set[str]:
         """The stored dense documents eligibility hides (pages, observations, evidence chunks)."""

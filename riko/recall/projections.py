@@ -24,6 +24,7 @@ from .render import is_non_identifying_summary
 
 __all__ = [
     "Projection", "page_projection", "observation_projection", "evidence_guidance", "persist_projections",
+    "rebuild_projections",
     "load_projections",
 ]
 
@@ -107,6 +108,17 @@ def load_projections(wh: Warehouse, scope_key: str) -> dict[str, Projection]:
         r[0]: Projection(r[0], r[1], tuple(json.loads(r[2] or "[]")), tuple(json.loads(r[3] or "[]")), r[4], r[5] or "")
         for r in rows
     }
+
+
+def rebuild_projections(wh: Warehouse, scope_key: str, pages: Iterable[Any], now: Any) -> int:
+    """Derive every projection from the canonical ``pages`` (forgotten ones left out) and the
+    scope's observations, and make the ``projections`` table equal them; returns rows changed."""
+    from ..stores.observations import ObservationRows
+
+    names, records = ObservationRows(wh).recall_records()
+    derived = [page_projection(p) for p in pages if p.status != "forgotten"]
+    derived += [observation_projection(dict(zip(names, values))) for values in records]
+    return persist_projections(wh, scope_key, derived, now)
 
 
 def persist_projections(wh: Warehouse, scope_key: str, projections: Iterable[Projection], now: Any) -> int:

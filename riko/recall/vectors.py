@@ -179,6 +179,11 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
         }, key=("name",))
 
 
+def recorded_degradation(cache: RecallCache) -> str | None:
+    """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
+    return VectorStore(cache.wh).degraded_reason("dense")
+
+
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
     import pyarrow as pa
 

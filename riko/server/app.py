@@ -32,6 +32,7 @@ from . import routes_admin, routes_audit, routes_review, routes_wiki
 from .access_log import install_access_log_filter
 from .auth import PROFILE_HEADERS, AuthPolicy
 from .context import Server
+from .scheduler import DreamScheduler
 from .scopes import Scopes
 from .wire import MAX_BODY_BYTES, ApiError, error_response, status_for
 
@@ -167,13 +168,16 @@ def create_app(
     host: str = "127.0.0.1",
     max_body_bytes: int = MAX_BODY_BYTES,
     watch: bool = False,
+    schedule: bool = False,
 ) -> Starlette:
     """The control API and review page for every profile of the owner under ``root``.
 
     ``config`` overrides ``<root>/riko.toml`` and ``RIKO_*``; ``host`` is where it will be
     served: a non-loopback host with no token configured raises :class:`~riko.errors.ConfigError`.
     Each profile's Memory opens on first use and closes at shutdown (``app.state.riko.scopes``);
-    with ``watch`` each open profile syncs hand edits of its page files as they happen.
+    with ``watch`` each open profile syncs hand edits of its page files as they happen; with
+    ``schedule`` (what ``riko serve`` runs) each open profile's Dream runs on its own,
+    ``debounce_ms`` after new evidence and every ``dream_interval_ms`` (:mod:`riko.server.scheduler`).
     """
     root_path = Path(root).absolute()
     cfg = load_config(root_path, overrides=config)
@@ -202,9 +206,15 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        scheduler = DreamScheduler(server.scopes, cfg.debounce_ms, cfg.dream_interval_ms) if schedule else None
+        app.state.dream_scheduler = scheduler
+        if scheduler is not None:
+            scheduler.start()
         try:
             yield
         finally:
+            if scheduler is not None:
+                scheduler.stop()
             server.scopes.close_all()
 
     app = Starlette(
