@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from ..migrations import RECORD_SCHEMA_VERSION
-from ..warehouse import Warehouse
+from .migrations import RECORD_SCHEMA_VERSION
+from .warehouse import Warehouse
 
 __all__ = ["sessions_frame", "evidence_frame", "EvidenceStore"]
 
