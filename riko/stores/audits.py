@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["audited_targets", "audits_frame", "purges_frame", "last_audit_id", "last_detail"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 from .aliases import AliasStore
 from .candidates import CandidateStore
 from .evidence import EvidenceStore

@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from ..migrations import RECORD_SCHEMA_VERSION
-from ..warehouse import Warehouse
+from .migrations import RECORD_SCHEMA_VERSION
+from .warehouse import Warehouse
 
 __all__ = ["sessions_frame", "evidence_frame", "EvidenceStore"]
 
@@ -214,19 +214,26 @@ class EvidenceStore:
         time ms, text, sensitivity, sensitivity origin, invalidated, is_user, type, role, tool
         name, call id). User lines, and kept tool lines that no plugin injected."""
         types = ", ".join(f"'{t}'" for t in tool_types)
-        return self.wh.con.execute(
+        rows = self.wh.con.execute(
             "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated, "
-            "is_user, type, role, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
-            "WHEN type = 'tool/result' THEN coalesce(json_extract_string(data, '$.message.source.callId'), "
-            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
-            "FROM evidence "
+            "is_user, type, role FROM evidence "
             f"WHERE scope_key = ? AND rowid > ? AND (is_user OR (type IN ({types}) "
             "AND coalesce(source_kind, '') <> 'plugin')) AND text IS NOT NULL AND length(trim(text)) > 0 "
             "ORDER BY rowid",
             [self.scope_key, after_rowid],
         ).fetchall()
+        # Tool names and call ids live in the JSON data: read them for tool rows only.
+        calls = {(sid, seq): (name, call_id) for sid, seq, name, call_id in self.wh.con.execute(
+            "SELECT session_id, seq, CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
+            "ELSE coalesce(json_extract_string(data, '$.message.source.callId'), "
+            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
+            "FROM evidence WHERE scope_key = ? AND rowid > ? AND type IN ('tool/call', 'tool/result')",
+            [self.scope_key, after_rowid],
+        ).fetchall()}
+        if not calls:
+            return [(*row, None, None) for row in rows]
+        return [(*row, *calls.get((row[0], row[1]), (None, None))) for row in rows]
 
     def marked_lines(self) -> list[tuple]:
         """(session_id, seq, sensitivity, origin, invalidated) of every line with a sensitivity

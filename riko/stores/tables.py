@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 
-from ..migrations import SCOPED_TABLES
-from ..warehouse import Warehouse
+from .migrations import SCOPED_TABLES
+from .warehouse import Warehouse
 
 __all__ = ["text_columns", "mentioning", "select_rows", "replace_rows", "delete_ids", "delete_audits_after",
            "count_matching", "column_counts", "text_frame", "index_names", "mark_index_degraded", "compact_into",
