@@ -29,42 +29,42 @@ __all__ = ["apply_plan", "PURGED_TITLE"]
 PURGED_TITLE = "[purged]"
 
 
-def apply_plan(mem: "ScopeContext", plan: Plan, operation_id: str) -> None:
+def apply_plan(ctx: "ScopeContext", plan: Plan, operation_id: str) -> None:
     """Apply ``plan`` (the caller holds the lease and a snapshot to restore on failure)."""
-    wh = mem.wh
-    now = naive_utc(mem.clock.now())
+    wh = ctx.wh
+    now = naive_utc(ctx.clock.now())
     with wh.transaction():
         EvidenceStore(wh).purge(plan.session_id, now)
         delete_ids(wh, "sources", "id", plan.sources)
         delete_ids(wh, "jobs", "id", plan.jobs)
-        _pages(mem, plan, operation_id, now)
-        _candidates(mem, plan, now)
-        _observations(mem, plan, now)
+        _pages(ctx, plan, operation_id, now)
+        _candidates(ctx, plan, now)
+        _observations(ctx, plan, now)
         delete_ids(wh, "suppressions", "id", plan.suppressions)
         delete_ids(wh, "activation", "record_id", plan.activation)
         delete_ids(wh, "projections", "record_id", plan.projections)
         delete_ids(wh, "conflicts", "id", plan.conflicts)
         delete_ids(wh, "vectors", "doc_id", plan.vectors)
         delete_ids(wh, "provider_cache", "request_hash", plan.provider_cache)
-        _aliases(mem, plan, now)
+        _aliases(ctx, plan, now)
         mark_index_degraded(wh, "purge-rebuild-required", now)
-        _files(mem, plan)
-        mem.resident.refresh()
+        _files(ctx, plan)
+        ctx.resident.refresh()
         # last: the steps above append audits of their own, none of which name the session
         scrub_audits(wh, details=list(plan.audits), targets=list(plan.audit_targets),
                      detail=dumps({"scrubbed": f"purge {operation_id}"}), target=f"purge:{operation_id}")
 
 
-def _pages(mem: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None:
-    store = PageStore(mem.wh)
+def _pages(ctx: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None:
+    store = PageStore(ctx.wh)
     for pid in plan.pages_removed:
         store.tombstone(pid, PURGED_TITLE, now)
     for pid, kept in plan.pages_scrubbed.items():
-        page = mem.canon.get(pid)
+        page = ctx.canon.get(pid)
         if page.status == "forgotten":
             store.set_sources(pid, dumps(kept), now)
         else:
-            mem.canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
+            ctx.canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
                            audit_kind="page-purge-scrubbed", detail={"operation": operation_id})
     for pid, version in plan.versions_removed:
         store.drop_version(pid, version)
@@ -72,38 +72,38 @@ def _pages(mem: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None
         store.rewrite_version(pid, version, text)
 
 
-def _candidates(mem: "ScopeContext", plan: Plan, now: Any) -> None:
-    store = CandidateStore(mem.wh)
-    delete_ids(mem.wh, "candidates", "id", plan.candidates_removed)
+def _candidates(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
+    store = CandidateStore(ctx.wh)
+    delete_ids(ctx.wh, "candidates", "id", plan.candidates_removed)
     for cid, (evidence, sessions) in plan.candidates_scrubbed.items():
         store.scrub(cid, dumps(sorted(evidence)), dumps(sorted(sessions)), now)
     for cid in plan.candidates_unconflicted:
         store.unconflict(cid, now)
 
 
-def _observations(mem: "ScopeContext", plan: Plan, now: Any) -> None:
-    store = ObservationRows(mem.wh)
-    delete_ids(mem.wh, "observations", "id", plan.observations_removed)
+def _observations(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
+    store = ObservationRows(ctx.wh)
+    delete_ids(ctx.wh, "observations", "id", plan.observations_removed)
     for oid, (anchors, sessions, contradictions) in plan.observations_scrubbed.items():
         store.scrub(oid, dumps(anchors), dumps(sessions), dumps(contradictions), now)
 
 
-def _aliases(mem: "ScopeContext", plan: Plan, now: Any) -> None:
+def _aliases(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
     from ..aliases import rebuild_aliases
 
-    store = AliasStore(mem.wh)
-    delete_ids(mem.wh, "aliases", "id", plan.aliases_removed)
+    store = AliasStore(ctx.wh)
+    delete_ids(ctx.wh, "aliases", "id", plan.aliases_removed)
     for aid, refs in plan.aliases_scrubbed.items():
         store.set_refs(aid, dumps(refs), now)
-    rebuild_aliases(mem.wh, mem.scope, mem.clock, mem.canon.pages())
+    rebuild_aliases(ctx.wh, ctx.scope, ctx.clock, ctx.canon.pages())
 
 
-def _files(mem: "ScopeContext", plan: Plan) -> None:
+def _files(ctx: "ScopeContext", plan: Plan) -> None:
     """Delete removed page files and the session's exports; strip its vectors from the index."""
     for pid in plan.pages_removed:
         rel = plan.page_files.get(pid)
         if rel:
-            (mem.wiki_dir / rel).unlink(missing_ok=True)
+            (ctx.wiki_dir / rel).unlink(missing_ok=True)
     for path in plan.export_paths:
         if path.is_dir():
             shutil.rmtree(path)

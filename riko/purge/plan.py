@@ -170,8 +170,8 @@ def _total(counts: Any) -> int:
 
 
 class _Planner:
-    def __init__(self, mem: "ScopeContext", needles: Needles) -> None:
-        self.mem, self.wh, self.key, self.needles = mem, mem.wh, mem.scope.key, needles
+    def __init__(self, ctx: "ScopeContext", needles: Needles) -> None:
+        self.mem, self.wh, self.key, self.needles = ctx, ctx.wh, ctx.scope.key, needles
         self.plan = Plan(needles)
 
     def rows(self, table: str, extra: str = "false", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
@@ -389,6 +389,6 @@ def git_tracked(directory: Path, paths: list[Path]) -> list[str]:
     return sorted(str((directory / name).resolve()) for name in out.stdout.decode("utf-8", "replace").split("\0") if name)
 
 
-def build_plan(mem: "ScopeContext", needles: Needles) -> Plan:
+def build_plan(ctx: "ScopeContext", needles: Needles) -> Plan:
     """Compute the plan of purging ``needles.session_id`` from ``mem`` as it is now."""
-    return _Planner(mem, needles).run()
+    return _Planner(ctx, needles).run()

@@ -30,9 +30,9 @@ __all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", 
 WORK_DIR = "purge"
 
 
-def work_dir(mem: "ScopeContext", operation_id: str | None = None) -> Path:
+def work_dir(ctx: "ScopeContext", operation_id: str | None = None) -> Path:
     """Where an unfinished purge keeps its needles (removed when the journal completes)."""
-    base = mem.warehouse_dir / WORK_DIR
+    base = ctx.warehouse_dir / WORK_DIR
     return base if operation_id is None else base / operation_id
 
 
@@ -54,9 +54,9 @@ def _read_tree(path: Path) -> dict[str, bytes] | None:
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def take_snapshot(mem: "ScopeContext", plan: Plan) -> Snapshot:
+def take_snapshot(ctx: "ScopeContext", plan: Plan) -> Snapshot:
     """Copy every row and file ``plan`` may change."""
-    wh = mem.wh
+    wh = ctx.wh
     selections: list[tuple[str, str, list[Any]]] = [
         ("evidence", "session_id = ?", [plan.session_id]),
         ("sessions", "list_contains(?::VARCHAR[], session_id)", [[plan.session_id, *plan.child_sessions]]),
@@ -85,18 +85,18 @@ def take_snapshot(mem: "ScopeContext", plan: Plan) -> Snapshot:
         snap.rows.append((table, where, params, select_rows(wh, table, where, params)))
     snap.audit_mark = last_audit_id(wh)
     for rel in plan.page_files.values():
-        path = mem.wiki_dir / rel
+        path = ctx.wiki_dir / rel
         snap.files[path] = path.read_bytes() if path.is_file() else None
-    resident = mem.canon.resident_path()
+    resident = ctx.canon.resident_path()
     snap.files[resident] = resident.read_bytes() if resident.is_file() else None
     for path in [*plan.export_paths, *([plan.dense_dir] if plan.dense_dir is not None else [])]:
         snap.trees[path] = _read_tree(path)
     return snap
 
 
-def restore_snapshot(mem: "ScopeContext", snap: Snapshot) -> None:
+def restore_snapshot(ctx: "ScopeContext", snap: Snapshot) -> None:
     """Put back every snapshotted row and file (rows the apply appended are removed)."""
-    wh = mem.wh
+    wh = ctx.wh
     with wh.transaction():
         for table, where, params, rows in snap.rows:
             replace_rows(wh, table, where, params, rows)
@@ -162,14 +162,14 @@ def _fsync_dir(path: Path) -> None:
 
 
 # -- the files a scope owns -------------------------------------------------------------------
-def owned_files(mem: "ScopeContext") -> Iterator[Path]:
+def owned_files(ctx: "ScopeContext") -> Iterator[Path]:
     """Every file of this scope's storage domain: warehouse (database, dense index), Wiki pages
     and RESIDENT.md, evidence exports under ``<root>/exports/<storage-key>/``.
 
     The purge working folder and git metadata are not part of it.
     """
-    skip = work_dir(mem)
-    for base in (mem.warehouse_dir, mem.wiki_dir, mem.root / EXPORTS_DIR / mem.scope.storage_key):
+    skip = work_dir(ctx)
+    for base in (ctx.warehouse_dir, ctx.wiki_dir, ctx.root / EXPORTS_DIR / ctx.scope.storage_key):
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*")):

@@ -27,13 +27,13 @@ __all__ = ["verify_tables", "verify_files", "scan_file"]
 _DATABASE_SUFFIXES = (".duckdb", ".duckdb.wal")
 
 
-def verify_tables(mem: "ScopeContext", needles: Needles) -> list[str]:
+def verify_tables(ctx: "ScopeContext", needles: Needles) -> list[str]:
     """``table.column: N row(s)`` for every text column still mentioning the session.
 
     Other sessions' raw lines are their own record: there only a reference to this session
     counts (a shared line of text is theirs too and was never a needle).
     """
-    wh, problems = mem.wh, []
+    wh, problems = ctx.wh, []
     for table in SCOPED_TABLES:
         if table == "purges":
             continue
@@ -103,12 +103,12 @@ def _decoded(path: Path, data: bytes) -> list[bytes]:
     return []
 
 
-def verify_files(mem: "ScopeContext", needles: Needles) -> list[str]:
+def verify_files(ctx: "ScopeContext", needles: Needles) -> list[str]:
     """``relative path: kinds`` for every owned file still holding the session."""
     problems = []
     token = re.compile(needles.token_pattern())
-    for path in owned_files(mem):
-        rel = path.relative_to(mem.root).as_posix()
+    for path in owned_files(ctx):
+        rel = path.relative_to(ctx.root).as_posix()
         is_database = path.name.endswith(_DATABASE_SUFFIXES)
         kinds = scan_file(path, needles, references=not is_database)
         if token.search(rel):
