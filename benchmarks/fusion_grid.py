@@ -9,7 +9,7 @@ their cosines, for the ``query:`` prefix and for the query embedded as a passage
 a grid costs one pass and no re-encoding. Passage vectors must already be in the cache
 (``retrieval_real.py --vector-cache`` fills it): a conversation stage that would need a new
 embedding is skipped and counted, never embedded here. The grid's ``lexical`` row equals
-``retrieve`` without the dense channel and its ``current`` row equals ``retrieve`` with it
+``retrieve`` without the dense channel and its ``current`` row, the setting shipped, equals ``retrieve`` with it
 (both are checked for every question).
 
 For each held-out set the setting whose worst training set gains most over lexical (the mean
@@ -43,7 +43,7 @@ from retrieval_real import (  # noqa: E402
 )
 
 from riko.evaluation.datasets import load_dataset, summarize  # noqa: E402
-from riko.evaluation.datasets_systems import RikoSystem  # noqa: E402
+from riko.evaluation.datasets_systems import Bm25sSystem, RikoSystem, fuse  # noqa: E402
 from riko.evaluation.retrieval import evidence_ranks  # noqa: E402
 
 DEPTH = 100
@@ -98,6 +98,10 @@ class Setting:
         if self.prefix != "query":
             parts.append("passage-prefix")
         return ",".join(parts)
+
+
+#: What riko ships (riko.recall.engine: DENSE_WEIGHTS, DENSE_ONLY_RANKS for e5).
+SHIPPED = Setting(weight=0.7, rank_cap=10)
 
 
 def grid() -> list[Setting]:
@@ -185,11 +189,14 @@ def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int
         system = RikoSystem("riko+e5", work / name, {"embedding_provider": "local", "recall_vector_enabled": True},
                             provider=provider)
         system.open(conv, number)
+        bm25 = Bm25sSystem()
+        bm25.open(conv, number)
         done, used = 0, False
         try:
             for visible in sorted({q.visible for q in questions}):
                 try:
                     system.extend(conv.sessions[done:visible])
+                    bm25.extend(conv.sessions[done:visible])
                 except NotCached:
                     info["skipped_not_cached"] += sum(1 for q in questions if q.visible >= visible)
                     break
@@ -213,12 +220,20 @@ def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int
                     ranks: dict[str, list[int | None]] = {}
                     for setting in settings:
                         ranking = rank_with(setting, lexical, dense, neighbours)[:DEPTH]
-                        if setting == Setting():
+                        if setting == SHIPPED:
                             info["mismatch_current"] += ranking != current
                         if setting == Setting(weight=0.0):
                             info["mismatch_lexical"] += ranking != plain
                         ranks[setting.name] = evidence_ranks(_labelled(ranking, labels), q.evidence)
                     ranks["lexical"] = evidence_ranks(_labelled(plain, labels), q.evidence)
+                    # plain baselines of the same run: bm25s over the turns, e5 alone (riko's
+                    # chunk vectors, a turn at its best chunk) and their RRF
+                    bm25_ids = bm25.search(q.question, DEPTH)
+                    e5_ids = _labelled(dense["query"], labels)
+                    ranks["bm25s"] = evidence_ranks(bm25_ids, q.evidence)
+                    ranks["e5"] = evidence_ranks(e5_ids, q.evidence)
+                    ranks["rrf"] = evidence_ranks(fuse([bm25.ranked(q.question, DEPTH)[0], e5_ids], DEPTH),
+                                                  q.evidence)
                     ranks["current"] = evidence_ranks(_labelled(current, labels), q.evidence)
                     records.append({"id": q.id, "ranks": ranks, "latency_ms": {s: 0.0 for s in ranks}})
         finally:
@@ -281,7 +296,7 @@ def main() -> None:
             info["note"] = note
             info["seconds"] = round(time.perf_counter() - started, 1)
             infos[name] = info
-            names = ["lexical", "current", *(s.name for s in settings)]
+            names = ["lexical", "current", "bm25s", "e5", "rrf", *(s.name for s in settings)]
             summaries[name] = {s: summarize(records, s) for s in names} if records else {}
             print(f"{name}: {json.dumps(info)}", file=sys.stderr, flush=True)
     for extra in args.merge:
@@ -312,10 +327,12 @@ def main() -> None:
     chosen = max(candidates, key=lambda s: (min(gains[s][d] for d in sets), sum(gains[s][d] for d in sets)))
     print(f"\nchosen: {chosen} (worst set gain {min(gains[chosen][d] for d in sets):+.4f}, on "
           f"{min(sets, key=lambda d: gains[chosen][d])})")
+    print("\nlexical: riko retrieve without the dense channel; current: with it as shipped; e5: riko's chunk "
+          "vectors alone (a turn at its best chunk, top 300); rrf: bm25s and e5, k = 60")
     print("\n| set | system | n | hit@10 | frac@10 | MRR |")
     print("| --- | --- | --- | --- | --- | --- |")
     for d in sets:
-        for s in ("lexical", "current", chosen):
+        for s in ("lexical", "current", chosen, "bm25s", "e5", "rrf"):
             row = summaries[d][s]
             print(f"| {d} | {s} | {int(row['queries'])} | {row['hit@10']:.3f} | {row['frac@10']:.3f} | {row['mrr']:.3f} |")
     top = sorted(names, key=lambda s: -min(gains[s][d] for d in sets))[:12]

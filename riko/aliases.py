@@ -110,7 +110,11 @@ def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list
                 edges.setdefault(normalize_title(link.alias), (target.id, link.alias, 0.6))
     written = 0
     with wh.transaction():
-        AliasStore(wh).drop_derived()
+        store = AliasStore(wh)
+        kept = {n: e for n, e in edges.items() if _decided_edge(wh, scope, n) is None}
+        if store.derived() == {_alias_id(scope, e[0], n): (e[0], e[1], e[2]) for n, e in kept.items()}:
+            return len(kept)  # already what canon says (a re-run, a resumed purge): nothing to write or audit
+        store.drop_derived()
         for normalized in sorted(edges):
             if _decided_edge(wh, scope, normalized) is not None:
                 continue

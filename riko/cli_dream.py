@@ -89,7 +89,7 @@ def register(sub: Any) -> None:
     p.add_argument("--session", action="append", metavar="ID",
                    help="dream only this session (repeatable); default: every session with new evidence")
     p.add_argument("--provider", default=None,
-                   help="heuristic, openai-compatible, anthropic or auto (default: dream_provider setting)")
+                   help="heuristic, openai-compatible, anthropic, google or auto, or a chain such as google,heuristic (default: dream_provider setting)")
     p.add_argument("--url", default=None, help="provider endpoint URL (default: dream_api_url setting)")
     p.add_argument("--model", default=None, help="model name (default: dream_model setting)")
     p.add_argument("--credential-ref", default=None, metavar="ENV_VAR",

@@ -4,9 +4,12 @@ LEVEL`` (one raw L0 line's sensitivity after capture, audited)."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
 from .cli import _common, command, emit, open_memory
+from .errors import IngestError, InvalidArgumentError, ScopeError
 from .sensitivity import LEVELS
 
 __all__ = ["cmd_capture", "cmd_mark_evidence", "register"]
@@ -44,11 +47,6 @@ def cmd_mark_evidence(args: argparse.Namespace) -> int:
 
 @command("capture")
 def cmd_capture(args: argparse.Namespace) -> int:
-    import json
-    import sys
-
-    from .errors import IngestError, InvalidArgumentError, ScopeError
-
     lines = [args.event] if args.event is not None else sys.stdin
     refs: list[str] = []
     with open_memory(args, create=True) as mem:

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .cli import _common, command, open_memory
+from .mcp import require_sdk
 
 __all__ = ["register", "cmd_mcp", "DEFAULT_MCP_PORT"]
 
@@ -38,8 +39,6 @@ def register(sub: Any) -> None:
 
 @command("mcp")
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from .mcp import require_sdk
-
     require_sdk()
     import anyio
 

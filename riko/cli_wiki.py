@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cli import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
+from .errors import RikoError
 from .vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
 
 if TYPE_CHECKING:
@@ -251,8 +254,6 @@ def cmd_wiki(args: argparse.Namespace) -> int:
 
 def _watch_lines(report: Any) -> list[str]:
     """One line per change a sync applied or refused (nothing for a sync that found none)."""
-    from .errors import RikoError
-
     if isinstance(report, RikoError):
         return [f"riko: error: {report}"]
     if isinstance(report, Exception):
@@ -265,9 +266,6 @@ def _watch_lines(report: Any) -> list[str]:
 
 def _wiki_watch(args: argparse.Namespace) -> int:
     """Sync page files as they change and print what each sync did, until interrupted."""
-    import json
-    import threading
-
     done = threading.Event()
 
     def show(report: Any) -> None:

@@ -48,12 +48,18 @@ __all__ = [
     "looks_like_secret",
     "is_loopback_host",
     "dream_wire_protocol",
+    "dream_chain",
+    "ChainEntry",
+    "infer_wire_protocol",
+    "CHAIN_KEYS",
 ]
 
 CONFIG_FILE = "riko.toml"
 ENV_PREFIX = "RIKO_"
 
-DREAM_PROVIDERS = ("heuristic", "openai-compatible", "anthropic")
+DREAM_PROVIDERS = ("heuristic", "openai-compatible", "anthropic", "google", "auto")
+#: Keys of one table entry of a ``dream_provider`` chain (camelCase spellings accepted too).
+CHAIN_KEYS = ("provider", "url", "model", "credential_ref")
 EMBEDDING_PROVIDERS = ("off", "deterministic", "local", "local-fast", "openai-compatible")
 AUTO_CONFIRM_MODES = ("off", "user_grounded", "all")
 DISCLOSURE_MODES = ("never_explicit", "user_explicit_only")
@@ -100,10 +106,13 @@ class RikoConfig:
     )
 
     # --- Dream: provider, schedule and admission ----------------------------------------
-    dream_provider: str = _setting(
+    dream_provider: str | list[Any] = _setting(
         "heuristic",
-        "Dream provider: heuristic (offline, deterministic), openai-compatible or anthropic. "
-        "For the HTTP providers a URL with /anthropic at a path boundary selects Anthropic Messages.",
+        "Dream provider: heuristic (offline, deterministic), openai-compatible, anthropic, google (Google's "
+        "models/{model}:generateContent) or auto (the protocol from the URL's shape: /anthropic at a path "
+        "boundary, a models/...:generateContent path). A chain tries each in order on network errors, "
+        "timeouts, 429/5xx or invalid output: \"openai-compatible,heuristic\", or a list of names and tables "
+        "{provider, url, model, credential_ref} for per-entry endpoints.",
     )
     dream_api_url: str = _setting(
         "https://api.deepseek.com/api/v1/chat/completions",
@@ -127,7 +136,8 @@ class RikoConfig:
     candidate_auto_confirm: str = _setting(
         "user_grounded",
         "Candidate admission without manual review: off, user_grounded (description equals one "
-        "user-authored L0 event) or all (skips grounding; controlled dogfooding only).",
+        "user-authored L0 event, or one of riko's own atomic facts of one) or all (skips grounding; "
+        "controlled dogfooding only).",
     )
 
     # --- Bounds on stored and injected text ---------------------------------------------
@@ -282,7 +292,8 @@ class FieldSpec(NamedTuple):
     doc: str
 
 
-_PY_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "float": float, "Mapping[str, str]": dict}
+_PY_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "float": float, "Mapping[str, str]": dict,
+                              "str | list[Any]": list}
 
 
 def _build_fields() -> tuple[FieldSpec, ...]:
@@ -460,11 +471,19 @@ def validate_config(cfg: RikoConfig) -> None:
     _check_enum(cfg, "candidate_auto_confirm", AUTO_CONFIRM_MODES)
     _check_enum(cfg, "unclassified_evidence_disclosure", DISCLOSURE_MODES)
 
-    dream_provider = _check_enum(cfg, "dream_provider", DREAM_PROVIDERS)
+    chain = dream_chain(cfg.dream_provider)
     _check_url("dream_api_url", cfg.dream_api_url)
     _check_credential_ref(cfg, "dream_credential_ref")
-    if dream_provider != "heuristic" and not cfg.dream_model.strip():
-        raise ConfigError("dream_model", f"dream_model is required when dream_provider is {dream_provider}")
+    for n, entry in enumerate(chain):
+        where = f"dream_provider[{n}]" if len(chain) > 1 else "dream_provider"
+        if entry.url is not None:
+            _check_url(f"{where}.url", entry.url)
+        if entry.credential_ref is not None and (looks_like_secret(entry.credential_ref)
+                                                 or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry.credential_ref)):
+            raise ConfigError(f"{where}.credential_ref", f"{where}.credential_ref must name an environment variable "
+                              "(letters, digits, underscore), not hold a secret")
+        if entry.provider != "heuristic" and not (entry.model if entry.model is not None else cfg.dream_model).strip():
+            raise ConfigError("dream_model", f"dream_model is required when dream_provider is {entry.provider}")
 
     embedding_provider = _check_enum(cfg, "embedding_provider", EMBEDDING_PROVIDERS)
     _check_credential_ref(cfg, "embedding_credential_ref")
@@ -514,17 +533,85 @@ _INT_RANGES: tuple[tuple[str, int, int | None], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class ChainEntry:
+    """One provider of a ``dream_provider`` chain; unset fields fall back to ``dream_api_url``,
+    ``dream_model`` and ``dream_credential_ref``."""
+
+    provider: str
+    url: str | None = None
+    model: str | None = None
+    credential_ref: str | None = None
+
+
+def dream_chain(value: object) -> tuple[ChainEntry, ...]:
+    """The providers ``dream_provider`` names, in order: one name, a comma-separated chain
+    (``"openai-compatible,heuristic"``), or a list of names and tables
+    (``[{provider = "anthropic", url = "…", model = "…", credential_ref = "…"}, "heuristic"]``).
+    A bad entry is a :class:`ConfigError` naming its place (``dream_provider[1].model``)."""
+    if isinstance(value, str):
+        items: list[object] = [part.strip() for part in value.split(",")]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise ConfigError("dream_provider", f"dream_provider must be a provider name, a comma-separated chain or a "
+                          f"list, not {type(value).__name__}")
+    if not items or items == [""]:
+        raise ConfigError("dream_provider", "dream_provider names no provider")
+    entries: list[ChainEntry] = []
+    for n, item in enumerate(items):
+        where = f"dream_provider[{n}]" if len(items) > 1 else "dream_provider"
+        if isinstance(item, str):
+            fields: dict[str, object] = {"provider": item}
+        elif isinstance(item, Mapping):
+            fields = {}
+            for key, field_value in item.items():
+                name = {camel_name(k): k for k in CHAIN_KEYS}.get(str(key), str(key))
+                if name not in CHAIN_KEYS:
+                    raise ConfigError(f"{where}.{key}", f"{where}.{key} is not a chain field; use "
+                                      f"{', '.join(CHAIN_KEYS)}")
+                if not isinstance(field_value, str):
+                    raise ConfigError(f"{where}.{name}", f"{where}.{name} must be a string, not "
+                                      f"{type(field_value).__name__}")
+                fields[name] = field_value
+        else:
+            raise ConfigError(where, f"{where} must be a provider name or a table, not {type(item).__name__}")
+        provider = str(fields.get("provider", "")).strip()
+        if provider not in DREAM_PROVIDERS:
+            raise ConfigError(where if isinstance(item, str) else f"{where}.provider",
+                              f"{where} is invalid: expected one of {', '.join(DREAM_PROVIDERS)}")
+        entries.append(ChainEntry(provider, *(fields.get(k) for k in CHAIN_KEYS[1:])))  # type: ignore[arg-type]
+    return tuple(entries)
+
+
 def dream_wire_protocol(cfg: RikoConfig) -> str | None:
-    """``anthropic-messages``, ``openai-chat-completions``, or None for the heuristic provider.
+    """``anthropic-messages``, ``openai-chat-completions``, ``google-generate-content``, or None
+    for the heuristic provider: what the first provider of the chain speaks.
 
     The seed infers the protocol from the URL: ``/anthropic`` at a path boundary means
-    Anthropic Messages; an explicit ``anthropic`` provider always speaks it.
+    Anthropic Messages, a ``models/{model}:generateContent`` path (or Google's host) means
+    Google's contract; an explicit provider name always decides.
     """
-    if cfg.dream_provider == "heuristic":
+    first = dream_chain(cfg.dream_provider)[0]
+    if first.provider == "heuristic":
         return None
-    if cfg.dream_provider == "anthropic" or re.search(r"/anthropic(?:/|$)", urlsplit(cfg.dream_api_url).path):
+    url = first.url or cfg.dream_api_url
+    if first.provider == "anthropic" or re.search(r"/anthropic(?:/|$)", urlsplit(url).path):
         return "anthropic-messages"
+    if first.provider == "google" or (first.provider == "auto" and infer_wire_protocol(url) == "google"):
+        return "google-generate-content"
     return "openai-chat-completions"
+
+
+def infer_wire_protocol(url: str) -> str:
+    """``anthropic``, ``google`` or ``openai-compatible`` from an endpoint URL's shape."""
+    parts = urlsplit(url)
+    if re.search(r"(?:^|/)anthropic(?:/|$)", parts.path, re.IGNORECASE):
+        return "anthropic"
+    if (":generateContent" in parts.path or re.search(r"/models/[^/]+$", parts.path)
+            or (parts.hostname or "").endswith("generativelanguage.googleapis.com")):
+        return "google"
+    return "openai-compatible"
 
 
 # --- loading ------------------------------------------------------------------------
@@ -569,6 +656,14 @@ def _parse_env(name: str, var: str, raw: str) -> Any:
     kind = _SPEC[name].type
     shown = "<hidden>" if name in _SECRET_FIELDS else repr(raw)
     if kind is str:
+        return raw
+    if kind is list:  # a provider chain: a name, "a,b", or a JSON list of names and tables
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                raise ConfigError(name, f"{name}: environment variable {var} is not a valid JSON list") from None
         return raw
     if kind is bool:
         text = raw.strip().lower()
@@ -665,7 +760,8 @@ def safe_view(cfg: RikoConfig) -> dict[str, Any]:
 
 # --- documentation ------------------------------------------------------------------
 
-_TYPE_LABELS = {str: "string", int: "integer", bool: "boolean", float: "number", dict: "table"}
+_TYPE_LABELS = {str: "string", int: "integer", bool: "boolean", float: "number", dict: "table",
+                list: "string or list"}
 
 
 def _toml_literal(value: Any) -> str:

@@ -75,9 +75,10 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
 
         pending = mem.candidates()
         confirmed_now = []
-        if pending.height:
-            cid = pending.row(0, named=True)["id"]
-            confirmed_now.append(mem.confirm(cid).id)
+        # a person confirms the first pending fact (entity candidates follow the facts that name them)
+        facts = [r["id"] for r in pending.to_dicts() if mem.context.review.candidate(r["id"])["category"] != "entity"]
+        if facts:
+            confirmed_now.append(mem.confirm(facts[0]).id)
         summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}
         if show:
             _say("3. review: auto-confirmed, plus one confirmed by management")

@@ -20,6 +20,7 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
     ├── AuthorityError          a write lacks user evidence or management authority
     ├── StateError              a transition that the current state does not allow
     ├── ProviderError           an LLM / embedding / reranker provider failed (``.reason``)
+    ├── StorageError            a disk write failed (full disk, I/O error); earlier records are intact
     └── PurgeError              a purge was refused or failed
         └── ConfirmationMismatchError
 """
@@ -48,6 +49,7 @@ __all__ = [
     "AuthorityError",
     "StateError",
     "ProviderError",
+    "StorageError",
     "PurgeError",
     "ConfirmationMismatchError",
 ]
@@ -289,6 +291,26 @@ class ProviderError(RikoError):
     def __init__(self, reason: str, message: str = "") -> None:
         self.reason = reason
         super().__init__(f"{reason}: {message}" if message else reason)
+
+
+class StorageError(RikoError):
+    """A write to disk failed (a full disk, an I/O error, a failed fsync or rename).
+
+    The unit of work it ended was rolled back: what was committed before is intact, and the
+    operation can be run again once the disk is fixed. ``path`` and ``errno`` say where and why.
+    """
+
+    def __init__(self, message: str, path: Path | str | None = None, errno: int | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.errno = errno
+        super().__init__(message)
+
+    @classmethod
+    def from_os(cls, exc: OSError, path: Path | str | None = None) -> "StorageError":
+        where = path if path is not None else exc.filename
+        reason = exc.strerror or str(exc)
+        return cls(f"could not write {where}: {reason}; nothing of this change was kept, earlier records are "
+                   "intact; free space or fix the disk, then run it again", where, exc.errno)
 
 
 class PurgeError(RikoError):

@@ -197,19 +197,19 @@ class ParallelPassages:
                 future.cancel()
 
 
-def parallel_index(mem: "ScopeContext", executor: Any = None, *, address: str | None = None, progress: bool = True,
+def parallel_index(ctx: "ScopeContext", executor: Any = None, *, address: str | None = None, progress: bool = True,
                    force: bool = False) -> dict[str, Any]:
     """``mem.index``: build the dense generation here, with passage batches on ``executor`` when given."""
     from .dense.providers import make_embedding_provider
     from .recall.engine import build_index
 
     if executor is None or executor == "local" and address is None:
-        return build_index(mem, progress=progress, force=force)
-    spec = embedding_spec(mem.config)
+        return build_index(ctx, progress=progress, force=force)
+    spec = embedding_spec(ctx.config)
     settings = dict(spec)
     inner = make_embedding_provider(settings.pop("name"), **settings)
     if inner is None:
         raise ConfigError("embedding_provider", "is off; set it to deterministic, local, local-fast or "
                                                 "openai-compatible to build a dense index")
     with open_executor(executor, address=address) as chosen:
-        return build_index(mem, progress=progress, force=force, provider=ParallelPassages(inner, spec, chosen))
+        return build_index(ctx, progress=progress, force=force, provider=ParallelPassages(inner, spec, chosen))

@@ -7,10 +7,9 @@ import functools
 import inspect
 import os
 import sys
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -32,9 +31,10 @@ from .resident_store import ResidentStore
 from .review import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse
-from .context import ScopeContext
+from .warehouse import Turn, Warehouse, storage_error
+from .context import ChangeSignal, ScopeContext
 from .wiki import Page
+from .wiki.watch import WikiWatcher
 
 __all__ = ["Memory"]
 
@@ -68,7 +68,6 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        self._batch_depth = 0
         from .storage_migration import warehouse_dir
 
         self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
@@ -80,21 +79,31 @@ class Memory:
         self._watcher: Any = None  # a WikiWatcher while hand edits are synced live
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
-        self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, self._changed)
+        changed = ChangeSignal()
+        # every canon change recompiles the Resident (the version moves with the text) and the
+        # projections; every write batch refreshes a served dense generation once (only new texts
+        # are embedded)
+        changed.subscribe(self._resident.refresh, kinds={"canon"})
+        changed.subscribe(self.persist, kinds={"canon"})  # the projections table never waits for a recall
+        changed.subscribe(self._refresh_dense, deferred=True)
+        self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, changed)
         self.last_sync: SyncReport | None = None
         self._ctx = ScopeContext(
             scope=self.scope, root=self.root, config=self.config, clock=self.clock, wh=self._wh, canon=self._canon,
             review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
-            warehouse_dir=self.warehouse_dir, read_only=read_only,
+            warehouse_dir=self.warehouse_dir, read_only=read_only, changed=changed,
         )
         self._dream_state = self._ctx.dream_state
         if not read_only:
             try:
                 self._recover()
-            except BaseException:
+            except BaseException as exc:
                 self._closed = True
                 self._wh.close()  # a failed open keeps no lock: the next open may succeed
-                raise
+                typed = storage_error(exc)
+                if typed is None:
+                    raise
+                raise typed from exc
         if watch:
             self.watch()
 
@@ -130,8 +139,6 @@ class Memory:
         (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
         if self.read_only:
             raise ReadOnlyError("a read-only memory cannot apply page edits; open it without read_only to watch")
-        from .wiki.watch import WikiWatcher
-
         def locked_sync() -> SyncReport:
             with self.lock:  # takes turns with every other call of this memory (and the server's)
                 return self.sync()
@@ -234,11 +241,9 @@ class Memory:
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
-        """Every durable mutation recompiles the Resident (the version moves with the text)
-        and rebuilds the persisted projections."""
-        self._resident.refresh()
-        self.persist()
-        self._after_write()
+        """Canon moved: the scope's change signal recompiles the Resident, rebuilds the persisted
+        projections and refreshes dense."""
+        self._ctx.changed()
 
     def persist(self) -> int:
         """Rebuild the safe-usage projections from canonical pages and observations and write
@@ -252,22 +257,17 @@ class Memory:
         return len(load_projections(self._wh, self.scope.key))
 
     def _after_write(self) -> None:
-        """A write batch landed: refresh a served dense generation (only new texts are embedded)."""
-        if self._batch_depth:
-            return  # the enclosing batch refreshes once when it ends
+        """Raw evidence landed: the change signal refreshes a served dense generation."""
+        self._ctx.changed("evidence")
+
+    def _refresh_dense(self) -> None:
         from .recall.vectors import refresh_after_write
 
         refresh_after_write(self._ctx)
 
-    @contextmanager
-    def _write_batch(self) -> Iterator[None]:
-        """Group many writes (a Dream run, an auto-confirm pass) into one refresh at the end."""
-        self._batch_depth += 1
-        try:
-            yield
-        finally:
-            self._batch_depth -= 1
-            self._after_write()
+    def _write_batch(self) -> Any:
+        """Group many writes (a Dream run, an auto-confirm pass) into one dense refresh at the end."""
+        return self._ctx.changed.batch()
 
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
@@ -467,7 +467,10 @@ class Memory:
                                    **options)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
-            raise
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
         state.finish(self.clock.now(), report=report)
         return report
 
@@ -653,8 +656,14 @@ _NOT_UNITS = frozenset({"close", "hold", "dream", "lock", "warehouse"})
 def _as_unit(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def unit(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        with self._wh.unit(name):
-            return method(self, *args, **kwargs)
+        try:
+            with self._wh.unit(name):
+                return method(self, *args, **kwargs)
+        except Exception as exc:
+            typed = storage_error(exc)
+            if typed is None:
+                raise
+            raise typed from exc
 
     return unit
 

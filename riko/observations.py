@@ -127,9 +127,9 @@ class ObservationStore:
         self.store, self.overlay = ObservationRows(wh), OverlayStore(wh)
 
     @classmethod
-    def of(cls, mem: "ScopeContext") -> "ObservationStore":
+    def of(cls, ctx: "ScopeContext") -> "ObservationStore":
         """The store of a :class:`riko.Memory`."""
-        return cls(mem.wh, mem.scope, mem.config, mem.clock)
+        return cls(ctx.wh, ctx.scope, ctx.config, ctx.clock)
 
     # -- anchors ----------------------------------------------------------------------------------
     def resolve_anchors(self, refs: Sequence[str]) -> list[_Anchor]:
@@ -378,6 +378,6 @@ class ObservationStore:
         return self.get(oid)
 
 
-def observations_frame(mem: "ScopeContext", status: str | None = None) -> pl.DataFrame:
+def observations_frame(ctx: "ScopeContext", status: str | None = None) -> pl.DataFrame:
     """``mem.observations(status)``: the scope's observations as a polars DataFrame."""
-    return ObservationStore.of(mem).frame(status)
+    return ObservationStore.of(ctx).frame(status)

@@ -420,12 +420,12 @@ class Review:
             if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
-            existing = self._grounded_duplicate(match.said)
-            if existing is not None:
-                self._absorb(cid, existing, match)
-                continue
             if state is None:
                 state = _Consolidation(self)
+            known = state.said.get(normalize_claim(match.said))
+            if known is not None:  # the very words of a live page: the user said it again
+                self._absorb(cid, self.canon.get(known), match)
+                continue
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
@@ -440,18 +440,11 @@ class Review:
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities)
             state.index.add(page.id, said, is_page=True)
+            state.said.setdefault(normalize_claim(page.description), page.id)
             done.append(page.id)
         if done or contested:
             self._on_change()
         return done
-
-    def _grounded_duplicate(self, text: str) -> Page | None:
-        """A live confirmed page that already holds exactly this user text (a repeated statement)."""
-        target = normalize_claim(text)
-        for page in self.canon.pages():
-            if page.status == "confirmed" and page.superseded_by is None and normalize_claim(page.description) == target:
-                return page
-        return None
 
     def _absorb(self, candidate_id: str, page: Page, match: UserEvent, *, relation: str = "same") -> None:
         """The user said it again (``same``), or said it in other words or another language
@@ -790,6 +783,10 @@ class _Consolidation:
         pages = [p for p in review.canon.pages()
                  if p.status == "confirmed" and p.superseded_by is None and p.valid_to is None]
         self.entities = EntityMap(pages)
+        #: live pages by their normalized words (the first page holding them wins, as before)
+        self.said: dict[str, str] = {}
+        for page in sorted(pages, key=lambda p: p.id):
+            self.said.setdefault(normalize_claim(page.description), page.id)
         self.index = SlotIndex()
         for page in pages:
             if not is_entity_page(page) and (page.description or page.title).strip():

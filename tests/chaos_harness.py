@@ -1,9 +1,13 @@
-"""Kill -9 at random moments of ingest, Dream, confirm/create_page and purge; compare with a clean run.
+"""Kill -9 and injected I/O faults in ingest, Dream, confirm/create_page, purge and sync of hand edits.
 
-Each phase starts from a prepared root, runs its operation in a child process that is killed
-after a random delay (drawn from a seeded generator over the operation's measured length),
-then reopens the root here, runs the operation again, and compares what the scope holds with a
-run that was never interrupted. Used by ``tests/test_chaos.py`` and ``benchmarks/chaos.py``.
+Each phase starts from a prepared root and runs its operation in a child process, which is
+either killed after a random delay (drawn from a seeded generator over the operation's measured
+length) or given one injected fault (``riko.faults``: ENOSPC / EIO on a write, a failed fsync or
+rename, a failed commit) at a random pass through one write point. Then the root is reopened
+here, the operation run again, and what the scope holds compared with a run that was never
+interrupted. Children are forked from one process that imported riko once (a "zygote"), so a
+trial costs the operation, not an interpreter start. Used by ``tests/test_chaos.py`` and
+``benchmarks/chaos.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +29,11 @@ from typing import Any
 import riko
 from riko.canon import check_files
 
-PHASES = ("ingest", "dream", "confirm", "purge")
+PHASES = ("ingest", "dream", "confirm", "purge", "sync")
+# where a transition writes, and how each write can fail
+FAULT_POINTS = tuple(f"{kind}.{step}" for kind in ("page", "journal", "resident") for step in ("write", "fsync", "rename")) + (
+    "duckdb.commit",)
+FAULT_ERRNOS = {"write": ("ENOSPC", "EIO"), "fsync": ("EIO",), "rename": ("EIO", "ENOSPC"), "commit": ("ENOSPC", "EIO")}
 JOURNAL_NAME = "canon-journal.json"
 PRESET = "companion"
 CONFIG = {"purge_enabled": True, "candidate_auto_confirm": "user_grounded"}
@@ -82,6 +90,9 @@ def operation(phase: str, root: Path, logs: Path) -> None:
             for title in CREATED:
                 if title not in titles:
                     mem.create_page(title, f"{title} body, written by management.")
+    elif phase == "sync":
+        with _open(root) as mem:  # opening applies the hand edits; a second sync must find nothing
+            mem.sync()
     elif phase == "purge":
         with _open(root) as mem:
             present = set(mem.sessions()["session_id"])
@@ -93,10 +104,10 @@ def operation(phase: str, root: Path, logs: Path) -> None:
         raise ValueError(f"unknown phase {phase!r}")
 
 
-def prepare(work: Path) -> dict[str, Path]:
+def prepare(work: Path, sessions: int = 12) -> dict[str, Path]:
     """The logs and the starting root of every phase, built once under ``work``."""
     logs = work / "logs"
-    write_logs(logs)
+    write_logs(logs, sessions)
     bases = {"ingest": work / "base-ingest"}
     bases["ingest"].mkdir(parents=True)
     with _open(bases["ingest"]):
@@ -111,42 +122,117 @@ def prepare(work: Path) -> dict[str, Path]:
     bases["purge"] = work / "base-purge"
     shutil.copytree(bases["dream"], bases["purge"])
     operation("dream", bases["purge"], logs)
+    bases["sync"] = work / "base-sync"
+    shutil.copytree(bases["purge"], bases["sync"])
+    hand_edit(bases["sync"])
     return {"logs": logs, **bases}
 
 
-def _child(phase: str, root: Path, logs: Path) -> subprocess.Popen[str]:
-    here = str(Path(__file__).resolve().parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])}
-    code = ("import sys, chaos_harness as c; from pathlib import Path; print('ready', flush=True); "
-            f"c.operation({phase!r}, Path({str(root)!r}), Path({str(logs)!r})); print('done', flush=True)")
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+def hand_edit(root: Path) -> None:
+    """What a person does in an editor: change bodies, delete a file, add a page file."""
+    wiki = root / "wiki" / "local" / PRESET
+    files = sorted(p for p in wiki.rglob("*.md") if p.name != "RESIDENT.md")
+    for n, path in enumerate(files[:6]):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.rstrip("\n") + f"\n\nEdited by hand, note {n}.\n", encoding="utf-8")
+    files[min(6, len(files) - 1)].unlink()
+    (wiki / "concepts").mkdir(parents=True, exist_ok=True)
+    (wiki / "concepts" / "hand-written.md").write_text(
+        "---\nid: p-handwritten01\ntype: concept\ntitle: Hand written\n---\n\nA page typed in an editor.\n",
+        encoding="utf-8")
+
+
+_ZYGOTE = """
+import json, os, signal, sys, time
+from pathlib import Path
+import chaos_harness as c
+import riko
+from riko import faults
+print("ready", flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        code, outcome = 0, "done"
+        try:
+            faults.configure(job["faults"])
+            c.operation(job["phase"], Path(job["root"]), Path(job["logs"]))
+        except BaseException as exc:
+            kind = "typed" if isinstance(exc, riko.RikoError) else "untyped"
+            outcome, code = f"{kind} {type(exc).__name__}: {str(exc)[:300]}", 3
+        faults.write_counts()
+        Path(job["result"]).write_text(json.dumps({"outcome": outcome, "fired": faults.FIRED}))
+        os._exit(code)
+    deadline = None if job["kill_after"] is None else started + job["kill_after"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG if deadline is not None else 0)
+        if done:
+            break
+        if time.perf_counter() >= deadline:
+            os.kill(pid, signal.SIGKILL)  # not yet reaped, so the pid is still this child's
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.002)
+    print(json.dumps({"status": status, "seconds": time.perf_counter() - started}), flush=True)
+"""
+
+
+class Zygote:
+    """One process that imported riko, forking a child per trial (and killing it when asked)."""
+
+    def __init__(self) -> None:
+        here = str(Path(__file__).resolve().parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        env.pop("RIKO_FAULTS", None)
+        self.proc = subprocess.Popen([sys.executable, "-c", _ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env)
+        assert self.proc.stdout is not None
+        self.results = Path(tempfile.mkdtemp(prefix="riko-chaos-results-"))
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("chaos zygote did not start")
+
+    def run(self, phase: str, root: Path, logs: Path, *, kill_after: float | None = None,
+            faults: str | None = None) -> tuple[bool, float, dict[str, Any]]:
+        """(killed, seconds, what the child reported: outcome and faults fired, {} when killed)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        result = self.results / f"{root.name}.result"  # not beside the root: its disk may be full
+        result.unlink(missing_ok=True)
+        self.proc.stdin.write(json.dumps({"phase": phase, "root": str(root), "logs": str(logs), "kill_after": kill_after,
+                                          "faults": faults, "result": str(result)}) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        status = answer["status"]
+        killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+        report = json.loads(result.read_text()) if result.exists() else {}
+        result.unlink(missing_ok=True)
+        return killed, answer["seconds"], report
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        shutil.rmtree(self.results, ignore_errors=True)
+
+
+_ZYGOTES: list[Zygote] = []
+
+
+def zygote() -> Zygote:
+    if not _ZYGOTES:
+        _ZYGOTES.append(Zygote())
+    return _ZYGOTES[0]
 
 
 def run_child(phase: str, root: Path, logs: Path, kill_after: float | None) -> tuple[bool, float]:
-    """Run the phase in a child; SIGKILL it ``kill_after`` seconds after it is ready.
+    """Run the phase in a child; SIGKILL it ``kill_after`` seconds after it started.
 
-    Returns (killed before it finished, seconds from ready to the end).
+    Returns (killed before it finished, seconds from the start to the end).
     """
-    proc = _child(phase, root, logs)
-    assert proc.stdout is not None
-    if proc.stdout.readline().strip() != "ready":
-        raise RuntimeError(f"chaos child did not start: {proc.communicate()[1]}")
-    started = time.perf_counter()
-    if kill_after is None:
-        _, err = proc.communicate(timeout=600)
-        if proc.returncode != 0:
-            raise RuntimeError(f"chaos reference run of {phase} failed: {err}")
-        return False, time.perf_counter() - started
-    try:
-        proc.wait(timeout=kill_after)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-    _out, err = proc.communicate(timeout=600)
-    killed = proc.returncode == -signal.SIGKILL
-    if not killed and proc.returncode != 0:
-        raise RuntimeError(f"chaos child of {phase} failed on its own: {err}")
-    return killed, time.perf_counter() - started
+    killed, seconds, report = zygote().run(phase, root, logs, kill_after=kill_after)
+    if not killed and report.get("outcome") != "done":
+        raise RuntimeError(f"chaos child of {phase} failed on its own: {report}")
+    return killed, seconds
 
 
 def leftover_files(*directories: Path) -> list[str]:
@@ -238,16 +324,28 @@ def compare(tally: Tally, trial: int, got: dict[str, Any], want: dict[str, Any])
         tally.failures.append(f"{tally.phase} trial {trial}: " + "; ".join(problems))
 
 
+def reference(phase: str, bases: dict[str, Path], work: Path) -> tuple[dict[str, Any], float, dict[str, int]]:
+    """What an uninterrupted run of ``phase`` leaves, how long it takes, and its passes per write point."""
+    logs = bases["logs"]
+    root = work / f"{phase}-reference"
+    shutil.copytree(bases[phase], root)
+    counts = work / f"{phase}-counts.json"
+    killed, length, report = zygote().run(phase, root, logs, faults=f"count:{counts}")
+    if killed or report.get("outcome") != "done":
+        raise RuntimeError(f"chaos reference run of {phase} failed: {report}")
+    hits = json.loads(counts.read_text())
+    counts.unlink()
+    operation(phase, root, logs)  # a trial re-runs once more; so does the reference
+    want = snapshot(root)
+    shutil.rmtree(root)
+    return want, length, hits
+
+
 def run_phase(phase: str, bases: dict[str, Path], work: Path, trials: int, seed: int) -> Tally:
     """``trials`` killed runs of ``phase`` (each then reopened and re-run) against one clean run."""
     rng = random.Random(f"{seed}:{phase}")
     logs = bases["logs"]
-    reference = work / f"{phase}-reference"
-    shutil.copytree(bases[phase], reference)
-    _, length = run_child(phase, reference, logs, None)
-    operation(phase, reference, logs)  # a trial re-runs once more; so does the reference
-    want = snapshot(reference)
-    shutil.rmtree(reference)
+    want, length, _ = reference(phase, bases, work)
     tally = Tally(phase)
     for trial in range(trials):
         root = work / f"{phase}-{trial}"
@@ -261,5 +359,120 @@ def run_phase(phase: str, bases: dict[str, Path], work: Path, trials: int, seed:
         tally.trials += 1
         tally.killed += killed
         compare(tally, trial, snapshot(root), want)
+        shutil.rmtree(root)
+    return tally
+
+
+@dataclass
+class FaultTally:
+    """Injected faults at one write point of one phase, and what the scope held after the re-run."""
+
+    phase: str
+    point: str
+    passes: int = 0  # passes through the point in an uninterrupted run
+    trials: int = 0
+    fired: int = 0  # trials whose fault was raised
+    typed: int = 0  # ... and reached the caller as a RikoError
+    untyped: int = 0  # ... and reached the caller as something else
+    absorbed: int = 0  # ... and the operation finished anyway (a best-effort write)
+    lost: int = 0
+    duplicated: int = 0
+    corrupt: int = 0
+    leftover: int = 0
+    audit_mismatch: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.untyped or self.lost or self.duplicated or self.corrupt or self.leftover
+                    or self.audit_mismatch)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("phase", "point", "passes", "trials", "fired", "typed", "untyped",
+                                               "absorbed", "lost", "duplicated", "corrupt", "leftover",
+                                               "audit_mismatch")}
+
+
+def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int, seed: int,
+               points: tuple[str, ...] = FAULT_POINTS) -> list[FaultTally]:
+    """``per_point`` injected faults at every write point ``phase`` passes through; each is re-run and compared."""
+    rng = random.Random(f"{seed}:{phase}:faults")
+    logs = bases["logs"]
+    want, _, hits = reference(phase, bases, work)
+    tallies = []
+    for point in points:
+        tally = FaultTally(phase, point, passes=hits.get(point, 0))
+        tallies.append(tally)
+        if not tally.passes:
+            continue
+        errnos = FAULT_ERRNOS[point.split(".")[1]]
+        for trial in range(per_point):
+            spec = f"{point}:{errnos[trial % len(errnos)]}:{rng.randint(1, tally.passes)}"
+            root = work / f"{phase}-fault-{trial}"
+            shutil.copytree(bases[phase], root)
+            _, _, report = zygote().run(phase, root, logs, faults=spec)
+            outcome = report.get("outcome", "")
+            tally.trials += 1
+            if report.get("fired"):
+                tally.fired += 1
+                if outcome.startswith("typed "):
+                    tally.typed += 1
+                elif outcome == "done":
+                    tally.absorbed += 1
+                else:
+                    tally.untyped += 1
+                    tally.failures.append(f"{phase} {spec}: {outcome}")
+            operation(phase, root, logs)
+            kill_view = Tally(phase)
+            compare(kill_view, trial, snapshot(root), want)
+            for name in ("lost", "duplicated", "corrupt", "leftover", "audit_mismatch"):
+                setattr(tally, name, getattr(tally, name) + getattr(kill_view, name))
+            tally.failures.extend(f"{spec}: {f}" for f in kill_view.failures)
+            shutil.rmtree(root)
+    return tallies
+
+
+def run_full_disk(phase: str, bases: dict[str, Path], work: Path, disk: Path, trials: int, seed: int,
+                  most_free: int = 256 << 10) -> FaultTally:
+    """``trials`` runs of ``phase`` on a real full filesystem ``disk`` (a small tmpfs), each with
+    0..``most_free`` bytes left; then the space comes back, the scope is reopened and re-run."""
+    rng = random.Random(f"{seed}:{phase}:full-disk")
+    logs = bases["logs"]
+    want, _, _ = reference(phase, bases, work)
+    tally = FaultTally(phase, "full-disk")
+    for trial in range(trials):
+        root = disk / f"{phase}-{trial}"
+        shutil.copytree(bases[phase], root)
+        ballast = disk / "ballast"
+        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        keep = rng.randint(0, most_free)
+        with ballast.open("wb") as fh:  # fill the disk to leave ``keep`` bytes
+            chunk = b"\0" * (1 << 20)
+            left = max(0, free - keep)
+            try:
+                while left > 0:
+                    left -= fh.write(chunk[:min(left, len(chunk))])
+                fh.flush()
+            except OSError:
+                pass  # full already
+        _, _, report = zygote().run(phase, root, logs)
+        ballast.unlink()
+        outcome = report.get("outcome", "")
+        tally.trials += 1
+        if outcome == "done":
+            tally.absorbed += 1  # it fitted in the space left
+        else:
+            tally.fired += 1
+            if outcome.startswith("typed "):
+                tally.typed += 1
+            else:
+                tally.untyped += 1
+                tally.failures.append(f"{phase} full disk with {keep} bytes free: {outcome}")
+        operation(phase, root, logs)
+        view = Tally(phase)
+        compare(view, trial, snapshot(root), want)
+        for name in ("lost", "duplicated", "corrupt", "leftover", "audit_mismatch"):
+            setattr(tally, name, getattr(tally, name) + getattr(view, name))
+        tally.failures.extend(f"full disk, {keep} bytes free: {f}" for f in view.failures)
         shutil.rmtree(root)
     return tally

@@ -1,9 +1,10 @@
-"""Kill -9 at random points of ingest, Dream with auto-confirm, confirm/create_page and purge.
+"""Kill -9 and injected I/O faults in ingest, Dream with auto-confirm, confirm/create_page, purge and sync.
 
 Each trial reopens the scope, runs the operation again and must hold exactly what a run that
 was never interrupted holds: the same live pages, candidates, audits by kind and evidence rows,
 page files that match their rows, a clean ``wiki check``, and no temporary or journal files.
-More trials: ``python benchmarks/chaos.py``.
+An injected fault (a full disk, an I/O error, a failed fsync or rename, a failed commit) must
+reach the caller as a RikoError. More trials: ``python benchmarks/chaos.py``.
 """
 
 from __future__ import annotations
@@ -12,13 +13,18 @@ import chaos_harness
 import pytest
 
 TRIALS = 10
+FAULTS_PER_POINT = 1
+SESSIONS = 6
 SEED = 20260115
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     work = tmp_path_factory.mktemp("chaos")
-    return work, chaos_harness.prepare(work)
+    yield work, chaos_harness.prepare(work, SESSIONS)
+    for zygote in chaos_harness._ZYGOTES:
+        zygote.close()
+    chaos_harness._ZYGOTES.clear()
 
 
 @pytest.mark.slow
@@ -28,3 +34,13 @@ def test_a_killed_operation_rerun_matches_an_uninterrupted_one(world, phase):
     tally = chaos_harness.run_phase(phase, bases, work, TRIALS, SEED)
     assert tally.trials == TRIALS and tally.killed >= TRIALS // 3, tally.to_dict()
     assert tally.clean, "\n".join(tally.failures)
+
+
+@pytest.mark.slow
+def test_a_fault_at_every_write_point_is_typed_and_loses_nothing(world):
+    work, bases = world
+    tallies = chaos_harness.run_faults("confirm", bases, work, FAULTS_PER_POINT, SEED)
+    assert {t.point for t in tallies if t.passes} == set(chaos_harness.FAULT_POINTS)  # confirm writes at each
+    for tally in tallies:
+        assert tally.fired == tally.trials == FAULTS_PER_POINT, tally.to_dict()
+        assert tally.typed == tally.fired and tally.clean, (tally.to_dict(), tally.failures)

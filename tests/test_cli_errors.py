@@ -59,6 +59,7 @@ def _cases(tmp: Path) -> dict[str, list[str]]:
         "wiki check": ["wiki", "check", "--root", str(empty)],
         "wiki sync": ["wiki", "sync", *E],
         "wiki watch": ["wiki", "watch", *E],
+        "wiki new": ["wiki", "new", "Tea", "--supersedes", "NOSUCH-PAGE", *R],
         "dream": ["dream", "--session", "NOSUCH", *R],
         "dream-jobs": ["dream-jobs", "--status", "bogus", *R],
         "observations": ["observations", *E],

@@ -22,6 +22,12 @@ def test_demo_runs_every_stage_end_to_end(tmp_path):
     assert by_query["What is 17 * 23?"]["trace"]["planChannels"] == []
     resident = (tmp_path / "wiki" / "local" / "companion" / "RESIDENT.md").read_text()
     assert "<persistent-memory>" in resident
+    # the Resident by kind: the plan, the relationship and the boundary each in its own block
+    headings = [line.split(" (")[0] for line in resident.splitlines() if line.startswith("## ")]
+    assert {"## identity", "## relationships", "## preferences", "## plans", "## boundaries"} <= set(headings)
+    plans = resident.split("## plans")[1].split("\n\n")[0]
+    assert "Kyoto" in plans and "bring up my ex" in resident.split("## boundaries")[1].split("\n\n")[0]
+    assert "Lena lives in Berlin" in resident.split("## relationships")[1].split("\n\n")[0]
     pages = list((tmp_path / "wiki" / "local" / "companion").rglob("*.md"))
     assert len(pages) > 2
 

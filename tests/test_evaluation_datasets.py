@@ -319,7 +319,7 @@ def test_roles_index_assistant_turns_as_the_assistants_and_group_questions(tmp_p
         "s002_cc": [turn("s002_cc", 0, "Remind me about the trip", "cc:0", "User", "2025-12-09")],
     }
     queries = [
-        {"id": "P:Q-1", "conversation": "P", "question": "Where does day one of the cycling trip end?",
+        {"id": "P:Q-1", "conversation": "P", "question": "Where does day one end after sixty kilometres?",
          "evidence": ["aa:1"], "query_session": "s002_cc"},
         {"id": "P:Q-2", "conversation": "P", "question": "What frame is my touring bike?",
          "evidence": ["bb:0"], "query_session": "s002_cc"},

@@ -302,9 +302,11 @@ def test_command_prints_the_table_and_writes_records(realmem_like: Path, tmp_pat
     assert all(not m["recalled"] and m["missing"] for m in misses)
     assert (tmp_path / "ref" / "riko.jsonl").is_file() and (tmp_path / "ref" / "memories.jsonl").is_file()
 
-    printed = riko_cli("eval", "dream", "--dataset", str(realmem_like), "--max-conversations", "1", "--json")
+    printed = riko_cli("eval", "dream", "--dataset", str(realmem_like), "--max-conversations", "1", "--json",
+                       "--e5", "--embedding", "deterministic", "--vector-cache", str(tmp_path / "vectors"))
     assert printed.returncode == 0, printed.stderr
-    assert set(json.loads(printed.stdout)["summary"]) == {"User", "Assistant"}
+    data = json.loads(printed.stdout)
+    assert set(data["summary"]) == {"User", "Assistant"} and data["structure"]["duplicates_by"] == "embeddings"
 
     bad = riko_cli("eval", "dream", "--dataset", str(tmp_path / "nowhere"))
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "no such dataset folder" in bad.stderr

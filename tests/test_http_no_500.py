@@ -57,7 +57,9 @@ def _named_routes() -> set[tuple[str, str]]:
             texts.append(phrase(key, "http", what=what, route=getattr(riko.errors, "HTTP_LISTINGS", {}).get(what, what),
                                 preset="p", other="o"))
     package = Path(riko.__file__).parent
-    texts += [p.read_text(encoding="utf-8") for p in package.rglob("*.py")]
+    # the MCP endpoint is another app with routes of its own (``POST /capture``); its texts name those
+    texts += [p.read_text(encoding="utf-8") for p in package.rglob("*.py")
+              if "mcp" not in p.relative_to(package).as_posix()]
     return {(m.group(1), m.group(2)) for text in texts for m in _NAMED_ROUTE.finditer(text)}
 
 
@@ -140,7 +142,7 @@ _BODY_KEYS = st.sampled_from(["content", "title", "body", "type", "validFrom", "
 def test_no_request_reaches_a_500_and_the_connection_stays(live: tuple[http.client.HTTPConnection, Any, str],
                                                            data: Any) -> None:
     conn, app, pid = live
-    method, template = data.draw(st.sampled_from(sorted(_routes(app) - {("GET", "/test-broken")})))
+    method, template = data.draw(st.sampled_from(sorted(r for r in _routes(app) if r[1] != "/test-broken")))
     path = re.sub(r"\{[^}]+\}", lambda m: data.draw(st.one_of(st.just(pid), _SEGMENTS)), template)
     query = data.draw(_QUERY)
     if query:

@@ -66,7 +66,7 @@ def test_stdio_lists_the_six_tools_with_the_toolbox_schemas(root: Path) -> None:
             for schema in listed.values():  # scope and session are never arguments
                 assert not {"scope", "scopeKey", "session", "session_id", "profile"} & set(schema["properties"])
             uris = [str(r.uri) for r in (await client.list_resources()).resources]
-            assert uris == ["riko://resident", "riko://session"]
+            assert uris == ["riko://resident", "riko://index", "riko://session"]
             session = await client.read_resource("riko://session")
             assert session.contents[0].text == "s1"
 
@@ -88,6 +88,10 @@ def test_stdio_runs_every_tool_under_the_authority_rules(root: Path) -> None:
             assert "I prefer green tea" in resident.content[0].text
             block = await client.read_resource("riko://resident")
             assert "<persistent-memory>" in block.contents[0].text and "green tea" in block.contents[0].text
+            index = (await client.read_resource("riko://index")).contents[0].text
+            assert page_id[:8] in index or "green tea" in index.lower()
+            with pytest.raises(MCPError, match="unknown resource"):
+                await client.read_resource("riko://nothing")
             # the correction must be the user's latest words: refused until they say it
             no = await client.call_tool("memory_correct", {"id": page_id, "content": "I prefer jasmine tea"})
             assert no.is_error

@@ -513,3 +513,26 @@ def test_close_writes_pending_activation_counts(tmp_path):
     with _riko.open(tmp_path, preset="companion", read_only=True) as r:
         counts = r.warehouse.fetchall("SELECT recall_count FROM activation WHERE scope_key = ?", [r.scope.key])
     assert counts and all(c[0] >= 1 for c in counts)
+
+
+def test_retrieve_fusion_admits_dense_only_hits_within_the_models_rank() -> None:
+    from riko.recall.channels import Hits
+    from riko.recall.engine import DENSE_ONLY_RANKS, fuse_retrieved
+
+    class E5:
+        model = "multilingual-e5-small"
+
+    cap = DENSE_ONLY_RANKS[E5.model]
+    dense = [f"d{i}" for i in range(cap + 5)] + ["shared"]
+    found = {"rawEvidence": Hits(ids=["shared", "lex"]), "dense": Hits(ids=dense)}
+    fused = {f.doc_id for f in fuse_retrieved(found, E5())}
+    assert {f"d{i}" for i in range(cap)} <= fused  # dense-only, within the rank
+    assert not {f"d{i}" for i in range(cap, cap + 5)} & fused  # dense-only, beyond it
+    assert {"shared", "lex"} <= fused  # a dense hit another channel found keeps its dense vote
+    shared = next(f for f in fuse_retrieved(found, E5()) if f.doc_id == "shared")
+    assert shared.ranks["dense"] == cap + 1  # its place among the admitted dense hits
+
+    class Other:
+        model = "deterministic-local-v1"
+
+    assert {f"d{i}" for i in range(cap + 5)} <= {f.doc_id for f in fuse_retrieved(found, Other())}

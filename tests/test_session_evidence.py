@@ -242,3 +242,22 @@ def test_suppression_purge_and_resident_exclusion(world: Any) -> None:
     mem.purge("s-every", dry_run=False, confirmation=token)
     assert "Taipei light rain" not in mem.recall(query).context
     assert mem.retrieve("kestrelplan pacing", k=5).height == 0
+
+
+def test_a_supplement_ranks_below_a_user_line_that_says_as_much(tmp_path: Path) -> None:
+    """Assistant and tool lines are supplements: at equal match the user's own line leads."""
+    with riko.open(tmp_path, preset="companion", clock=FixedClock(NOW), config=BASE) as mem:
+        mem.capture({"session_id": "a", "type": "assistant/message", "data": {"message": {
+            "role": "assistant", "content": "The ferry to Naxos leaves at seven fifteen."}}})
+        mem.capture({"session_id": "b", "type": "user/message",
+                     "data": {"message": {"role": "user", "content": "The ferry to Naxos leaves at seven fifteen."}}})
+        frame = mem.retrieve("ferry Naxos seven fifteen", k=2, channels=["rawEvidence"])
+        assert frame["role"].to_list() == ["user", "assistant"]
+        from riko.recall.channels import raw_evidence
+        from riko.recall.text import tokenize
+
+        cache = cache_for(mem.context)
+        even = raw_evidence(cache, tokenize("ferry Naxos seven fifteen"), [], 2, supplement_weight=1.0)
+        low = raw_evidence(cache, tokenize("ferry Naxos seven fifteen"), [], 2)
+        assert even.scores["session:a/event:0"] == pytest.approx(even.scores["session:b/event:0"])
+        assert low.scores["session:a/event:0"] == pytest.approx(0.7 * low.scores["session:b/event:0"])

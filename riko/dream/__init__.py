@@ -13,7 +13,7 @@ sanitising and reflection parsing.
 from __future__ import annotations
 
 from .heuristic import HeuristicProvider
-from .http_providers import AnthropicProvider, OpenAICompatibleProvider
+from .http_providers import AnthropicProvider, GoogleProvider, OpenAICompatibleProvider
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import (
     FOLDER_TYPES,
@@ -54,6 +54,7 @@ __all__ = [
     "HeuristicProvider",
     "OpenAICompatibleProvider",
     "AnthropicProvider",
+    "GoogleProvider",
     "ProviderChain",
     "make_provider",
     "resolve_endpoint",

@@ -263,15 +263,18 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
                 continue
             here = derive(fact, speaker=speaker, context=tuple(before[-4:]))
             named = _people(here)
-            resolved = fact if named else _resolve(fact, people)
+            # the speaker's own characters (curly quotes kept): ``folded`` only swapped them 1:1
+            at = folded.find(fact)
+            original = sentence[at:at + len(fact)] if at >= 0 else fact
+            resolved = original if named else _resolve(original, people)
             key = resolved.casefold()
             if key in seen:
                 continue
             seen.add(key)
             stored = resolved[:MAX_FACT_CHARS]
-            if stored != fact:
-                here = derive(stored, speaker=speaker, context=tuple(before[-4:]))
-            facts.append(Fact(text=stored, quote=fact, sentence=sentence, speaker=speaker, hedged=has_hedge(fact),
+            if stored != original:
+                here = derive(stored.replace("’", "'"), speaker=speaker, context=tuple(before[-4:]))
+            facts.append(Fact(text=stored, quote=original, sentence=sentence, speaker=speaker, hedged=has_hedge(fact),
                               sensitive=is_sensitive(folded), derived=here))
             people = (named + people)[:6]
         before.append(folded)

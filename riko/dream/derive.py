@@ -362,15 +362,15 @@ _MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
 _TIE_EN = (
     # "my sister Lena", "my little sister, Lena" (the name keeps its capital: no IGNORECASE on it)
     re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?([A-Z][a-z][\w'\-]*)"),
+               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?([A-Z][a-z][\w\-]*)"),
     # "Lena, my sister" / "Lena (my sister)"
-    re.compile(r"\b([A-Z][a-z][\w'\-]*),?\s+\(?(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
     # "my sister is Lena" / "my sister's name is Lena"
     re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?i:'s\s+name)?\s+(?i:is)\s+(?i:called\s+|named\s+)?([A-Z][a-z][\w'\-]*)"),
+               + r"))(?i:'s\s+name)?\s+(?i:is)\s+(?i:called\s+|named\s+)?([A-Z][a-z][\w\-]*)"),
     # "I have a sister named Lena"
     re.compile(r"\b(?i:have|has|got|adopted)\s+(?i:a|an)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))\s+(?i:named|called)\s+([A-Z][a-z][\w'\-]*)"),
+               + r"))\s+(?i:named|called)\s+([A-Z][a-z][\w\-]*)"),
 )
 _TIE_ZH = (
     re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
@@ -421,7 +421,7 @@ def _find_entities(text: str, names: _Names) -> None:
     zh = bool(_CJK.search(text))
     runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
     for m in runs:
-        run = m.group(0).strip(" '-")
+        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-"))  # "Lena's cat" names Lena
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
@@ -493,7 +493,7 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
     if pronoun:
         # an unresolved pronoun: about someone else, never the speaker
         return (pronoun.group(1) or pronoun.group(2)).casefold(), False
-    first = re.match(r"([A-Z][a-z][\w'\-]*)(?=\b|[\u4e00-\u9fff])", head)
+    first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True
     if first and first.group(1) in names.kinds and names.kinds[first.group(1)] in ("person", "pet"):

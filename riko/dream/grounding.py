@@ -23,6 +23,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..authority import normalize_claim
 from ..entities import ENTITY_CATEGORY
@@ -54,11 +55,13 @@ class Grounding:
     cited_elsewhere: tuple[int, ...] = ()   #: cited turns that are not user lines of the transcript
 
 
-def _words(text: str) -> set[str]:
-    return {t for t in tokenize(_LINK.sub(r"\1", text)) if t not in _IGNORED}
+@lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """Content words of ``text`` (cached: every page of a session is checked against the same lines)."""
+    return frozenset(t for t in tokenize(_LINK.sub(r"\1", text)) if t not in _IGNORED)
 
 
-def _share(words: set[str], held: set[str]) -> float:
+def _share(words: frozenset[str], held: frozenset[str] | set[str]) -> float:
     """Share of ``words`` that ``held`` holds, a word also matching one it shares a stem-like
     prefix of 4+ characters with ("drinker" / "drink"), since stems do not join every form."""
     if not words:

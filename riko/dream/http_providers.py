@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..config import infer_wire_protocol
 from ..endpoints import EndpointError, check_endpoint, is_credential_ref_name
 from ..endpoints import is_loopback_host as _is_loopback
 from ..errors import ConfigError, ProviderError
@@ -32,6 +33,7 @@ from .transcript import Transcript
 __all__ = [
     "OpenAICompatibleProvider",
     "AnthropicProvider",
+    "GoogleProvider",
     "resolve_endpoint",
     "endpoint_for",
     "validate_endpoint_url",
@@ -57,33 +59,40 @@ def validate_endpoint_url(url: str, field: str = "dream_api_url") -> None:
 
 
 def _infer_protocol(url: str) -> str:
-    return "anthropic" if _ANTHROPIC_PATH.search(urlsplit(url).path) else "openai-compatible"
+    return infer_wire_protocol(url)
 
 
-def endpoint_for(protocol: str, url: str) -> str:
+def endpoint_for(protocol: str, url: str, model: str = "") -> str:
     """The full request URL for ``protocol`` from a configured base or endpoint URL.
 
     Anthropic: append ``/v1/messages`` unless the path ends with it; a path ending in ``/v1``
     gets ``/messages``. OpenAI-compatible: append ``/v1/chat/completions`` unless the path ends
     with ``/chat/completions``; a path ending in ``/v1`` gets ``/chat/completions`` (so a
-    ``https://host/api/v1`` base does not become ``/api/v1/v1/...``).
+    ``https://host/api/v1`` base does not become ``/api/v1/v1/...``). Google: a path with
+    ``:generateContent`` is the endpoint (``{model}`` in it is filled in), a path ending in
+    ``/models/<m>`` gets ``:generateContent``, any other base gets ``/models/<model>:generateContent``.
     """
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
-    if protocol == "anthropic":
+    if protocol == "google":
+        path = path.replace("{model}", model).replace("%7Bmodel%7D", model)
+        if ":generateContent" not in path:
+            path += ":generateContent" if re.search(r"/models/[^/]+$", path) else f"/models/{model}:generateContent"
+    elif protocol == "anthropic":
         if not path.endswith("/v1/messages"):
             path += "/messages" if path.endswith("/v1") else "/v1/messages"
     elif protocol == "openai-compatible":
         if not path.endswith("/chat/completions"):
             path += "/chat/completions" if path.endswith("/v1") else "/v1/chat/completions"
-    else:
+    elif protocol != "google":
         raise ConfigError("dream_provider", f"unknown wire protocol {protocol!r}")
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def resolve_endpoint(url: str) -> tuple[str, str]:
     """``(protocol, endpoint)`` inferred from the URL: ``/anthropic`` as a path segment means
-    ``"anthropic"`` (Messages), anything else ``"openai-compatible"`` (Chat Completions).
+    ``"anthropic"`` (Messages), a ``models/...:generateContent`` path or Google's host
+    ``"google"``, anything else ``"openai-compatible"`` (Chat Completions).
 
     >>> resolve_endpoint("https://api.example.com/anthropic")
     ('anthropic', 'https://api.example.com/anthropic/v1/messages')
@@ -148,8 +157,8 @@ class _HTTPProvider(ABC):
         if not 0 < timeout_ms <= MAX_TIMEOUT_MS or not 0 < reflection_timeout_ms <= MAX_TIMEOUT_MS:
             raise ConfigError("dream_timeout_ms", f"must be between 1 and {MAX_TIMEOUT_MS} ms")
         self.url = url
-        self.endpoint = endpoint_for(self.name, url)
         self.model = model.strip()
+        self.endpoint = endpoint_for(self.name, url, self.model)
         self.credential_ref = credential_ref
         self.max_tokens = int(max_tokens)
         self.timeout_ms = int(timeout_ms)
@@ -385,3 +394,60 @@ class AnthropicProvider(_HTTPProvider):
 
     def _assistant_text(self, data: dict[str, Any]) -> str:
         return _text_parts(data.get("content"))
+
+
+#: Finish reasons of a Google candidate that mean the answer was withheld, not completed.
+_GOOGLE_BLOCKED = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE"})
+
+
+class GoogleProvider(_HTTPProvider):
+    """Google's native ``models/{model}:generateContent``: the key in ``x-goog-api-key`` (never in
+    the URL), one user turn, temperature 0.1; a safety block is ``safety-blocked``.
+
+    >>> GoogleProvider("https://generativelanguage.googleapis.com/v1beta", "gemini-2.0-flash", "KEY").endpoint
+    'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent'
+    """
+
+    name = "google"
+
+    def _headers(self, credential: str) -> dict[str, str]:
+        return {"x-goog-api-key": credential, "Content-Type": "application/json", "Accept": "application/json"}
+
+    def _body(self, prompt: str) -> dict[str, Any]:
+        return {
+            "contents": [{"role": "user", "parts": [{"text": prompt}]}],
+            "generationConfig": {"temperature": 0.1, "maxOutputTokens": self.max_tokens},
+        }
+
+    def _assistant_text(self, data: dict[str, Any]) -> str:
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+            return ""
+        content = candidates[0].get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(parts, list):
+            return ""
+        # "thought" parts are the model's reasoning, not its answer
+        return "".join(p["text"] for p in parts
+                       if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
+
+    def _read(self, response: httpx.Response) -> tuple[str, str]:
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            feedback = data.get("promptFeedback")
+            blocked = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            if blocked:
+                return "safety-blocked", f"{self._host} blocked the prompt ({_short(blocked)})"
+            candidates = data.get("candidates")
+            first = candidates[0] if isinstance(candidates, list) and candidates else None
+            finish = first.get("finishReason") if isinstance(first, dict) else None
+            if finish in _GOOGLE_BLOCKED and not self._assistant_text(data).strip():
+                return "safety-blocked", f"{self._host} withheld the answer (finishReason {finish})"
+        return super()._read(response)
+
+
+def _short(value: Any) -> str:
+    return str(value)[:40]

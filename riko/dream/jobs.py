@@ -30,15 +30,15 @@ __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "sco
 JOB_KIND = "dream"
 JOB_STATUSES = ("queued", "running", "succeeded", "failed")
 
-def scope_lock(mem: "ScopeContext") -> "Turn":
+def scope_lock(ctx: "ScopeContext") -> "Turn":
     """The lock every Dream read and write of the scope happens under: holding it is a unit of
     work on the scope's file (threads take turns; other processes wait their turn)."""
-    return mem.dream_lock
+    return ctx.dream_lock
 
 
-def in_flight(mem: "ScopeContext", session_id: str, *, claim: bool) -> bool:
+def in_flight(ctx: "ScopeContext", session_id: str, *, claim: bool) -> bool:
     """Claim a session for a run of this process (False when another run here holds it), or release it."""
-    return mem.wh.claim(f"dream:{session_id}", claim=claim)
+    return ctx.wh.claim(f"dream:{session_id}", claim=claim)
 
 
 def job_id(scope_key: str, session_id: str) -> str:
@@ -88,10 +88,10 @@ def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
     JobStore(wh).replace(table)
 
 
-def jobs_frame(mem: "ScopeContext") -> pl.DataFrame:
+def jobs_frame(ctx: "ScopeContext") -> pl.DataFrame:
     """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
-    with scope_lock(mem):
-        return JobStore(mem.warehouse).of_kind(JOB_KIND)
+    with scope_lock(ctx):
+        return JobStore(ctx.warehouse).of_kind(JOB_KIND)
 
 
 # Candidates a committed batch left for auto-confirm: written with the batch, removed with the

@@ -8,13 +8,16 @@ strict parser judges an offline heuristic and a remote model alike.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..config import dream_chain
 from ..errors import ConfigError, ProviderError
 from .heuristic import HeuristicProvider
 from .http_providers import (
     AnthropicProvider,
+    GoogleProvider,
     OpenAICompatibleProvider,
     endpoint_for,
     is_credential_ref_name,
@@ -39,15 +42,17 @@ __all__ = [
     "is_credential_ref_name",
     "PROVIDER_NAMES",
     "SWITCHING_REASONS",
+    "provider_from_chain",
 ]
 
-PROVIDER_NAMES = ("heuristic", "openai-compatible", "anthropic", "auto")
+PROVIDER_NAMES = ("heuristic", "openai-compatible", "anthropic", "google", "auto")
 _ALIASES = {"openai-chat-completions": "openai-compatible", "openai": "openai-compatible",
-            "anthropic-messages": "anthropic"}
+            "anthropic-messages": "anthropic", "gemini": "google", "google-generate-content": "google"}
 # Failures after which a chain moves on to its next provider; anything else (400/401/403,
 # a missing credential, unexpected JSON) stops the chain, because the next attempt would
 # fail the same way or hide a configuration error.
-SWITCHING_REASONS = frozenset({"network-error", "timeout", "http-429", "invalid-file-protocol", "empty-content"})
+SWITCHING_REASONS = frozenset({"network-error", "timeout", "http-429", "invalid-file-protocol", "empty-content",
+                               "safety-blocked"})
 
 
 @runtime_checkable
@@ -113,6 +118,20 @@ class ProviderChain:
         self.model = ",".join(p.model for p in self.providers)
         # A blank answer only ever comes back from a provider that allows one.
         self.empty_answer_ok = any(getattr(p, "empty_answer_ok", False) for p in self.providers)
+        # Every switch to the next provider, per session, until the runner takes it for the job.
+        self._fallbacks: dict[str, list[dict[str, str]]] = {}
+        self._fallback_lock = threading.Lock()
+
+    def _fell_back(self, session_id: str, provider: Any, reason: str, index: int) -> None:
+        after = self.providers[index + 1].name if index + 1 < len(self.providers) else None
+        with self._fallback_lock:
+            self._fallbacks.setdefault(session_id, []).append(
+                {"from": provider.name, "reason": reason, "to": after or "none"})
+
+    def take_fallbacks(self, session_id: str) -> list[dict[str, str]]:
+        """The switches made for ``session_id`` since the last call (``from``, ``reason``, ``to``)."""
+        with self._fallback_lock:
+            return self._fallbacks.pop(session_id, [])
 
     def __repr__(self) -> str:
         return f"ProviderChain({list(self.providers)!r})"
@@ -129,7 +148,7 @@ class ProviderChain:
     def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = (),
                 existing_pages: Sequence[KnownPage] = ()) -> str:
         last: ProviderError | None = None
-        for provider in self.providers:
+        for index, provider in enumerate(self.providers):
             try:
                 text = extract(provider, transcript, existing_titles, existing_pages)
                 allow_empty = bool(getattr(provider, "empty_answer_ok", False))
@@ -138,6 +157,7 @@ class ProviderChain:
                 last = exc
                 if not _switches(exc.reason):
                     break
+                self._fell_back(transcript.session_id, provider, exc.reason, index)
                 continue
             return text
         assert last is not None
@@ -145,13 +165,14 @@ class ProviderChain:
 
     def reflect(self, request: ReflectionRequest) -> str:
         last: ProviderError | None = None
-        for provider in self.providers:
+        for index, provider in enumerate(self.providers):
             try:
                 return provider.reflect(request)
             except ProviderError as exc:
                 last = exc
                 if not _switches(exc.reason):
                     break
+                self._fell_back(getattr(request, "session_id", ""), provider, f"reflection-{exc.reason}", index)
         assert last is not None
         raise last
 
@@ -182,7 +203,28 @@ def make_provider(
     if key == "auto":
         validate_endpoint_url(url)
         key = resolve_endpoint(url)[0]
-    classes = {"openai-compatible": OpenAICompatibleProvider, "anthropic": AnthropicProvider}
+    classes: dict[str, type[OpenAICompatibleProvider | AnthropicProvider | GoogleProvider]] = {
+        "openai-compatible": OpenAICompatibleProvider, "anthropic": AnthropicProvider, "google": GoogleProvider}
     if key not in classes:
         raise ConfigError("dream_provider", f"unknown provider {name!r}; choose one of {', '.join(PROVIDER_NAMES)}")
     return classes[key](url, model, credential_ref, max_tokens=max_tokens, timeout_ms=timeout_ms, environ=environ)
+
+
+def provider_from_chain(
+    value: Any,
+    *,
+    url: str = "",
+    model: str = "",
+    credential_ref: str = "",
+    max_tokens: int = 1200,
+    timeout_ms: int = 120_000,
+    environ: Mapping[str, str] | None = None,
+) -> DreamProvider:
+    """The provider (or :class:`ProviderChain`) a ``dream_provider`` value names: one name, a
+    comma-separated chain, or a list of names and ``{provider, url, model, credential_ref}``
+    tables (see :func:`riko.config.dream_chain`); unset entry fields take the given defaults."""
+    entries = dream_chain(value)
+    providers = [make_provider(e.provider, url=e.url or url, model=e.model or model,
+                               credential_ref=e.credential_ref or credential_ref, max_tokens=max_tokens,
+                               timeout_ms=timeout_ms, environ=environ) for e in entries]
+    return providers[0] if len(providers) == 1 else ProviderChain(providers)

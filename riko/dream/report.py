@@ -43,6 +43,8 @@ class DreamReport:
     observations: int = 0
     reflection_failures: int = 0
     seconds: float = 0.0
+    #: Every switch a provider chain made: ``session_id``, ``from``, ``reason``, ``to``.
+    fallbacks: list[dict[str, str]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @property

@@ -38,7 +38,7 @@ from .known import related_pages
 from .prompt import KnownPage
 from .proposals import Proposal, propose_batch, with_entities
 from .protocol import ParseResult, ProposedPage, parse_file_blocks
-from .providers import DreamProvider, ProviderChain, extract, make_provider
+from .providers import DreamProvider, ProviderChain, extract, provider_from_chain
 from .reflection import Anchor, ReflectionRequest, parse_reflection
 from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
@@ -80,8 +80,8 @@ def resolve_provider(
     environ: Mapping[str, str] | None = None,
 ) -> DreamProvider:
     """A provider object from ``provider`` (an object, a provider name, or None for the configured one)."""
-    if provider is None or isinstance(provider, str):
-        return make_provider(
+    if provider is None or isinstance(provider, (str, list, tuple)):
+        return provider_from_chain(
             provider or config.dream_provider,
             url=url or config.dream_api_url,
             model=model or config.dream_model,
@@ -135,6 +135,7 @@ class _Work:
     auto_ids: list[str] = field(default_factory=list)
     related: tuple[KnownPage, ...] = ()          # existing pages shown to a model provider
     refused: list[tuple[str, str]] = field(default_factory=list)  # pages riko would not store
+    fallbacks: list[dict[str, str]] = field(default_factory=list)  # a provider chain's switches
     _users: list[tuple[str, str]] | None = None
 
     def release_text(self) -> None:
@@ -335,6 +336,9 @@ class _Run:
 
     def finish_call(self, w: _Work, outcome: tuple[str | None, ParseResult | None, ProviderError | None]) -> None:
         answer, parsed, w.error = outcome
+        if isinstance(self.provider, ProviderChain):
+            w.fallbacks = self.provider.take_fallbacks(w.session_id)
+            self.report.fallbacks.extend({"session_id": w.session_id, **f} for f in w.fallbacks)
         w.answer = self._scrub(answer)
         if parsed is not None and w.answer != answer:
             w.parsed = parse_file_blocks(w.answer or "", max_pages=_page_limit(self.provider),
@@ -410,6 +414,8 @@ class _Run:
         """The job row of ``w`` (and its cached answer or failure audit), from its proposal outcomes."""
         base = {"provider": self.report.provider, "model": self.report.model, "run": self.run_id,
                 "source": w.outcome, "upto": w.upto}
+        if w.fallbacks:
+            base["fallbacks"] = list(w.fallbacks)
         if w.error is not None:
             message = self._sanitize(str(w.error))
             w.result = {**base, "reason": w.error.reason}

@@ -284,7 +284,14 @@ def _dream_conversation(conv: Conversation, number: int, base: Path, dream: Mapp
 
 
 def _text(*parts: Any) -> str:
-    return "\n".join(str(p) for p in parts if isinstance(p, str) and p.strip())
+    """Title, description and body together; a part another part already holds (a title that is
+    the description, a description repeated as the body) is counted once, so repeating a fact
+    does not lengthen it."""
+    kept = [p for p in parts if isinstance(p, str) and p.strip()]
+    folded = [" " + " ".join(re.findall(r"\w+", p.casefold())) + " " for p in kept]  # whole words only
+    return "\n".join(p for i, p in enumerate(kept)
+                     if not any(folded[i] in other and (folded[i] != other or j < i)
+                                for j, other in enumerate(folded) if j != i))
 
 
 # -- structure figures ------------------------------------------------------------------------------

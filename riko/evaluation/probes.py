@@ -35,10 +35,8 @@ class ProbeResult:
 
 def page_texts(mem: Any, *, include_forgotten: bool = False) -> dict[str, str]:
     """Page id → title, description and body of every page (forgotten ones only when asked)."""
-    frame = mem.warehouse.frame(
-        "SELECT id, status FROM pages WHERE scope_key = ? ORDER BY id", [mem.scope.key])
     out = {}
-    for row in frame.to_dicts():
+    for row in mem.pages(include_forgotten=True).select("id", "status").sort("id").to_dicts():
         if row["status"] == "forgotten" and not include_forgotten:
             continue
         page = mem.page(row["id"])
@@ -82,21 +80,7 @@ def scan_files(roots: Iterable[Path], text: str) -> list[str]:
 
 def scan_tables(mem: Any, text: str, *, skip: Iterable[str] = ()) -> dict[str, int]:
     """Row counts per table whose text columns hold ``text`` (every table of the warehouse)."""
-    con = mem.warehouse.con
-    skipped = set(skip)
-    columns: dict[str, list[str]] = {}
-    for table, column, kind in con.execute(
-            "SELECT table_name, column_name, data_type FROM information_schema.columns "
-            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
-        if table not in skipped and kind.upper() in ("VARCHAR", "JSON", "TEXT"):
-            columns.setdefault(table, []).append(column)
-    hits = {}
-    for table, cols in columns.items():
-        where = " OR ".join(f'contains("{c}", ?)' for c in cols)
-        count = con.execute(f'SELECT count(*) FROM "{table}" WHERE {where}', [text] * len(cols)).fetchall()[0][0]
-        if count:
-            hits[table] = int(count)
-    return hits
+    return mem.context.stores.tables.text_hits(text, skip=list(skip))
 
 
 # -- probes ------------------------------------------------------------------------------------
@@ -150,22 +134,7 @@ def _derived_surfaces(mem: Any, text: str) -> list[str]:
     active aliases, projections, the stored Resident, and page files with RESIDENT.md.
     Raw session evidence, audits and version history are not derived memory."""
     found = [f"page {pid}" for pid, t in page_texts(mem).items() if text in t]
-    key = mem.scope.key
-    queries = {
-        "candidates": ("SELECT count(*) FROM candidates WHERE scope_key = ? AND status IN ('pending', "
-                       "'pending_conflict') AND contains(concat_ws(' ', title, description, body), ?)", [key, text]),
-        "observations": ("SELECT count(*) FROM observations WHERE scope_key = ? AND status <> 'invalidated' "
-                         "AND contains(text, ?)", [key, text]),
-        "aliases": ("SELECT count(*) FROM aliases WHERE scope_key = ? AND status = 'active' AND contains(alias, ?)",
-                    [key, text]),
-        "projections": ("SELECT count(*) FROM projections WHERE scope_key = ? AND contains(coalesce(summary, ''), ?)",
-                        [key, text]),
-        "profiles": ("SELECT count(*) FROM profiles WHERE scope_key = ? "
-                     "AND contains(concat_ws(' ', resident_text, resident_blocks), ?)", [key, text]),
-    }
-    for table, (sql, params) in queries.items():
-        if mem.warehouse.fetchone(sql, params)[0]:
-            found.append(f"table {table}")
+    found += [f"table {table}" for table in mem.context.stores.tables.derived_holders(text)]
     found += [f"file {p}" for p in scan_files([mem.wiki_dir], text)]
     return found
 
@@ -192,8 +161,8 @@ def _purge_leakage(h: Harness, s: Scenario, turn: TurnRecord, arg: str) -> Probe
 
 def _purge_completed(h: Harness, s: Scenario, turn: TurnRecord, arg: str) -> ProbeResult:
     mem = h.memory()
-    rows = mem.warehouse.frame("SELECT status FROM purges WHERE scope_key = ? AND session_id = ?",
-                               [mem.scope.key, arg])["status"].to_list()
+    journal = mem.purges()
+    rows = journal.filter(journal["session_id"] == arg)["status"].to_list()
     return ProbeResult({f"purge journal of {arg} completed": bool(rows) and all(r == "completed" for r in rows)})
 
 

@@ -1,11 +1,11 @@
 """riko over the Model Context Protocol: ``riko mcp`` (stdio or streamable HTTP), extra ``riko[mcp]``.
 
-The SDK is imported only here, so riko works without the extra; see docs/mcp.md.
+The SDK is imported only by :mod:`riko.mcp.server`, so riko works without the extra; see docs/mcp.md.
 """
 
 from __future__ import annotations
 
-__all__ = ["build_server", "serve_stdio", "http_app", "require_sdk"]
+__all__ = ["require_sdk"]
 
 
 def require_sdk() -> None:
@@ -16,12 +16,3 @@ def require_sdk() -> None:
         from ..errors import ConfigError
 
         raise ConfigError("mcp", "riko mcp needs the MCP SDK: python -m pip install 'riko[mcp]'") from None
-
-
-def __getattr__(name: str):  # the SDK loads only when a server is built
-    if name in ("build_server", "serve_stdio", "http_app"):
-        require_sdk()
-        from . import server
-
-        return getattr(server, name)
-    raise AttributeError(name)

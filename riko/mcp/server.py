@@ -17,10 +17,18 @@ from typing import TYPE_CHECKING, Any, Mapping
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
-from ..errors import RikoError
+from .. import __version__
+from ..errors import InvalidArgumentError, RikoError
+from ..server.auth import AuthPolicy
+from ..server.wire import ApiError
+from ..tools import TOOL_NAMES, ToolBox, tool_schemas
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -31,6 +39,8 @@ SERVER_NAME = "riko"
 #: Read-only resources: the bounded Resident block, and the session this connection writes to.
 RESOURCES = {
     "riko://resident": ("resident", "The bounded <persistent-memory> block for the next prompt."),
+    "riko://index": ("index", "The index layer: one line per current memory (id prefix and title), so the "
+                              "model knows what exists; the body comes by recall."),
     "riko://session": ("session", "The agent session id this connection is bound to; capture the "
                                   "user's messages into it so memory_remember can find them."),
 }
@@ -75,15 +85,11 @@ class MemoryMcp:
 
     # -- handlers -------------------------------------------------------------------------
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        from ..tools import tool_schemas
-
         tools = [types.Tool(name=s["name"], description=s["description"], input_schema=s["input_schema"])
                  for s in tool_schemas("anthropic")]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        from ..tools import TOOL_NAMES
-
         if params.name not in TOOL_NAMES:
             raise MCPError(code=INVALID_PARAMS,
                            message=f"unknown tool {params.name!r}; expected one of {', '.join(TOOL_NAMES)}")
@@ -94,8 +100,6 @@ class MemoryMcp:
         return outcome
 
     def _call(self, session: str, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        from ..tools import ToolBox
-
         try:
             result = ToolBox(self.mem, session).call(name, arguments)
         except RikoError as exc:
@@ -117,9 +121,16 @@ class MemoryMcp:
             text = self.session_for(ctx)
         else:
             async with self._lock:
-                text = await anyio.to_thread.run_sync(lambda: self.mem.resident().text)
+                text = await anyio.to_thread.run_sync(self._resident_text if uri == "riko://resident" else self._index_text)
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text,
                                                                                  mime_type="text/plain")])
+
+    def _resident_text(self) -> str:
+        return self.mem.resident().text
+
+    def _index_text(self) -> str:
+        index = self.mem.resident().index
+        return index.text if index is not None else ""
 
     def capture(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """Capture one host event (HTTP mode's ``POST /capture``); its session defaults to the bound one."""
@@ -138,8 +149,6 @@ def _session_id(value: str) -> str:
 
 
 def _bad(message: str) -> RikoError:
-    from ..errors import InvalidArgumentError
-
     return InvalidArgumentError(message)
 
 
@@ -150,8 +159,6 @@ def _error(message: str) -> types.CallToolResult:
 
 def build_server(mem: "Memory", session_id: str | None = None) -> tuple[Server[Any], MemoryMcp]:
     """An MCP server exposing the six tools and the read-only resources of ``mem``."""
-    from .. import __version__
-
     handlers = MemoryMcp(mem, session_id)
     server: Server[Any] = Server(
         SERVER_NAME, version=__version__,
@@ -166,8 +173,6 @@ def build_server(mem: "Memory", session_id: str | None = None) -> tuple[Server[A
 
 async def serve_stdio(mem: "Memory", session_id: str | None = None) -> None:
     """Serve one client over this process's stdin/stdout until it closes the connection."""
-    from mcp.server.stdio import stdio_server
-
     server, _ = build_server(mem, session_id or f"mcp-{uuid.uuid4().hex[:12]}")
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -177,13 +182,6 @@ def http_app(mem: "Memory", *, session_id: str | None = None, host: str = "127.0
     """The streamable-HTTP MCP endpoint at ``path`` plus the host's ``POST /capture``, both
     behind the same authentication as ``riko serve`` (bearer token, or on loopback with no
     token configured the profile header) for the memory's own preset."""
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
-
-    from ..server.auth import AuthPolicy
-    from ..server.wire import ApiError
-
     server, handlers = build_server(mem, session_id)
     policy = AuthPolicy(mem.config, host)
 

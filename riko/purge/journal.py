@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import iso, utc
 from ..errors import ConfirmationMismatchError, NotFoundError, PurgeError
+from ..stores.audits import PurgeJournal
+from ..stores.jobs import JobStore
 from ..warehouse import dumps, naive_utc
 from .apply import apply_plan
 from .needles import Needles
@@ -46,9 +48,9 @@ def _checkpoint(name: str) -> None:
         raise PurgeError(f"fault injected at {name} ({FAULT_ENV})")
 
 
-def _owner(mem: "ScopeContext") -> str:
+def _owner(ctx: "ScopeContext") -> str:
     """The lease owner of one open store: this process (token and pid) and this Memory object."""
-    return f"{_PROCESS_OWNER}:{os.getpid()}:{id(mem):x}"
+    return f"{_PROCESS_OWNER}:{os.getpid()}:{id(ctx):x}"
 
 
 def _owner_gone(owner: str | None) -> bool:
@@ -71,16 +73,16 @@ def _owner_gone(owner: str | None) -> bool:
 
 
 # -- lease ------------------------------------------------------------------------------------
-def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) -> None:
+def acquire_lease(ctx: "ScopeContext", owner: str, *, takeover: bool = False) -> None:
     """Take the scope's purge lease for :data:`LEASE_SECONDS`, or raise PurgeError if it is held.
 
     ``takeover`` ignores a held lease: recovery runs under the writer lock, so whoever
     held it is gone. A lease whose owner process has ended is free at once.
     """
-    wh, key = mem.wh, mem.scope.key
-    now = mem.clock.now()
+    wh, key = ctx.wh, ctx.scope.key
+    now = ctx.clock.now()
     with wh.transaction():
-        row = wh.fetchone("SELECT lease_owner, lease_expires_at FROM jobs WHERE scope_key = ? AND id = ?", [key, LEASE_ID])
+        row = JobStore(wh).lease(LEASE_ID)
         if row is not None and not takeover and row[1] is not None and utc(row[1]) > now and not _owner_gone(row[0]):
             raise PurgeError(
                 f"another purge of scope {key} holds the lease until {iso(utc(row[1]))}; "
@@ -93,23 +95,23 @@ def acquire_lease(mem: "ScopeContext", owner: str, *, takeover: bool = False) ->
         }, key=("id",))
 
 
-def release_lease(mem: "ScopeContext", owner: str) -> None:
-    with mem.wh.transaction():
-        mem.wh.con.execute("DELETE FROM jobs WHERE scope_key = ? AND id = ? AND lease_owner = ?",
-                            [mem.scope.key, LEASE_ID, owner])
+def release_lease(ctx: "ScopeContext", owner: str) -> None:
+    with ctx.wh.transaction():
+        JobStore(ctx.wh).delete(LEASE_ID, lease_owner=owner)
 
 
 # -- journal ------------------------------------------------------------------------------------
-def _journal(mem: "ScopeContext", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
+def _journal(ctx: "ScopeContext", operation_id: str, session_id: str, status: str, *, impact: dict[str, Any] | None = None,
              error: str | None = None) -> None:
-    wh, key, now = mem.wh, mem.scope.key, naive_utc(mem.clock.now())
+    wh, now = ctx.wh, naive_utc(ctx.clock.now())
     with wh.transaction():
-        row = wh.fetchone("SELECT created_at, impact FROM purges WHERE scope_key = ? AND id = ?", [key, operation_id])
-        wh.upsert("purges", {
+        journal = PurgeJournal(wh)
+        row = journal.started(operation_id)
+        journal.record({
             "id": operation_id, "session_id": session_id, "status": status,
             "impact": dumps(summary(impact)) if impact is not None else (row[1] if row else None),
             "error": error, "created_at": row[0] if row else now, "updated_at": now,
-        }, key=("id",))
+        })
 
 
 def _sanitized(exc: BaseException) -> str:
@@ -120,36 +122,36 @@ def _sanitized(exc: BaseException) -> str:
 
 
 # -- the transaction -----------------------------------------------------------------------------
-def _run(mem: "ScopeContext", operation_id: str, plan: Plan) -> None:
+def _run(ctx: "ScopeContext", operation_id: str, plan: Plan) -> None:
     """Snapshot, apply, verify, complete; on any failure restore and re-raise."""
     snap = None
     try:
-        snap = take_snapshot(mem, plan)
-        apply_plan(mem, plan, operation_id)
+        snap = take_snapshot(ctx, plan)
+        apply_plan(ctx, plan, operation_id)
         _checkpoint("after-apply")
-        compact_database(mem.wh)
-        problems = verify_tables(mem, plan.needles) + verify_files(mem, plan.needles)
+        compact_database(ctx.wh)
+        problems = verify_tables(ctx, plan.needles) + verify_files(ctx, plan.needles)
         if problems:
             raise PurgeError("verification found retained traces of the session: " + "; ".join(problems[:20]))
         _checkpoint("after-verify")
     except BaseException as exc:
         try:
             if snap is not None:
-                restore_snapshot(mem, snap)
+                restore_snapshot(ctx, snap)
         finally:
-            with mem.wh.transaction():  # the journal's state and its audit row go together
-                _journal(mem, operation_id, plan.session_id, "failed", error=_sanitized(exc))
-                mem.wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
+            with ctx.wh.transaction():  # the journal's state and its audit row go together
+                _journal(ctx, operation_id, plan.session_id, "failed", error=_sanitized(exc))
+                ctx.wh.audit("raw-session-purge-failed", "management", f"purge:{operation_id}",
                               {"operation": operation_id, "error": type(exc).__name__})
         raise
-    with mem.wh.transaction():  # a kill between the two would leave a completed purge unaudited
-        _journal(mem, operation_id, plan.session_id, "completed")
-        mem.wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
+    with ctx.wh.transaction():  # a kill between the two would leave a completed purge unaudited
+        _journal(ctx, operation_id, plan.session_id, "completed")
+        ctx.wh.audit("raw-session-purged", "management", f"purge:{operation_id}",
                       {"operation": operation_id, **summary(plan.impact())})
-    shutil.rmtree(work_dir(mem, operation_id), ignore_errors=True)
+    shutil.rmtree(work_dir(ctx, operation_id), ignore_errors=True)
 
 
-def _report(mem: "ScopeContext", plan: Plan, token: str) -> dict[str, Any]:
+def _report(ctx: "ScopeContext", plan: Plan, token: str) -> dict[str, Any]:
     return {
         "sessionId": plan.session_id, "dryRun": True, "changed": False, "impact": plan.impact(),
         "confirmation": token, "residentRebuild": plan.resident_rebuild, "gitTrackedPaths": plan.git_tracked,
@@ -157,26 +159,26 @@ def _report(mem: "ScopeContext", plan: Plan, token: str) -> dict[str, Any]:
     }
 
 
-def purge_session(mem: "ScopeContext", session_id: str, *, dry_run: bool = True,
+def purge_session(ctx: "ScopeContext", session_id: str, *, dry_run: bool = True,
                   confirmation: str | None = None) -> dict[str, Any]:
     """Plan (dry run) or carry out the purge of one raw session.
 
     The dry run returns the impact and the confirmation token; execution needs that exact
     token and returns the same report with ``operationId``, ``changed`` and ``verified``.
     """
-    if not mem.config.purge_enabled:
+    if not ctx.config.purge_enabled:
         raise PurgeError("raw-session purge is disabled; set purge_enabled = true in riko.toml (or RIKO_PURGE_ENABLED=1)")
     if not isinstance(session_id, str) or not session_id.strip():
         raise PurgeError("purge needs a non-empty session id")
     if dry_run:
-        return _plan_report(mem, session_id)[2]
-    mem.wh.require_writable()
-    if other_handles(mem.wh):
+        return _plan_report(ctx, session_id)[2]
+    ctx.wh.require_writable()
+    if other_handles(ctx.wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
-    owner = _owner(mem)
-    acquire_lease(mem, owner)  # before planning, so no other purge moves the state under this plan
+    owner = _owner(ctx)
+    acquire_lease(ctx, owner)  # before planning, so no other purge moves the state under this plan
     try:
-        needles, plan, report = _plan_report(mem, session_id)
+        needles, plan, report = _plan_report(ctx, session_id)
         if confirmation != report["confirmation"]:
             raise ConfirmationMismatchError(
                 f"confirmation does not match the current purge plan of session {session_id!r}; "
@@ -184,60 +186,57 @@ def purge_session(mem: "ScopeContext", session_id: str, *, dry_run: bool = True,
         if plan.blockers:
             raise PurgeError("purge refused, nothing was changed: " + "; ".join(plan.blockers))
         operation_id = "purge-" + uuid.uuid4().hex[:16]
-        needles.save(work_dir(mem, operation_id) / "needles.json")
-        _journal(mem, operation_id, session_id, "started", impact=plan.impact())
+        needles.save(work_dir(ctx, operation_id) / "needles.json")
+        _journal(ctx, operation_id, session_id, "started", impact=plan.impact())
         _checkpoint("after-journal")
-        _run(mem, operation_id, plan)
+        _run(ctx, operation_id, plan)
     finally:
-        release_lease(mem, owner)
+        release_lease(ctx, owner)
     report.update(dryRun=False, changed=True, verified=True, operationId=operation_id)
     return report
 
 
-def _plan_report(mem: "ScopeContext", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
-    needles = Needles.from_warehouse(mem.wh, mem.scope.key, session_id)
-    plan = build_plan(mem, needles)
+def _plan_report(ctx: "ScopeContext", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
+    needles = Needles.from_warehouse(ctx.wh, ctx.scope.key, session_id)
+    plan = build_plan(ctx, needles)
     if plan.empty:
         raise NotFoundError("session", session_id, listing="sessions")
-    return needles, plan, _report(mem, plan, plan.token(mem.scope.key))
+    return needles, plan, _report(ctx, plan, plan.token(ctx.scope.key))
 
 
-def recover_interrupted(mem: "ScopeContext") -> list[str]:
+def recover_interrupted(ctx: "ScopeContext") -> list[str]:
     """Retry every started or failed purge journal; returns the operation ids now completed.
 
     A retry that fails again stays ``failed`` (its error recorded) and is retried on the next
     open. Working folders of journals that are no longer open are removed.
     """
-    if mem.read_only:
+    if ctx.read_only:
         return []
-    key = mem.scope.key
-    pending = mem.wh.fetchall(
-        "SELECT id, session_id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed') ORDER BY created_at, id",
-        [key])
+    key = ctx.scope.key
+    pending = PurgeJournal(ctx.wh).unfinished()
     done: list[str] = []
     for operation_id, session_id in pending:
-        path = work_dir(mem, operation_id) / "needles.json"
-        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(mem.wh, key, session_id)
-        owner = _owner(mem)
-        acquire_lease(mem, owner, takeover=True)
+        path = work_dir(ctx, operation_id) / "needles.json"
+        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(ctx.wh, key, session_id)
+        owner = _owner(ctx)
+        acquire_lease(ctx, owner, takeover=True)
         try:
-            plan = build_plan(mem, needles)
+            plan = build_plan(ctx, needles)
             if plan.blockers:
-                _journal(mem, operation_id, session_id, "failed",
+                _journal(ctx, operation_id, session_id, "failed",
                          error="PurgeError: refused: " + "; ".join(plan.blockers))
                 continue
             needles.save(path)
-            _journal(mem, operation_id, session_id, "started")
-            _run(mem, operation_id, plan)
+            _journal(ctx, operation_id, session_id, "started")
+            _run(ctx, operation_id, plan)
             done.append(operation_id)
         except Exception:  # recorded as failed by _run; retried on the next open
             continue
         finally:
-            release_lease(mem, owner)
-    base = work_dir(mem)
+            release_lease(ctx, owner)
+    base = work_dir(ctx)
     if base.is_dir():
-        still_open = {r[0] for r in mem.wh.fetchall(
-            "SELECT id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed')", [key])}
+        still_open = {r[0] for r in PurgeJournal(ctx.wh).unfinished()}
         for entry in base.iterdir():
             if entry.name not in still_open:
                 shutil.rmtree(entry, ignore_errors=True)

@@ -20,6 +20,7 @@ from typing import Any, Iterable
 
 import polars as pl
 
+from ..stores.evidence import EvidenceStore
 from ..warehouse import Warehouse
 
 __all__ = ["Needles", "MIN_FRAGMENT_CHARS", "fragments_of", "re2_escape"]
@@ -81,20 +82,13 @@ class Needles:
     @classmethod
     def from_warehouse(cls, wh: Warehouse, scope_key: str, session_id: str) -> "Needles":
         """Collect the needles of ``session_id`` from its evidence rows still in the warehouse."""
-        rows = wh.fetchall(
-            "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? "
-            "AND (is_user OR role = 'assistant') AND text IS NOT NULL",
-            [scope_key, session_id],
-        )
+        rows = EvidenceStore(wh).session_texts(session_id)
         raw: set[str] = set()
         for (text,) in rows:
             raw |= fragments_of(text)
         raw -= _shared_text(wh, scope_key, session_id, raw)
         fragments = set().union(*(_spellings(f) for f in raw)) if raw else set()
-        hashes = {r[0] for r in wh.fetchall(
-            "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id = ? AND content_hash NOT IN "
-            "(SELECT content_hash FROM evidence WHERE scope_key = ? AND session_id <> ?)",
-            [scope_key, session_id, scope_key, session_id])}
+        hashes = EvidenceStore(wh).own_hashes(session_id)
         return cls(session_id, tuple(sorted(fragments)), tuple(sorted(hashes)))
 
     # -- persistence (the working file of an unfinished purge) -------------------------------
@@ -181,9 +175,7 @@ def _shared_text(wh: Warehouse, scope_key: str, session_id: str, fragments: Iter
     shared: set[str] = set()
     spelled = {s: f for f in values for s in _spellings(f)}
     patterns = list(spelled)
-    rel = wh.con.sql("SELECT text, data FROM evidence WHERE scope_key = ? AND session_id <> ?",
-                     params=[scope_key, session_id])
-    reader = rel.to_arrow_reader(_BATCH_ROWS) if hasattr(rel, "to_arrow_reader") else rel.fetch_arrow_reader(_BATCH_ROWS)
+    reader = EvidenceStore(wh).other_sessions_batches(session_id, _BATCH_ROWS)
     for batch in reader:
         frame: Any = pl.from_arrow(batch)
         for column in ("text", "data"):

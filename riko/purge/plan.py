@@ -19,6 +19,7 @@ import polars as pl
 
 from ..corrections import claim_changed
 from ..errors import WikiFormatError
+from ..stores.tables import count_matching, index_names, mentioning, text_columns
 from ..wiki import parse_page, render_page
 from .needles import Needles
 
@@ -29,14 +30,6 @@ __all__ = ["Plan", "build_plan", "text_columns", "column_hits", "EXPORTS_DIR"]
 
 #: Evidence exports purge knows about: ``<root>/exports/<storage-key>/``.
 EXPORTS_DIR = "exports"
-
-
-def text_columns(wh: Any, table: str) -> list[str]:
-    """The VARCHAR columns of ``table`` (``scope_key`` excluded): where text can hide."""
-    rows = wh.fetchall(
-        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-        "AND schema_name = 'main' AND table_name = ? AND data_type = 'VARCHAR' ORDER BY column_index", [table])
-    return [r[0] for r in rows if r[0] != "scope_key"]
 
 
 def column_hits(frame: pl.DataFrame, columns: list[str], needles: Needles) -> pl.Series:
@@ -177,14 +170,13 @@ def _total(counts: Any) -> int:
 
 
 class _Planner:
-    def __init__(self, mem: "ScopeContext", needles: Needles) -> None:
-        self.mem, self.wh, self.key, self.needles = mem, mem.wh, mem.scope.key, needles
+    def __init__(self, ctx: "ScopeContext", needles: Needles) -> None:
+        self.mem, self.wh, self.key, self.needles = ctx, ctx.wh, ctx.scope.key, needles
         self.plan = Plan(needles)
 
     def rows(self, table: str, extra: str = "false", params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         """Rows of ``table`` that mention the session in any text column, or match ``extra``."""
-        frame = self.wh.frame(f"SELECT *, ({extra}) AS _riko_extra FROM {table} WHERE scope_key = ?",
-                              [*params, self.key])
+        frame = mentioning(self.wh, table, extra, list(params))
         hit = column_hits(frame, text_columns(self.wh, table), self.needles)
         return frame.filter(hit | frame.get_column("_riko_extra")).drop("_riko_extra").to_dicts()
 
@@ -205,8 +197,7 @@ class _Planner:
 
     def raw(self) -> None:
         p, sid = self.plan, self.needles.session_id
-        row = self.wh.fetchone("SELECT count(*) FROM evidence WHERE scope_key = ? AND session_id = ?", [self.key, sid])
-        p.evidence = int(row[0]) if row else 0
+        p.evidence = count_matching(self.wh, "evidence", "session_id = ?", [sid])
         for r in self.rows("sessions", "session_id = ? OR parent_session = ?", [sid, sid]):
             if r["session_id"] == sid:
                 p.session_row = True
@@ -218,11 +209,11 @@ class _Planner:
             p.sources.append(r["id"])
             if r["path"]:
                 p.source_paths.append(r["path"])
-        others = self.wh.fetchone(
-            f"SELECT count(*) FROM evidence WHERE scope_key = ? AND session_id <> ? AND "
-            f"({self.needles.sql_token('text')} OR {self.needles.sql_token('data')})", [self.key, sid])
-        if others and others[0]:
-            p.blockers.append(f"{others[0]} evidence line(s) of other sessions name this session")
+        others = count_matching(
+            self.wh, "evidence", f"session_id <> ? AND ({self.needles.sql_token('text')} OR "
+            f"{self.needles.sql_token('data')})", [sid])
+        if others:
+            p.blockers.append(f"{others} evidence line(s) of other sessions name this session")
         p.jobs = [r["id"] for r in self.rows("jobs", "session_id = ?", [sid]) if r["kind"] != "purge-lease"]
 
     def pages(self) -> None:
@@ -329,7 +320,7 @@ class _Planner:
         p.vectors = sorted({r["doc_id"] for r in self.rows(
             "vectors", "list_contains(?::VARCHAR[], doc_id) OR list_contains(?::VARCHAR[], source_id)", [gone, gone])})
         p.provider_cache = [r["request_hash"] for r in self.rows("provider_cache")]
-        p.index_meta = [r[0] for r in self.wh.fetchall("SELECT name FROM index_meta WHERE scope_key = ?", [self.key])]
+        p.index_meta = index_names(self.wh)
         self.dense(set(gone))
 
     def dense(self, gone: set[str]) -> None:
@@ -398,6 +389,6 @@ def git_tracked(directory: Path, paths: list[Path]) -> list[str]:
     return sorted(str((directory / name).resolve()) for name in out.stdout.decode("utf-8", "replace").split("\0") if name)
 
 
-def build_plan(mem: "ScopeContext", needles: Needles) -> Plan:
+def build_plan(ctx: "ScopeContext", needles: Needles) -> Plan:
     """Compute the plan of purging ``needles.session_id`` from ``mem`` as it is now."""
-    return _Planner(mem, needles).run()
+    return _Planner(ctx, needles).run()

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 
 from ..errors import PurgeError
+from ..stores.audits import last_audit_id
+from ..stores.tables import compact_into, delete_audits_after, replace_rows, select_rows
 from ..wiki import write_atomic
 from .plan import EXPORTS_DIR, Plan
 
@@ -28,9 +30,9 @@ __all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", 
 WORK_DIR = "purge"
 
 
-def work_dir(mem: "ScopeContext", operation_id: str | None = None) -> Path:
+def work_dir(ctx: "ScopeContext", operation_id: str | None = None) -> Path:
     """Where an unfinished purge keeps its needles (removed when the journal completes)."""
-    base = mem.warehouse_dir / WORK_DIR
+    base = ctx.warehouse_dir / WORK_DIR
     return base if operation_id is None else base / operation_id
 
 
@@ -44,10 +46,6 @@ class Snapshot:
     trees: dict[Path, dict[str, bytes] | None] = field(default_factory=dict)
 
 
-def _arrow(rel: Any) -> Any:
-    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-
-
 def _read_tree(path: Path) -> dict[str, bytes] | None:
     if not path.exists():
         return None
@@ -56,9 +54,9 @@ def _read_tree(path: Path) -> dict[str, bytes] | None:
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def take_snapshot(mem: "ScopeContext", plan: Plan) -> Snapshot:
+def take_snapshot(ctx: "ScopeContext", plan: Plan) -> Snapshot:
     """Copy every row and file ``plan`` may change."""
-    wh, key = mem.wh, mem.scope.key
+    wh = ctx.wh
     selections: list[tuple[str, str, list[Any]]] = [
         ("evidence", "session_id = ?", [plan.session_id]),
         ("sessions", "list_contains(?::VARCHAR[], session_id)", [[plan.session_id, *plan.child_sessions]]),
@@ -84,29 +82,25 @@ def take_snapshot(mem: "ScopeContext", plan: Plan) -> Snapshot:
     ]
     snap = Snapshot()
     for table, where, params in selections:
-        table_rows = _arrow(wh.con.sql(f"SELECT * FROM {table} WHERE scope_key = ? AND ({where})", params=[key, *params]))
-        snap.rows.append((table, where, params, table_rows))
-    row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [key])
-    snap.audit_mark = int(row[0]) if row else 0
+        snap.rows.append((table, where, params, select_rows(wh, table, where, params)))
+    snap.audit_mark = last_audit_id(wh)
     for rel in plan.page_files.values():
-        path = mem.wiki_dir / rel
+        path = ctx.wiki_dir / rel
         snap.files[path] = path.read_bytes() if path.is_file() else None
-    resident = mem.canon.resident_path()
+    resident = ctx.canon.resident_path()
     snap.files[resident] = resident.read_bytes() if resident.is_file() else None
     for path in [*plan.export_paths, *([plan.dense_dir] if plan.dense_dir is not None else [])]:
         snap.trees[path] = _read_tree(path)
     return snap
 
 
-def restore_snapshot(mem: "ScopeContext", snap: Snapshot) -> None:
+def restore_snapshot(ctx: "ScopeContext", snap: Snapshot) -> None:
     """Put back every snapshotted row and file (rows the apply appended are removed)."""
-    wh, key = mem.wh, mem.scope.key
+    wh = ctx.wh
     with wh.transaction():
         for table, where, params, rows in snap.rows:
-            wh.con.execute(f"DELETE FROM {table} WHERE scope_key = ? AND ({where})", [key, *params])
-            if rows.num_rows:
-                wh.insert_arrow(table, rows)
-        wh.con.execute("DELETE FROM audits WHERE scope_key = ? AND id > ?", [key, snap.audit_mark])
+            replace_rows(wh, table, where, params, rows)
+        delete_audits_after(wh, snap.audit_mark)
     for path, data in snap.files.items():
         if data is None:
             path.unlink(missing_ok=True)
@@ -151,18 +145,7 @@ def compact_database(wh: "Warehouse") -> None:
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
     with wh.unit("purge") as con:  # no write may run on the connection while it is swapped
         fresh = wh.directory / "riko.compact.duckdb"
-        for stale in (fresh, fresh.with_name(fresh.name + ".wal")):
-            stale.unlink(missing_ok=True)
-        name = wh.fetchone("SELECT current_database()")[0]  # type: ignore[index]
-        con.execute("CHECKPOINT")
-        con.execute(f"ATTACH '{fresh.as_posix()}' AS riko_compact")
-        try:
-            con.execute(f'COPY FROM DATABASE "{name}" TO riko_compact')
-        except BaseException:
-            con.execute("DETACH riko_compact")
-            fresh.unlink(missing_ok=True)
-            raise
-        con.execute("DETACH riko_compact")
+        compact_into(wh, con, fresh)
         with wh.file_closed():
             os.replace(fresh, wh.path)
             wal = wh.path.with_name(wh.path.name + ".wal")
@@ -179,14 +162,14 @@ def _fsync_dir(path: Path) -> None:
 
 
 # -- the files a scope owns -------------------------------------------------------------------
-def owned_files(mem: "ScopeContext") -> Iterator[Path]:
+def owned_files(ctx: "ScopeContext") -> Iterator[Path]:
     """Every file of this scope's storage domain: warehouse (database, dense index), Wiki pages
     and RESIDENT.md, evidence exports under ``<root>/exports/<storage-key>/``.
 
     The purge working folder and git metadata are not part of it.
     """
-    skip = work_dir(mem)
-    for base in (mem.warehouse_dir, mem.wiki_dir, mem.root / EXPORTS_DIR / mem.scope.storage_key):
+    skip = work_dir(ctx)
+    for base in (ctx.warehouse_dir, ctx.wiki_dir, ctx.root / EXPORTS_DIR / ctx.scope.storage_key):
         if not base.is_dir():
             continue
         for path in sorted(base.rglob("*")):

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..migrations import SCOPED_TABLES
 from .needles import Needles
-from .plan import column_hits, text_columns
+from ..stores.tables import column_counts, text_columns, text_frame
+from .plan import column_hits
 from .storage import owned_files
 
 if TYPE_CHECKING:
@@ -26,26 +27,25 @@ __all__ = ["verify_tables", "verify_files", "scan_file"]
 _DATABASE_SUFFIXES = (".duckdb", ".duckdb.wal")
 
 
-def verify_tables(mem: "ScopeContext", needles: Needles) -> list[str]:
+def verify_tables(ctx: "ScopeContext", needles: Needles) -> list[str]:
     """``table.column: N row(s)`` for every text column still mentioning the session.
 
     Other sessions' raw lines are their own record: there only a reference to this session
     counts (a shared line of text is theirs too and was never a needle).
     """
-    wh, key, problems = mem.wh, mem.scope.key, []
+    wh, problems = ctx.wh, []
     for table in SCOPED_TABLES:
         if table == "purges":
             continue
         cols = text_columns(wh, table)
         if table == "evidence":
-            sums = ", ".join(f"count(*) FILTER (WHERE session_id = ? OR {needles.sql_token(c)})" for c in cols)
-            row = wh.fetchone(f"SELECT {sums} FROM evidence WHERE scope_key = ?",
-                              [*([needles.session_id] * len(cols)), key]) or ()
+            row = column_counts(wh, "evidence", [f"session_id = ? OR {needles.sql_token(c)}" for c in cols],
+                                [needles.session_id] * len(cols))
             problems.extend(f"evidence.{c}: {n} row(s)" for c, n in zip(cols, row, strict=True) if n)
             continue
         if not cols:
             continue
-        frame = wh.frame(f"SELECT {', '.join(cols)} FROM {table} WHERE scope_key = ?", [key])
+        frame = text_frame(wh, table, cols)
         if not column_hits(frame, cols, needles).any():
             continue
         for col in cols:  # a table with findings is searched column by column, to name them
@@ -103,12 +103,12 @@ def _decoded(path: Path, data: bytes) -> list[bytes]:
     return []
 
 
-def verify_files(mem: "ScopeContext", needles: Needles) -> list[str]:
+def verify_files(ctx: "ScopeContext", needles: Needles) -> list[str]:
     """``relative path: kinds`` for every owned file still holding the session."""
     problems = []
     token = re.compile(needles.token_pattern())
-    for path in owned_files(mem):
-        rel = path.relative_to(mem.root).as_posix()
+    for path in owned_files(ctx):
+        rel = path.relative_to(ctx.root).as_posix()
         is_database = path.name.endswith(_DATABASE_SUFFIXES)
         kinds = scan_file(path, needles, references=not is_database)
         if token.search(rel):

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ..context import ScopeContext
 
 __all__ = ["recall", "retrieve", "retrieve_hits", "fuse_retrieved", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
+           "DENSE_ONLY_RANKS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
 
 #: Fusion weight of the dense channel per embedding model, measured on the public dev sets
@@ -78,6 +79,13 @@ DENSE_MARGINS: dict[str, float] = {
 DENSE_BRIDGE_MARGINS: dict[str, float] = {
     "multilingual-e5-small": 0.06,
     "use-multilingual-v3": 0.25,
+}
+#: In ``retrieve`` (no gates), a hit only the dense channel found enters the fusion only within
+#: this rank of the dense list. Chosen by leave-one-dataset-out on the four public conversation
+#: sets (benchmarks/fusion_grid.py): of the settings fitted on three sets, the one whose worst
+#: set gained most over lexical; it ties the uncapped list within noise (RealMem 20 questions).
+DENSE_ONLY_RANKS: dict[str, int] = {
+    "multilingual-e5-small": 10,
 }
 #: How many of each other channel's top documents a dense-only hit may bridge to.
 _BRIDGE_ROOTS = 3
@@ -658,8 +666,14 @@ def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Ite
 
 def fuse_retrieved(found: Mapping[str, Hits], provider: Any, *, rrf_k: int = 60,
                    weights: Mapping[str, float] | None = None) -> list[Fused]:
-    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`)."""
-    return rrf({c: h.ids for c, h in found.items() if h.ids}, k=rrf_k, weights=channel_weights(provider, weights))
+    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`),
+    the dense-only hits cut at their model's rank (see :data:`DENSE_ONLY_RANKS`)."""
+    rankings = {c: h.ids for c, h in found.items() if h.ids}
+    cap = DENSE_ONLY_RANKS.get(getattr(provider, "model", ""))
+    if cap is not None and "dense" in rankings:
+        other = {d for c, ids in rankings.items() if c != "dense" for d in ids}
+        rankings["dense"] = [d for i, d in enumerate(rankings["dense"]) if d in other or i < cap]
+    return rrf(rankings, k=rrf_k, weights=channel_weights(provider, weights))
 
 
 # -- index --------------------------------------------------------------------------------------

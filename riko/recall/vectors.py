@@ -181,9 +181,7 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
 
 def recorded_degradation(cache: RecallCache) -> str | None:
     """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
-    row = cache.wh.fetchone("SELECT degraded_reason FROM index_meta WHERE scope_key = ? AND name = 'dense'",
-                            [cache.scope_key])
-    return None if row is None else row[0]
+    return VectorStore(cache.wh).degraded_reason("dense")
 
 
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
@@ -323,7 +321,7 @@ def serving_reason(cache: RecallCache, index: DenseIndex, now: datetime) -> str 
     return index.degraded_reason
 
 
-def refresh_after_write(mem: "ScopeContext") -> dict[str, Any] | None:
+def refresh_after_write(ctx: "ScopeContext") -> dict[str, Any] | None:
     """After a write batch, bring a served dense generation up to the scope's documents.
 
     Runs only when dense recall is on, a provider is configured and a generation exists (the
@@ -331,26 +329,26 @@ def refresh_after_write(mem: "ScopeContext") -> dict[str, Any] | None:
     fails the write: it is recorded in ``index_meta``/``jobs`` and recall reports the stale
     generation until the next refresh.
     """
-    cfg = mem.config
-    if mem.read_only or not cfg.recall_vector_enabled or cfg.embedding_provider == "off":
+    cfg = ctx.config
+    if ctx.read_only or not cfg.recall_vector_enabled or cfg.embedding_provider == "off":
         return None
     from ..dense.store import POINTER_NAME
     from .index_cache import cache_for
 
-    directory = mem.warehouse_dir / "dense"
+    directory = ctx.warehouse_dir / "dense"
     if not (directory / POINTER_NAME).exists():
         return None
-    cache = cache_for(mem)
+    cache = cache_for(ctx)
     provider = provider_for(cache)
     if provider is None:
         return None
     try:
-        index = dense_index(cache, provider, directory, mem.clock)
+        index = dense_index(cache, provider, directory, ctx.clock)
         # a loaded generation, or one whose vectors a purge dropped (rebuilt by reuse, not re-embedding)
         if index.active_revision is None and index.degraded_reason != "purge-rebuild-required":
             return None
         cache.refresh()
-        now = utc(mem.clock.now())
+        now = utc(ctx.clock.now())
         if not index.needs_rebuild(current_revision(cache, now)[1]):
             return None  # the batch moved nothing the dense set holds (e.g. an assistant turn)
         return build_generation(cache, index, now)

@@ -34,6 +34,7 @@ from ..errors import (
     RikoLockedError,
     ScopeError,
     StateError,
+    StorageError,
     WikiFormatError,
 )
 
@@ -134,6 +135,7 @@ _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
     (RikoLockedError, 503, "locked"),
     (ClosedError, 503, "closed"),
     (ProviderError, 502, "provider"),
+    (StorageError, 507, "storage"),
     (InvalidArgumentError, 400, "invalid"),
     (RikoError, 400, "riko"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..clock import utc
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["last_injected"]
 

@@ -70,6 +70,17 @@ class AliasStore(Store):
             "ORDER BY confidence DESC LIMIT 1", [self.scope_key, normalized, now, now])
         return row[0] if row else None
 
+    def set_refs(self, alias_id: str, source_refs: str, now: datetime | None) -> None:
+        self.wh.con.execute("UPDATE aliases SET source_refs = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                            [source_refs, now, self.scope_key, alias_id])
+
+    def derived(self) -> dict[str, tuple[str, str, float]]:
+        """The derived edges :meth:`drop_derived` would remove: id → (entity id, alias, confidence)."""
+        rows = self.wh.fetchall("SELECT id, entity_id, alias, confidence FROM aliases WHERE scope_key = ? "
+                                "AND resolution_kind = 'derived_inference' AND status <> 'invalidated'",
+                                [self.scope_key])
+        return {r[0]: (r[1], r[2], float(r[3])) for r in rows}
+
     def drop_derived(self) -> None:
         """Remove every derived edge a person did not invalidate (they are rebuilt from canon)."""
         self.wh.con.execute("DELETE FROM aliases WHERE scope_key = ? AND resolution_kind = 'derived_inference' "

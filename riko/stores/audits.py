@@ -6,7 +6,7 @@ from typing import Any
 
 import polars as pl
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["audited_targets", "audits_frame", "purges_frame", "last_audit_id", "last_detail"]
 
@@ -45,3 +45,34 @@ def last_detail(wh: Warehouse, target: str, kind: str) -> str | None:
     row = wh.fetchone("SELECT detail FROM audits WHERE scope_key = ? AND target = ? AND kind = ? "
                       "ORDER BY id DESC LIMIT 1", [wh.scope.key, target, kind])
     return row[0] if row else None
+
+
+def scrub_audits(wh: Warehouse, *, details: list[int], targets: list[int], detail: str, target: str) -> None:
+    """Overwrite the ``detail`` of audit rows ``details`` and the ``target`` of rows ``targets``
+    (the only change an audit row ever sees: a purge removing what it said)."""
+    if details:
+        wh.con.execute("UPDATE audits SET detail = ? WHERE scope_key = ? AND list_contains(?, id)",
+                       [detail, wh.scope.key, details])
+    if targets:
+        wh.con.execute("UPDATE audits SET target = ? WHERE scope_key = ? AND list_contains(?, id)",
+                       [target, wh.scope.key, targets])
+
+
+class PurgeJournal:
+    """The ``purges`` journal of one scope: one sanitized row per purge operation."""
+
+    def __init__(self, wh: Warehouse) -> None:
+        self.wh = wh
+
+    def started(self, operation_id: str) -> tuple | None:
+        """(created_at, impact) of an operation's row, or None."""
+        return self.wh.fetchone("SELECT created_at, impact FROM purges WHERE scope_key = ? AND id = ?",
+                                [self.wh.scope.key, operation_id])
+
+    def record(self, row: dict[str, Any]) -> None:
+        self.wh.upsert("purges", row, key=("id",))
+
+    def unfinished(self) -> list[tuple[str, str]]:
+        """(id, session_id) of every started or failed operation, oldest first."""
+        return self.wh.fetchall("SELECT id, session_id FROM purges WHERE scope_key = ? AND status IN ('started', 'failed') "
+                                "ORDER BY created_at, id", [self.wh.scope.key])

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["Store", "marks"]
 

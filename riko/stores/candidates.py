@@ -115,6 +115,17 @@ class CandidateStore(Store):
         self.wh.con.execute("UPDATE candidates SET status = 'pending' WHERE scope_key = ? AND id = ?",
                             [self.scope_key, candidate_id])
 
+    def scrub(self, candidate_id: str, evidence: str, source_sessions: str, now: datetime | None) -> None:
+        """Keep a candidate with mixed support, without a purged session's references."""
+        self.wh.con.execute("UPDATE candidates SET evidence = ?, source_sessions = ?, updated_at = ? "
+                            "WHERE scope_key = ? AND id = ?", [evidence, source_sessions, now, self.scope_key, candidate_id])
+
+    def unconflict(self, candidate_id: str, now: datetime | None) -> None:
+        """The page a candidate contradicted is gone: it is an ordinary proposal again."""
+        self.wh.con.execute("UPDATE candidates SET conflict_page_id = NULL, status = CASE WHEN status = 'pending_conflict' "
+                            "THEN 'pending' ELSE status END, updated_at = ? WHERE scope_key = ? AND id = ?",
+                            [now, self.scope_key, candidate_id])
+
     def release_page(self, page_id: str, now: datetime | None) -> None:
         """Candidates contesting ``page_id`` (now forgotten) become plain pending ones."""
         self.wh.con.execute(

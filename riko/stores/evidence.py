@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from ..migrations import RECORD_SCHEMA_VERSION
-from ..warehouse import Warehouse
+from .migrations import RECORD_SCHEMA_VERSION
+from .warehouse import Warehouse
 
 __all__ = ["sessions_frame", "evidence_frame", "EvidenceStore"]
 
@@ -174,6 +174,34 @@ class EvidenceStore:
         self.wh.con.execute("UPDATE evidence SET sensitivity = ?, sensitivity_origin = ? WHERE scope_key = ? "
                             "AND session_id = ? AND seq = ?", [level, origin, self.scope_key, session_id, seq])
 
+    # -- what purge reads -------------------------------------------------------------------------
+    def session_texts(self, session_id: str) -> list[tuple[str]]:
+        """(text,) of the session's user and assistant lines."""
+        return self.wh.fetchall(
+            "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? "
+            "AND (is_user OR role = 'assistant') AND text IS NOT NULL", [self.scope_key, session_id])
+
+    def own_hashes(self, session_id: str) -> set[str]:
+        """Content hashes of the session's lines that no other session of the scope shares."""
+        return {r[0] for r in self.wh.fetchall(
+            "SELECT DISTINCT content_hash FROM evidence WHERE scope_key = ? AND session_id = ? AND content_hash NOT IN "
+            "(SELECT content_hash FROM evidence WHERE scope_key = ? AND session_id <> ?)",
+            [self.scope_key, session_id, self.scope_key, session_id])}
+
+    def other_sessions_batches(self, session_id: str, batch_rows: int) -> Any:
+        """An Arrow batch reader over (text, data) of every other session's lines."""
+        rel = self.wh.con.sql("SELECT text, data FROM evidence WHERE scope_key = ? AND session_id <> ?",
+                              params=[self.scope_key, session_id])
+        return rel.to_arrow_reader(batch_rows) if hasattr(rel, "to_arrow_reader") else rel.fetch_arrow_reader(batch_rows)
+
+    def purge(self, session_id: str, now: Any) -> None:
+        """Remove a session's lines and row; sessions it parented forget it."""
+        con = self.wh.con
+        con.execute("DELETE FROM evidence WHERE scope_key = ? AND session_id = ?", [self.scope_key, session_id])
+        con.execute("DELETE FROM sessions WHERE scope_key = ? AND session_id = ?", [self.scope_key, session_id])
+        con.execute("UPDATE sessions SET parent_session = NULL, updated_at = ? WHERE scope_key = ? AND parent_session = ?",
+                    [now, self.scope_key, session_id])
+
     # -- what recall reads ------------------------------------------------------------------------
     def count_after(self, rowid: int) -> int:
         """How many lines were stored after ``rowid`` (recall reads only the new ones)."""
@@ -186,19 +214,26 @@ class EvidenceStore:
         time ms, text, sensitivity, sensitivity origin, invalidated, is_user, type, role, tool
         name, call id). User lines, and kept tool lines that no plugin injected."""
         types = ", ".join(f"'{t}'" for t in tool_types)
-        return self.wh.con.execute(
+        rows = self.wh.con.execute(
             "SELECT session_id, seq, epoch_ms(time), text, sensitivity, sensitivity_origin, correction_invalidated, "
-            "is_user, type, role, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
-            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
-            "WHEN type = 'tool/result' THEN coalesce(json_extract_string(data, '$.message.source.callId'), "
-            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
-            "FROM evidence "
+            "is_user, type, role FROM evidence "
             f"WHERE scope_key = ? AND rowid > ? AND (is_user OR (type IN ({types}) "
             "AND coalesce(source_kind, '') <> 'plugin')) AND text IS NOT NULL AND length(trim(text)) > 0 "
             "ORDER BY rowid",
             [self.scope_key, after_rowid],
         ).fetchall()
+        # Tool names and call ids live in the JSON data: read them for tool rows only.
+        calls = {(sid, seq): (name, call_id) for sid, seq, name, call_id in self.wh.con.execute(
+            "SELECT session_id, seq, CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.name') END, "
+            "CASE WHEN type = 'tool/call' THEN json_extract_string(data, '$.callId') "
+            "ELSE coalesce(json_extract_string(data, '$.message.source.callId'), "
+            "json_extract_string(data, '$.message.content[0].toolCallId')) END "
+            "FROM evidence WHERE scope_key = ? AND rowid > ? AND type IN ('tool/call', 'tool/result')",
+            [self.scope_key, after_rowid],
+        ).fetchall()}
+        if not calls:
+            return [(*row, None, None) for row in rows]
+        return [(*row, *calls.get((row[0], row[1]), (None, None))) for row in rows]
 
     def marked_lines(self) -> list[tuple]:
         """(session_id, seq, sensitivity, origin, invalidated) of every line with a sensitivity

@@ -74,6 +74,13 @@ class ObservationRows(Store):
             + " WHERE scope_key = ? AND id = ?",
             [status, now, *([now] if close else []), self.scope_key, observation_id])
 
+    def scrub(self, observation_id: str, anchors: str, session_ids: str, contradictions: str,
+              now: datetime | None) -> None:
+        """Keep an observation with mixed support, without a purged session's anchors."""
+        self.wh.con.execute("UPDATE observations SET anchors = ?, session_ids = ?, contradictions = ?, updated_at = ? "
+                            "WHERE scope_key = ? AND id = ?",
+                            [anchors, session_ids, contradictions, now, self.scope_key, observation_id])
+
     def set_contradictions(self, observation_id: str, contradictions: str, now: datetime | None) -> None:
         self.wh.con.execute("UPDATE observations SET contradictions = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
                             [contradictions, now, self.scope_key, observation_id])

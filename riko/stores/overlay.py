@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from ..migrations import RECORD_SCHEMA_VERSION
+from .migrations import RECORD_SCHEMA_VERSION
 from .base import Store
 
 __all__ = ["OverlayStore", "covering"]

@@ -64,6 +64,27 @@ class PageStore(Store):
         self.wh.insert_rows("page_versions", [{"page_id": page_id, "version": version, "text": text,
                                                "authority": authority, "recorded_at": recorded_at}])
 
+    # -- purge ------------------------------------------------------------------------------------
+    def tombstone(self, page_id: str, title: str, now: datetime | None) -> None:
+        """Keep only the id of a page derived from a purged session: text, file and lineage go."""
+        self.wh.con.execute(
+            "UPDATE pages SET status = 'forgotten', title = ?, description = '', body = '', tags = '[]', sources = '[]', "
+            "kind = NULL, category = NULL, sensitivity_history = '[]', supersede_reason = NULL, path = NULL, "
+            "file_hash = NULL, source_candidates = '[]', extra = '{}', version = version + 1, updated_at = ? "
+            "WHERE scope_key = ? AND id = ?", [title, now, self.scope_key, page_id])
+
+    def set_sources(self, page_id: str, sources: str, now: datetime | None) -> None:
+        self.wh.con.execute("UPDATE pages SET sources = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
+                            [sources, now, self.scope_key, page_id])
+
+    def drop_version(self, page_id: str, version: int) -> None:
+        self.wh.con.execute("DELETE FROM page_versions WHERE scope_key = ? AND page_id = ? AND version = ?",
+                            [self.scope_key, page_id, version])
+
+    def rewrite_version(self, page_id: str, version: int, text: str) -> None:
+        self.wh.con.execute("UPDATE page_versions SET text = ? WHERE scope_key = ? AND page_id = ? AND version = ?",
+                            [text, self.scope_key, page_id, version])
+
     # -- files ------------------------------------------------------------------------------------
     def hash_at(self, rel: str) -> str | None:
         """The file hash stored for the page file at ``rel`` (None: no page lives there)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["recall_probe"]
 

@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ..warehouse import dumps
+from .warehouse import dumps
 from .base import Store
 
 __all__ = ["SettingsStore"]

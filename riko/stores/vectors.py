@@ -16,6 +16,12 @@ class VectorStore(Store):
     key = ("doc_id",)
     order = "doc_id"
 
+    def degraded_reason(self, index: str) -> str | None:
+        """The ``degraded_reason`` last recorded in ``index_meta`` for ``index`` (None: none or no row)."""
+        row = self.wh.fetchone("SELECT degraded_reason FROM index_meta WHERE scope_key = ? AND name = ?",
+                               [self.scope_key, index])
+        return None if row is None else row[0]
+
     def delete(self, doc_ids: Sequence[str] | None = None) -> None:
         """Remove the rows of ``doc_ids`` (every row of the scope when None)."""
         if doc_ids is None:

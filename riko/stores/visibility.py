@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..warehouse import Warehouse
+from .warehouse import Warehouse
 
 __all__ = ["contested_page_ids", "suppressed_ids"]
 

@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import ScopeError, WikiFormatError
+from .. import faults
+from ..errors import ScopeError, StorageError, WikiFormatError
 from ..private_files import private_dir
 from ..scope import validate_profile_id
 from .page import TYPE_FOLDERS, Page, parse_page, slugify
@@ -84,22 +85,34 @@ def write_atomic(path: Path, text: str) -> None:
     it is left untouched and the temporary file is removed.
     """
     path = Path(path)
-    private_dir(path.parent)
+    kind = faults.file_kind(path) if faults.ARMED else ""
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = _DEFAULT_MODE
-    # the writer's pid in the name lets a later open tell a dead process's leftover from a live one
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+        private_dir(path.parent)
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = _DEFAULT_MODE
+        # the writer's pid in the name lets a later open tell a dead process's leftover from a live one
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise StorageError.from_os(exc, path) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            if faults.ARMED:
+                faults.hit(f"{kind}.write")
             handle.write(text)
             handle.flush()
+            if faults.ARMED:
+                faults.hit(f"{kind}.fsync")
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
+        if faults.ARMED:
+            faults.hit(f"{kind}.rename")
         os.replace(tmp_name, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp_name).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise StorageError.from_os(exc, path) from exc
         raise
     _fsync_dir(path.parent)
 

@@ -14,6 +14,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+import watchfiles
+
+from ..errors import RikoError
+
 __all__ = ["WikiWatcher", "is_page_file"]
 
 log = logging.getLogger("riko.wiki.watch")
@@ -47,12 +51,6 @@ class WikiWatcher:
 
     def start(self) -> "WikiWatcher":
         """Start watching in a daemon thread; returns once the watch is in place."""
-        from ..errors import ConfigError
-
-        try:
-            import watchfiles  # noqa: F401
-        except ImportError:
-            raise ConfigError("watch", "watching page files needs watchfiles: python -m pip install watchfiles") from None
         self.folder.mkdir(parents=True, exist_ok=True)
         self._thread = threading.Thread(target=self._run, name=f"riko-wiki-watch:{self.folder.name}", daemon=True)
         self._thread.start()
@@ -74,8 +72,6 @@ class WikiWatcher:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
-        import watchfiles
-
         def pages_only(change: Any, path: str) -> bool:
             return is_page_file(path)
 
@@ -88,8 +84,6 @@ class WikiWatcher:
             self._report(self._sync_once())
 
     def _sync_once(self) -> Any:
-        from ..errors import RikoError
-
         try:
             return self.sync()
         except RikoError as exc:  # a lock wait past its bound, a closed memory: report and go on
