@@ -13,7 +13,7 @@ from .stores.evidence import EvidenceStore
 from .warehouse import Warehouse
 
 __all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
-           "grounded_event", "grounded_claim", "AUTHORITIES"]
+           "grounded_event", "AUTHORITIES"]
 
 AUTHORITIES = ("user", "management", "deterministic_rule", "model_proposal", "ingest")
 _TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+$")
@@ -69,29 +69,16 @@ def user_grounded_match(
         return None
     sids = sorted(set(session_ids))
     lines = EvidenceStore(wh)
-    for number, inside in enumerate((True, False) if sids else (False,)):
-        own = number == 0 and bool(sids)
+    # Only a whole line grounds an admission (the seed's rule): one fact split out of a longer
+    # message, or a pronoun riko resolved, is no longer exactly what the user typed, so such a
+    # candidate waits for review like any other.
+    for inside in (True, False) if sids else (False,):
         cur = lines.user_lines(sids, inside=inside)
         while rows := cur.fetchmany(2048):
             for sid, seq, text in rows:
                 if normalize_claim(text) == target:
                     return UserEvent(sid, int(seq), text)
-                if own:  # the candidate's own sessions: one of riko's atomic facts of the line also grounds it
-                    claim = grounded_claim(target, text)
-                    if claim:
-                        return UserEvent(sid, int(seq), text, claim)
     return None
-
-
-def grounded_claim(target: str, text: str) -> str:
-    """The atomic fact riko extracts from the user line ``text`` whose normalized form is
-    ``target`` (already normalized), or ""."""
-    from .dream.atoms import line_claims
-
-    for claim in line_claims(text or ""):
-        if normalize_claim(claim) == target:
-            return claim
-    return ""
 
 
 def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:

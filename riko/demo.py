@@ -75,13 +75,16 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
 
         pending = mem.candidates()
         confirmed_now = []
-        # a person confirms the first pending fact (entity candidates follow the facts that name them)
+        # a person reviews the pending facts and confirms them (entity candidates follow the facts
+        # that name them): a fact split out of a longer message is not exactly what the user typed,
+        # so only review makes it canon
         facts = [r["id"] for r in pending.to_dicts() if mem.context.review.candidate(r["id"])["category"] != "entity"]
-        if facts:
-            confirmed_now.append(mem.confirm(facts[0]).id)
+        for candidate_id in facts:
+            if mem.context.review.candidate(candidate_id)["status"] == "pending":
+                confirmed_now.append(mem.confirm(candidate_id).id)
         summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}
         if show:
-            _say("3. review: auto-confirmed, plus one confirmed by management")
+            _say("3. review: auto-confirmed, plus the pending facts confirmed by management")
             print(mem.pages().select("type", "title", "description", "version", "path"))
 
         snap = mem.resident()

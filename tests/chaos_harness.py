@@ -154,6 +154,8 @@ for line in sys.stdin:
     started = time.perf_counter()
     pid = os.fork()
     if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)  # the parent's stdout carries the protocol
+        os.dup2(null, 1)
         code, outcome = 0, "done"
         try:
             faults.configure(job["faults"])
@@ -201,7 +203,13 @@ class Zygote:
         self.proc.stdin.write(json.dumps({"phase": phase, "root": str(root), "logs": str(logs), "kill_after": kill_after,
                                           "faults": faults, "result": str(result)}) + "\n")
         self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline())
+        answer: dict[str, Any] = {}
+        while "status" not in answer:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("chaos zygote exited")
+            if line.startswith("{"):
+                answer = json.loads(line)
         status = answer["status"]
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         report = json.loads(result.read_text()) if result.exists() else {}
@@ -407,10 +415,16 @@ def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int, s
             continue
         errnos = FAULT_ERRNOS[point.split(".")[1]]
         for trial in range(per_point):
-            spec = f"{point}:{errnos[trial % len(errnos)]}:{rng.randint(1, tally.passes)}"
+            n = rng.randint(1, tally.passes)
             root = work / f"{phase}-fault-{trial}"
-            shutil.copytree(bases[phase], root)
-            _, _, report = zygote().run(phase, root, logs, faults=spec)
+            while True:  # passes vary a little with timing (idle release, debounce): aim lower when n was past the end
+                spec = f"{point}:{errnos[trial % len(errnos)]}:{n}"
+                shutil.copytree(bases[phase], root)
+                _, _, report = zygote().run(phase, root, logs, faults=spec)
+                if report.get("fired") or n == 1:
+                    break
+                shutil.rmtree(root)
+                n = max(1, n // 2)
             outcome = report.get("outcome", "")
             tally.trials += 1
             if report.get("fired"):

@@ -83,7 +83,8 @@ _DECLARATIVE = re.compile(
     r"^(?!(?:it|it's|this|that|that's|these|those|there|there's|here|what|you|your|everything|nothing|something|"
     r"anything|everyone|someone|which|who|how|why|when|where)\b)"
     r"(?:[\w'’\-/&]+\s+){0,5}?(?:is|are|was|were|has|have|had|will|won't|isn't|aren't|wasn't|needs?|stays?|remains?|"
-    r"gets?|got|starts?|ends?|costs?|takes?|runs?|works?|feels?|looks?)\b|^[A-Z][\w ()/&'\-]{1,40}:\s*\S", _I)
+    # the verb must say something about its subject: a last word ("Long week at work") is a noun
+    r"gets?|got|starts?|ends?|costs?|takes?|runs?|works?|feels?|looks?)\b(?=\s+\w)|^[A-Z][\w ()/&'\-]{1,40}:\s*\S", _I)
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 _STATE_ZH = re.compile(r"我(?:们)?|咱")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
 
-from ..authority import grounded_claim, normalize_claim
+from ..authority import normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..stores.evidence import EvidenceStore
@@ -452,15 +452,9 @@ class _Run:
 
     @staticmethod
     def _grounded(page: ProposedPage, w: _Work) -> bool:
-        """Whether the description is exactly one user line, or one of riko's own atomic facts of
-        one (the cases user_grounded admits)."""
+        """Whether the description is exactly one whole user line (the case user_grounded admits)."""
         target = normalize_claim(page.description)
-        if not target:
-            return False
-        if any(text == target for _, text in w.user_lines()):
-            return True
-        lines = w.transcript.lines if w.transcript else ()
-        return any(grounded_claim(target, line.text) for line in lines if line.role == "user")
+        return bool(target) and any(text == target for _, text in w.user_lines())
 
     def _tally(self, w: _Work) -> None:
         r = self.report

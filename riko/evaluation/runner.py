@@ -84,7 +84,8 @@ def _extracted(mem: Any, s: Scenario) -> list[str]:
     """Dream candidates named by the judgment key their text holds (their description when none)."""
     out = []
     for row in mem.candidates(None).to_dicts():
-        if row.get("source") != "dream":
+        # an entity candidate is the index of the facts that name it: it is judged through them
+        if row.get("source") != "dream" or row.get("type") == "entity":
             continue
         blob = "\n".join(str(row.get(k) or "") for k in ("title", "description", "body"))
         key = next((k for k in s.candidate_judgments if k in blob), None)

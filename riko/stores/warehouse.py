@@ -34,13 +34,19 @@ __all__ = ["Warehouse", "Turn", "naive_utc", "dumps", "missing_memory", "require
 _STORAGE_ERRNOS = frozenset({28, 5, 122, 30, 27})  # ENOSPC, EIO, EDQUOT, EROFS, EFBIG
 
 
+_DISK_WORDS = ("No space left on device", "Could not write file", "Input/output error", "Disk quota exceeded")
+
+
 def storage_error(exc: BaseException) -> StorageError | None:
     """A failed disk write (an OSError of the disk, a DuckDB I/O error) as riko's typed error, else None."""
     if isinstance(exc, RikoError):
         return None
     if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
         return StorageError.from_os(exc)
-    if isinstance(exc, (duckdb.IOException, duckdb.FatalException)):
+    # DuckDB reports a full disk at commit as a TransactionException ("Failed to commit: Could not
+    # write file ... No space left on device"), elsewhere as an IOException
+    if isinstance(exc, (duckdb.IOException, duckdb.FatalException)) or (
+            isinstance(exc, duckdb.Error) and any(s in str(exc) for s in _DISK_WORDS)):
         return StorageError(f"the warehouse could not write ({str(exc).splitlines()[0]}); the transaction was not "
                             "kept and earlier records are intact; free space or fix the disk, then run it again")
     return None
