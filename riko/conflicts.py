@@ -26,7 +26,7 @@ import unicodedata
 
 from .recall.text import tokenize
 
-__all__ = ["RELATIONS", "contests", "contradicts", "relation"]
+__all__ = ["RELATIONS", "contests", "contradicts", "relation", "speaks_of_change"]
 
 RELATIONS = ("paraphrase", "addition", "temporal", "contradiction")
 
@@ -187,3 +187,8 @@ def contradicts(old_title: str, old_claim: str, new_title: str, new_claim: str) 
 def contests(old_title: str, old_claim: str, new_title: str, new_claim: str) -> bool:
     """True when the new claim must contest the old page until resolved: a contradiction or a change over time."""
     return relation(old_title, old_claim, new_title, new_claim) in ("contradiction", "temporal")
+
+
+def speaks_of_change(text: str) -> bool:
+    """True when a claim speaks of a change over time ("now", "moved to", 现在, 搬到)."""
+    return bool(_TRANSITION.search(_fold(text)))

@@ -147,14 +147,14 @@ class ObservationStore:
                 resolved.append(_Anchor(ref, None, row[0]))
                 continue
             parsed = parse_ref(ref)
-            row = None
+            line: tuple[str | None] | None = None
             if parsed is not None:
-                row = EvidenceStore(self.wh).user_line_sensitivity(parsed[0], parsed[1])
-            if row is None:
+                line = EvidenceStore(self.wh).user_line_sensitivity(parsed[0], parsed[1])
+            if line is None:
                 raise NotFoundError(
                     "anchor", ref, "an anchor must be session:<id>/event:<seq> of a user message, or page:<id>"
                 )
-            resolved.append(_Anchor(ref, parsed[0] if parsed else None, row[0]))
+            resolved.append(_Anchor(ref, parsed[0] if parsed else None, line[0]))
         return resolved
 
     def _sensitivity(self, text: str, anchors: Sequence[_Anchor]) -> str:

@@ -9,6 +9,7 @@ counterexample found that way becomes an ``@example`` or a plain test.
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import pytest
@@ -26,9 +27,32 @@ settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(PROFILE)
 
 
+#: Whole modules in the slow lane: browsers, Ray, live servers, notebooks, many processes.
+SLOW_MODULES = frozenset({"test_chaos", "test_concurrency", "test_executor_ray", "test_review_page_browser",
+                          "test_server_live", "test_notebooks", "test_demo", "test_dream_http_e2e", "test_lock_files",
+                          "test_readme", "test_cli_docs", "test_wiki_watch"})
+#: A test whose own code starts another process (or a loopback server) is slow too.
+_SLOW_CALLS = ("subprocess.", "sys.executable", "uvicorn", "multiprocessing", "serve_in_thread", "ray.")
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    if module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES:
+        return True
+    test = getattr(item, "obj", None)
+    try:
+        source = inspect.getsource(test) if test is not None else ""
+    except (OSError, TypeError):
+        return False
+    return any(call in source for call in _SLOW_CALLS)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Apply the profile to every property test, over its own ``@settings`` decorator."""
+    """Mark the slow lane (``pytest -m "not slow"`` is the fast one), and apply the property-test
+    profile to every property test, over its own ``@settings`` decorator."""
     for item in items:
+        if _is_slow(item):
+            item.add_marker(pytest.mark.slow)
         test = getattr(item, "obj", None)
         own = getattr(test, "_hypothesis_internal_use_settings", None)
         if own is None:

@@ -25,7 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..authority import normalize_claim
-from ..conflicts import relation
+from ..conflicts import speaks_of_change
 from .derive import Entity, canonical_place, derive
 
 __all__ = ["Facts", "facts", "compare", "SlotIndex", "TypedSlots", "OUTCOMES", "entity_key", "SINGLE_VALUED"]
@@ -132,6 +132,7 @@ class Facts:
     numbers: frozenset[str]
     months: frozenset[str]
     cjk: bool
+    changes: bool = False
 
     @property
     def single_valued(self) -> bool:
@@ -143,7 +144,8 @@ def _facts(text: str, when: datetime | None) -> Facts:
     d = derive(text)
     return Facts(text=text, slot=d.slot, kind=d.kind, attribute=d.attribute, value=d.value, negated=d.negated,
                  entities=d.entities, keys=frozenset(entity_key(e) for e in d.entities),
-                 numbers=_numbers(text), months=_months(text, when), cjk=bool(_CJK.search(text)))
+                 numbers=_numbers(text), months=_months(text, when), cjk=bool(_CJK.search(text)),
+                 changes=speaks_of_change(text))
 
 
 def facts(text: str, when: datetime | None = None) -> Facts:
@@ -152,6 +154,7 @@ def facts(text: str, when: datetime | None = None) -> Facts:
 
 
 _SPECIFIC = ("person", "pet", "organisation", "project")
+
 
 
 def compare(new: Facts, old: Facts) -> str:
@@ -171,12 +174,8 @@ def compare(new: Facts, old: Facts) -> str:
         new.months and old.months and new.months != old.months)
     if differs:
         return "replacement"
-    if new.cjk == old.cjk:
-        related = relation(old.text, old.text, new.text, new.text)
-        if related == "temporal":
-            return "replacement"
-        if related == "contradiction":
-            return "replacement" if new.single_valued else "distinct"
+    if new.changes and not old.changes:
+        return "replacement"  # "lives in Munich now", "现在住在上海": a change over time
     if new.single_valued:
         (a, free_a), (b, free_b) = _value_key(new.value), _value_key(old.value)
         if a == b:
@@ -221,7 +220,8 @@ class SlotIndex:
             outcome = compare(new, entry.facts)
             if outcome != "distinct":
                 found.append((order[outcome], not entry.is_page, outcome, entry.item_id, entry.is_page))
-        # also the exact same words under another slot reading (the slot of a longer message may differ)
+                if outcome == "same" and entry.is_page:
+                    break  # nothing outranks the same words on a page
         for _, _, outcome, item_id, is_page in sorted(found):
             yield outcome, item_id, is_page
 

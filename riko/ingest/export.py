@@ -44,6 +44,7 @@ def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, forma
                     "time": iso(utc(when)) if when is not None else None, "type": etype,
                     "data": orjson.loads(data) if data else {},
                 }
+                assert handle is not None  # opened for the first line of every session
                 handle.write(orjson.dumps(line) + b"\n")
     finally:
         if handle is not None:
