@@ -72,7 +72,10 @@ def test_ray_dream_and_index_match_a_local_run(tmp_path, cluster, samples):
         assert ex.workers == 2
         got = remote.dream(provider="heuristic", progress=False, executor=ex)
         assert (got.succeeded, got.candidates, len(got.auto_confirmed)) == \
-            (expected.succeeded, expected.candidates, len(expected.auto_confirmed)) == (3, 8, 7)
+            (expected.succeeded, expected.candidates, len(expected.auto_confirmed))
+        # every sample session dreamed, with candidates and admissions to compare (the counts
+        # themselves follow the extractor; the equality above is what this test is about)
+        assert expected.succeeded == 3 and expected.candidates > 3 and len(expected.auto_confirmed) > 1
         assert _state(remote) == _state(local)
         # a second run finds nothing new on either side
         assert remote.dream(provider="heuristic", progress=False, executor=ex).sessions == 0
@@ -142,7 +145,11 @@ def test_cli_dream_and_index_join_a_cluster_by_address(tmp_path, cluster, sample
 
     riko_cli("ingest", str(samples))
     dreamed = riko_cli("dream", "--provider", "heuristic", "--executor", "ray", "--address", "auto")
-    assert (dreamed["succeeded"], dreamed["candidates"]) == (3, 8)
+    with riko.open(tmp_path / "local", preset="companion") as mem:  # the same samples, dreamed locally
+        mem.ingest(samples, progress=False)
+        local = mem.dream(provider="heuristic", progress=False)
+    assert (dreamed["succeeded"], dreamed["candidates"]) == (local.succeeded, local.candidates)
+    assert local.succeeded == 3 and local.candidates > 3
     built = riko_cli("index", "--executor", "ray", "--address", "auto")
     assert built["status"] == "built" and built["embedded"] > 0
     bad = subprocess.run([sys.executable, "-m", "riko", "dream", "--root", str(root), "--preset", "companion",
