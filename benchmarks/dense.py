@@ -133,7 +133,7 @@ def freshness(provider: str, n: int, texts: list[str]) -> dict[str, Any]:
         logs.mkdir()
         write_log(logs / "s1.jsonl", "s1", texts[:n])
         write_log(logs / "s2.jsonl", "s2", texts[n : n + extra])
-        cfg = {"embedding_provider": provider, "recall_vector_enabled": False}  # refresh by hand first
+        cfg = {"embedding_provider": provider, "recall_enabled": True, "recall_vector_enabled": False}  # refresh by hand first
         clock = FixedClock("2026-01-15T09:00:00Z")
         with riko.open(root / "mem", preset="bench", clock=clock, config=cfg) as mem:
             mem.ingest([str(logs / "s1.jsonl")], preset="bench", progress=False)

@@ -164,7 +164,7 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     rng = random.Random(7)
     codes = [f"B-{rng.randrange(100, 999)}" for _ in range(300)]
     dense = args.provider != "off"
-    config = {"embedding_provider": args.provider, "recall_vector_enabled": dense, "recall_graph_enabled": True,
+    config = {"embedding_provider": args.provider, "recall_enabled": True, "recall_vector_enabled": dense, "recall_graph_enabled": True,
               "recall_observation_enabled": True, "evidence_classification_enabled": True}
     t = time.perf_counter()
     _write_logs(work / "logs", args.lines, rng, codes, prefix="bench")
@@ -305,7 +305,7 @@ def quality(args: argparse.Namespace, work: Path, lang: str) -> dict[str, tuple[
     rng = random.Random(11)
     messages = [(c["id"], c["fact"]) for c in cases] + [(c["id"], c["text"]) for c in chatter]
     rng.shuffle(messages)
-    mem = riko.open(work / f"quality-{lang}", preset="bench", config={"embedding_provider": args.quality_provider})
+    mem = riko.open(work / f"quality-{lang}", preset="bench", config={"embedding_provider": args.quality_provider, "recall_enabled": True})
     where: dict[str, str] = {}
     for i, (cid, text) in enumerate(messages):
         session = f"{lang}-s{i // 8}"

@@ -34,10 +34,10 @@ one line `riko: error: …` that says what was wrong and what to do; `130` inter
 Only `init`, `ingest` and `demo` create a scope's warehouse; every other command on a root
 without one says how to create it and changes nothing.
 
-Recall follows one rule on every surface: `recall_enabled` (default off) is the switch for
-recall served to an agent over HTTP: until it is on, `POST /recall` and `POST /recall/debug`
-answer 404 `recall-disabled` naming the setting. The owner's local calls, `mem.recall(...)` in
-Python and `riko recall`, run whatever the switch, as every local read does.
+Recall follows one rule on every surface: `recall_enabled` (default off) is the switch. Until
+it is on, `POST /recall` and `POST /recall/debug` answer 404 `recall-disabled` naming the
+setting, and `mem.recall(...)` in Python and `riko recall` stop with an error naming it
+(`riko recall`: exit 2). `mem.retrieve` / `riko retrieve`, the ungated research ranking, is not recall.
 """
 
 

@@ -79,8 +79,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add ``recall``, ``retrieve`` and ``index`` to the ``riko`` subcommands."""
     p = sub.add_parser("recall", help="planner-gated recall for one user turn (prints the <MEMORY_DATA> block)",
-                       description="Planner-gated recall for one user turn. It runs whatever recall_enabled says; "
-                                   "that setting opens recall to agents over HTTP (POST /recall).")
+                       description="Planner-gated recall for one user turn. Like every recall surface it needs "
+                                   "recall_enabled = true (default off).")
     _common(p)
     p.add_argument("query", help="the user's turn")
     p.add_argument("--at", default=None, metavar="TIME", type=iso_time, help="recall as of this ISO date-time (at mode)")

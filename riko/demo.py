@@ -50,7 +50,7 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
         generate_samples(samples)
     summary: dict[str, Any] = {"root": str(root), "scope": f"{owner}:{preset}"}
     show = not as_json
-    with riko.open(root, owner=owner, preset=preset) as mem, pl.Config(
+    with riko.open(root, owner=owner, preset=preset, config={"recall_enabled": True}) as mem, pl.Config(
         tbl_rows=30, fmt_str_lengths=70, tbl_width_chars=160
     ):
         report = mem.ingest(samples, progress=False)

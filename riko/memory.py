@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 from .clock import Clock, as_clock
 from .config import RikoConfig, load_config
 from .contracts import EvidenceRef
-from .errors import ReadOnlyError, ScopeError
+from .errors import ReadOnlyError, ScopeError, StateError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
 from .canon import Canon, SyncReport
@@ -521,9 +521,16 @@ class Memory:
     # -- Recall (query time) ------------------------------------------------------------------------
     def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> "RecallResult":
         """Planner-gated, multi-channel recall for one user turn; returns a RecallResult
-        (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon."""
+        (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon.
+
+        ``recall_enabled`` (default off) gates it here as on every surface (``riko recall``,
+        ``POST /recall``): while it is off this raises :class:`~riko.errors.StateError`.
+        """
         from .recall.engine import recall
 
+        if not self.config.recall_enabled:
+            raise StateError("recall is off (recall_enabled = false); set recall_enabled = true in riko.toml, "
+                             "RIKO_RECALL_ENABLED=1 or riko.open(..., config={'recall_enabled': True})")
         return recall(self._ctx, query, at_time=at_time, history=history, **options)
 
     def retrieve(self, query: str, k: int = 10, channels: Iterable[str] | None = None) -> pl.DataFrame:

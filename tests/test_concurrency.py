@@ -125,6 +125,7 @@ _NOTEBOOK = """
 
 
 def test_cli_reads_and_writes_beside_a_server_and_a_notebook(root: Path) -> None:
+    (root / "riko.toml").write_text("recall_enabled = true\n", encoding="utf-8")  # riko recall is gated by it
     with riko.open(root, preset="companion") as mem:
         to_confirm = mem.propose("Io", body="Io is Mira's dog.", type="entity")
     logs = root / "logs"

@@ -79,7 +79,7 @@ def admit(mem, session: str, *texts: str) -> list[str]:
 
 @pytest.fixture
 def mem(tmp_path, clock):
-    with riko.open(tmp_path, preset="companion", clock=clock) as m:
+    with riko.open(tmp_path, preset="companion", clock=clock, config={"recall_enabled": True}) as m:
         yield m
 
 

@@ -25,7 +25,7 @@ from server_data import ADMIN, TOKEN_CONFIG, LiveServer
 import riko
 from riko.cli import main
 from riko.clock import EARLIEST, LATEST, MAX_MS, MIN_MS, from_ms, to_ms, utc
-from riko.errors import InvalidDateError, RikoError, WikiFormatError
+from riko.errors import InvalidDateError, RikoError, StateError, WikiFormatError
 from riko.server import create_app
 from riko.wiki.page import parse_page, render_page
 
@@ -97,6 +97,7 @@ def _page_file(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def page_root(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     root = tmp_path_factory.mktemp("date-pages")
+    (root / "riko.toml").write_text("recall_enabled = true\n", encoding="utf-8")
     with riko.open(root, preset="companion") as mem:
         page = mem.create_page("Tea", "Likes green tea.")
     return root, page.id, _page_file(root).read_text(encoding="utf-8")
@@ -174,7 +175,7 @@ def test_page_files_with_edge_dates_sync_or_are_named(page_root: tuple[Path, str
                 page = mem.page(pid)
                 assert page.extra.get("nickname", value) == value
                 mem.resident()
-                mem.recall("what tea do I like?")
+                mem.context.config.recall_enabled and mem.recall("what tea do I like?")
                 mem.pages()
             else:
                 assert synced == [(path, lines.index(f"{name}: {value}") + 1, name)]
@@ -310,7 +311,8 @@ def test_log_lines_at_the_edges_are_events_or_named_issues(log_memory: tuple[rik
         assert report.events == 1, issues
     else:  # a chat line is kept without its time; an L0 line is refused; both name the line
         assert issues and issues[0]["line"] == 1 and repr(value) in issues[0]["message"], issues
-    mem.recall("tea")
+    with pytest.raises(StateError, match="recall_enabled"):
+        mem.recall("tea")  # recall is off by default on every surface
 
 
 @settings(BUDGET, max_examples=25)

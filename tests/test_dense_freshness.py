@@ -32,7 +32,8 @@ class CountingProvider(DeterministicProvider):
 
 
 def open_mem(root: Path, **config: Any) -> Any:
-    base = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True}
+    base = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True,
+            "recall_enabled": True}
     return riko.open(root, preset="companion", clock=FixedClock(NOW), config={**base, **config})
 
 

@@ -23,6 +23,7 @@ SECRET_QUERY = "Do you remember my passport number X12345678 and my PIN 4821 for
 
 
 def _scope(root: Any, clock: Any) -> str:
+    (root / "riko.toml").write_text("recall_enabled = true\n", encoding="utf-8")  # riko recall needs it too
     with riko.open(root, preset="solo", clock=clock, config={"embedding_provider": "off"}) as mem:
         page = mem.create_page("Lisbon trip", "The user flies to Lisbon in May.", description="Trip to Lisbon in May")
     return page.id
@@ -66,7 +67,7 @@ def test_debug_and_inspection_record_no_activation_only_injection_does(tmp_path,
         for _ in range(3):
             assert c.post(API + "/recall/debug", headers=SOLO, json={"query": query}).status_code == 200
     assert main(["recall", "--root", str(tmp_path), "--preset", "solo", "--debug", query]) == 0
-    with riko.open(tmp_path, preset="solo", clock=clock, config={"embedding_provider": "off"}) as mem:
+    with riko.open(tmp_path, preset="solo", clock=clock, config={"embedding_provider": "off", "recall_enabled": True}) as mem:
         assert mem.recall(query, debug=True).trace["injectedMemories"] == 1
     assert _recall_counts(tmp_path, clock).get(page_id, 0) == 0
     with TestClient(create_app(tmp_path, {"recall_enabled": True, "embedding_provider": "off"}), client=LOCAL) as c:

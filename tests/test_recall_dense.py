@@ -24,6 +24,7 @@ def say(mem: Any, session: str, text: str) -> None:
 
 def open_mem(root: Any, **config: Any) -> Any:
     base = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True,
+            "recall_enabled": True,
             "evidence_classification_enabled": True}
     return riko.open(root, preset="companion", clock=FixedClock(NOW), config={**base, **config})
 

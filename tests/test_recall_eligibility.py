@@ -25,7 +25,7 @@ def say(mem: Any, session: str, text: str) -> str:
 @pytest.fixture
 def mem(tmp_path, clock):
     m = riko.open(tmp_path, preset="companion", clock=clock,
-                  config={"embedding_provider": "off", "evidence_classification_enabled": True})
+                  config={"embedding_provider": "off", "evidence_classification_enabled": True, "recall_enabled": True})
     yield m
     m.close()
 
@@ -73,7 +73,7 @@ def test_history_mode_still_reaches_expired_versions(mem) -> None:
 
 def test_dense_channel_filters_hidden_pages_inside_the_search(tmp_path, clock) -> None:
     m = riko.open(tmp_path, preset="companion", clock=clock,
-                  config={"embedding_provider": "deterministic", "embedding_dimension": 64,
+                  config={"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_enabled": True,
                           "recall_vector_enabled": True, "dense_candidate_cap": 3})
     try:
         for i in range(20):

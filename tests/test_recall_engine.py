@@ -21,7 +21,7 @@ from riko.recall.index_cache import cache_for, flush_activation
 from riko.recall.sparse import SparseBM25
 from riko.recall.text import tokenize
 
-BASE = {"embedding_provider": "deterministic", "embedding_dimension": 64}
+BASE = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_enabled": True}
 
 
 def say(mem: Any, session: str, text: str, **extra: Any) -> None:

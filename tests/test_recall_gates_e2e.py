@@ -10,7 +10,7 @@ import riko
 from riko.clock import FixedClock
 from riko.wiki import Page, make_page_id, render_page
 
-BASE = {"embedding_provider": "deterministic", "embedding_dimension": 64}
+BASE = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_enabled": True}
 NOW = "2026-01-15T09:00:00Z"
 
 

@@ -13,7 +13,8 @@ def _meta(mem) -> list[tuple]:
 
 
 def test_model_change_is_recorded_served_lexically_then_rebuilt(tmp_path, clock) -> None:
-    config = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True}
+    config = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_vector_enabled": True,
+              "recall_enabled": True}
     with riko.open(tmp_path, preset="c", clock=clock, config=config) as mem:
         mem.create_page("Fitwell", "Orchid tier at the gym", description="Orchid tier at the Fitwell gym")
         mem.index(progress=False)

@@ -94,7 +94,7 @@ def test_protected_pages_show_a_protected_title_or_nothing_and_text_is_escaped()
 @pytest.fixture
 def mem(tmp_path: Path) -> Any:
     m = riko.open(tmp_path / "root", preset="companion", clock=FixedClock(NOW),
-                  config={"embedding_provider": "off", "index_layer_stale_days": 30})
+                  config={"embedding_provider": "off", "index_layer_stale_days": 30, "recall_enabled": True})
     yield m
     m.close()
 
@@ -119,7 +119,7 @@ def test_index_through_the_memory_suppression_stale_audit_and_switch(mem: Any, t
     assert audits["target"].to_list() == [tea.id]
     assert "Green tea" in mem.recall("do you remember my favourite drink, green tea?").context  # still recallable
     with riko.open(tmp_path / "root", preset="companion", clock=FixedClock(NOW),
-                   config={"embedding_provider": "off", "index_layer_enabled": False}) as off:
+                   config={"embedding_provider": "off", "index_layer_enabled": False, "recall_enabled": True}) as off:
         assert off.resident().index.text == "" and not off.resident().index.enabled
 
 

@@ -7,8 +7,11 @@ import io
 import warnings
 from pathlib import Path
 
+import pytest
+
 import riko
 from riko.cli import main
+from riko.errors import StateError
 from riko.server import create_app
 
 with warnings.catch_warnings():
@@ -40,10 +43,12 @@ def test_recall_follows_one_documented_switch(tmp_path: Path) -> None:
         assert "recall_enabled = true" in r.json()["message"] and "RIKO_RECALL_ENABLED" in r.json()["message"]
     with TestClient(create_app(tmp_path, {"recall_enabled": True}), client=("127.0.0.1", 50000)) as c:
         assert c.post(API + "/recall", headers=HEADER, json={"query": "hello"}).status_code == 200
-    # the owner's local calls run whatever the switch, as the docs say
+    # the same switch gates the owner's local calls: mem.recall and riko recall
     with riko.open(tmp_path, preset="newcomer") as mem:
-        assert mem.config.recall_enabled is False and mem.recall("hello").context == ""
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["recall", "hello", "--root", str(tmp_path), "--preset", "newcomer"]) == 0
+        assert mem.config.recall_enabled is False
+        with pytest.raises(StateError, match="recall_enabled"):
+            mem.recall("hello")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["recall", "hello", "--root", str(tmp_path), "--preset", "newcomer"]) == 2
     docs = (Path(__file__).resolve().parents[1] / "docs" / "http-api.md").read_text(encoding="utf-8")
-    assert "One rule for recall on every surface" in docs and "`riko recall`, run" in docs
+    assert "One rule for recall on every surface" in docs and "`riko recall` stop" in docs

@@ -18,7 +18,7 @@ from riko.ingest.keep import Keeper
 from riko.recall.index_cache import cache_for
 
 NOW = "2026-01-15T09:00:00Z"
-BASE = {"embedding_provider": "off", "evidence_classification_enabled": True}
+BASE = {"embedding_provider": "off", "evidence_classification_enabled": True, "recall_enabled": True}
 T0 = 1767225600000
 
 

@@ -85,6 +85,11 @@ _DECLARATIVE = re.compile(
     r"(?:[\w'’\-/&]+\s+){0,5}?(?:is|are|was|were|has|have|had|will|won't|isn't|aren't|wasn't|needs?|stays?|remains?|"
     # the verb must say something about its subject: a last word ("Long week at work") is a noun
     r"gets?|got|starts?|ends?|costs?|takes?|runs?|works?|feels?|looks?)\b(?=\s+\w)|^[A-Z][\w ()/&'\-]{1,40}:\s*\S", _I)
+# A clause that drops its "I": "Submitted it earlier today", "Finished the draft", "Still waiting on the quote".
+_SUBJECTLESS = re.compile(
+    r"^(?:just\s+|already\s+|finally\s+|still\s+|also\s+)?(?:[a-z]{3,}ed|went|got|made|had|did|took|ran|bought|"
+    r"sent|paid|spent|left|met|saw|found|wrote|read|built|booked|finished|started|working|waiting|planning|"
+    r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 _STATE_ZH = re.compile(r"我(?:们)?|咱")
@@ -189,7 +194,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return bool(_STATE_ZH.search(clause)) or bool(_THIRD.match(clause))
     if _DEICTIC.match(clause) or _TO_YOU.search(clause):
         return False  # about what the other side said, not about the speaker's world
-    if _STATE_EN.search(clause) or _DECLARATIVE.search(clause):
+    if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause):
         return True
     if _THIRD.match(clause) or (speaker_named and _NAME.search(clause)):
         return True
