@@ -78,9 +78,11 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
         # a person reviews the pending facts and confirms them (entity candidates follow the facts
         # that name them): a fact split out of a longer message is not exactly what the user typed,
         # so only review makes it canon
+        # (a sensitive one is left for the person to decide)
         facts = [r["id"] for r in pending.to_dicts() if mem.context.review.candidate(r["id"])["category"] != "entity"]
         for candidate_id in facts:
-            if mem.context.review.candidate(candidate_id)["status"] == "pending":
+            candidate = mem.context.review.candidate(candidate_id)
+            if candidate["status"] == "pending" and candidate["sensitivity"] == "normal":
                 confirmed_now.append(mem.confirm(candidate_id).id)
         summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}
         if show:

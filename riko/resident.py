@@ -24,9 +24,9 @@ Rendered form (each populated block is a level-2 heading named by its kind; one 
 
 Blocks are by kind of memory — identity, relationships, preferences, plans, boundaries, events,
 facts — placed by the page's derived ``kind`` (see :mod:`riko.dream.derive`), else by its type.
-Each block is guaranteed the seed's share of the budget, ``floor((max_chars - overhead) / 7)``;
-what blocks leave unused is then shared out in block order, so a Wiki dominated by one kind
-still fills the Resident. Entity pages (``category: entity``) index facts and are not entries.
+Each populated block has the seed's budget, ``floor((max_chars - overhead) / 7)``, and an entry
+enters only while its block stays within it (whole items, never cut); typed blocks are what let
+a Wiki fill more of the Resident than one ``preferences`` block could. Entity pages (``category: entity``) index facts and are not entries.
 
 Stored text cannot break out of the delimiters: every entry is one line (whitespace and
 line breaks inside a summary collapse to single spaces) and every ``<`` in a stored type
@@ -515,8 +515,8 @@ def _render_blocks(blocks: Sequence[ResidentBlock]) -> str:
 def _pack_blocks(
     page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], block_budget: int, max_chars: int
 ) -> list[ResidentBlock]:
-    """Whole-item packing: duplicates (case-insensitive) first, then each block within its own
-    budget, then what the blocks left unused, shared out in block order under ``max_chars``.
+    """Whole-item packing (the seed's rule): duplicates (case-insensitive) first, then each block
+    within its own budget; an entry that does not fit is omitted whole.
 
     The pages come grouped by block in ``BLOCK_ORDER``.
     """
@@ -539,26 +539,6 @@ def _pack_blocks(
             used += (step + len(entry)) if fits else 0
         groups.append((kind, heading, unique))
         chosen.append(picks)
-    # the length of the rendered text so far, then the spill-over pass
-    total = len(PREFIX) + len(SUFFIX)
-    populated = 0
-    for (_, heading, unique), picks in zip(groups, chosen):
-        if any(picks):
-            total += len(heading) + sum(step + len(e) for (_, e), pick in zip(unique, picks) if pick)
-            populated += 1
-    total += len(_BLOCK_SEPARATOR) * max(0, populated - 1)
-    for (_, heading, unique), picks in zip(groups, chosen):
-        for index, (_, entry) in enumerate(unique):
-            if picks[index]:
-                continue
-            grow = step + len(entry)
-            if not any(picks):
-                grow += len(heading) + (len(_BLOCK_SEPARATOR) if populated else 0)
-            if total + grow <= max_chars:
-                if not any(picks):
-                    populated += 1
-                picks[index] = True
-                total += grow
     blocks = []
     for (kind, heading, unique), picks in zip(groups, chosen):
         packed = tuple(item for item, pick in zip(unique, picks) if pick)

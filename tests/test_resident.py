@@ -334,7 +334,7 @@ def test_block_budget_admits_whole_entries_only() -> None:
     assert snap.omitted_page_ids == ("too-big",)
 
 
-def test_each_block_keeps_its_share_and_what_is_left_is_shared_out() -> None:
+def test_each_block_keeps_to_its_own_share_even_when_others_leave_room() -> None:
     max_chars = OVERHEAD + 7 * 60
     # identity outranks everything and has far more than its share; one preference follows
     facts = [Page(f"i{n:02d}", description=f"fact number {n:02d} about me", confidence=0.9) for n in range(20)]
@@ -342,10 +342,12 @@ def test_each_block_keeps_its_share_and_what_is_left_is_shared_out() -> None:
     snap = compile_now([*facts, pref], max_chars=max_chars)
     assert "pref" in snap.source_page_ids  # its block's share is guaranteed
     identity = block_of(snap, "identity")
-    assert len(identity.text) > 60  # beyond its own share: what the other blocks left unused
-    assert len(snap.text) <= max_chars
-    # whole items: one more identity entry would break the cap
-    assert len(snap.text) + len("\n- fact number 00 about me") > max_chars
+    budget = snap.diagnostics["blockBudget"]
+    assert len(identity.text) <= budget  # the seed's rule: a block never grows past its share
+    # whole items: the next identity entry would have broken the block's budget, so it is omitted
+    assert len(identity.text) + len("\n- fact number 00 about me") > budget
+    assert set(snap.omitted_page_ids) == {f.id for f in facts} - set(identity.page_ids)
+    assert len(snap.text) < max_chars  # room is left unused rather than given to one block
     assert identity.page_ids == tuple(sorted(identity.page_ids))  # in consideration order
 
 
