@@ -164,7 +164,11 @@ for line in sys.stdin:
             kind = "typed" if isinstance(exc, riko.RikoError) else "untyped"
             outcome, code = f"{kind} {type(exc).__name__}: {str(exc)[:300]}", 3
         faults.write_counts()
-        Path(job["result"]).write_text(json.dumps({"outcome": outcome, "fired": faults.FIRED}))
+        # written whole or not at all: a kill between creating the file and filling it would
+        # leave an empty report that reads as a failure of the operation itself
+        partial = Path(job["result"] + ".partial")
+        partial.write_text(json.dumps({"outcome": outcome, "fired": faults.FIRED}))
+        os.replace(partial, job["result"])
         os._exit(code)
     deadline = None if job["kill_after"] is None else started + job["kill_after"]
     while True:

@@ -360,7 +360,8 @@ class RaisingProvider:
 
 def test_degraded_modes_are_recorded_and_never_raised(tmp_path, clock) -> None:
     with riko.open(tmp_path, preset="companion", clock=clock,
-                   config={"embedding_provider": "off", "recall_vector_enabled": True, "recall_graph_enabled": True}) as m:
+                   config={"embedding_provider": "off", "recall_vector_enabled": True, "recall_graph_enabled": True,
+                           "recall_enabled": True}) as m:
         m.create_page("Maya", "My sister; see [[Rotterdam]].", type="entity")
         m.create_page("Rotterdam", "A port city.", type="concept")
         off = m.recall("what happened to my sister Maya?")
@@ -487,6 +488,7 @@ def _cli(argv: list[str]) -> int:
 
 def test_cli_recall_retrieve_and_index(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setenv("RIKO_EMBEDDING_PROVIDER", "deterministic")
+    monkeypatch.setenv("RIKO_RECALL_ENABLED", "1")
     with riko.open(tmp_path, preset="companion") as m:
         m.create_page("Dentist", "Dr Okafor on Tuesdays.", type="entity")
     common = ["--root", str(tmp_path), "--preset", "companion"]
