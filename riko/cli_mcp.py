@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .cli import _common, command, open_memory
+from .cli_serve import listening_server
 from .mcp import require_sdk
 
 __all__ = ["register", "cmd_mcp", "DEFAULT_MCP_PORT"]
@@ -56,20 +57,5 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         check_startable(mem.config, args.host)
         app = http_app(mem, session_id=args.session, host=args.host)
         config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
-        _announcing(config).run()
+        listening_server(config, lambda base: f"riko mcp: listening on {base}/mcp", file=sys.stderr).run()
     return 0
-
-
-def _announcing(config: Any) -> Any:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets)
-            for server in getattr(self, "servers", []):
-                for sock in server.sockets:
-                    host, port = sock.getsockname()[:2]
-                    shown = f"[{host}]" if ":" in host else host
-                    print(f"riko mcp: listening on http://{shown}:{port}/mcp", file=sys.stderr, flush=True)
-
-    return Server(config)

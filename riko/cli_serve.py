@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .cli import command
 
@@ -20,19 +20,19 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 
 
-def _listening_server(config: Any, api_path: str) -> Any:
+def listening_server(config: Any, line: Callable[[str], str], file: Any = None) -> Any:
+    """A uvicorn server that prints ``line(base_url)`` once its sockets are open (with the real
+    port when ``--port 0`` asked the system for a free one); ``file`` defaults to stdout."""
     import uvicorn
 
     class Server(uvicorn.Server):
-        """Announces the bound address (with the real port) once the sockets are open."""
-
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets)
             for server in getattr(self, "servers", []):
                 for sock in server.sockets:
                     host, port = sock.getsockname()[:2]
                     shown = f"[{host}]" if ":" in host else host
-                    print(f"riko serve: listening on http://{shown}:{port}{api_path}/ui", flush=True)
+                    print(line(f"http://{shown}:{port}"), file=file or sys.stdout, flush=True)
 
     return Server(config)
 
@@ -47,7 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     api_path = app.state.riko.config.api_path
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             access_log=args.access_log, lifespan="on")
-    _listening_server(config, api_path).run()
+    listening_server(config, lambda base: f"riko serve: listening on {base}{api_path}/ui").run()
     return 0
 
 
