@@ -103,6 +103,8 @@ _HIDING = np.zeros(len(ELIGIBILITY_REASONS) + 1, dtype=bool)
 _HIDING[[reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
                                   "temporal-superseded", "temporal-invalid")]] = True
 _SUPPRESSED = reason_code("suppressed-by-user")
+# A forgotten page exists for history recall alone: elsewhere it is neither shown nor counted.
+_FORGOTTEN = reason_code("forgotten")
 
 
 def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -324,7 +326,8 @@ class _Run:
         matched = np.unique(np.concatenate(postings))
         if ids is None:  # evidence postings name chunks: count their lines
             matched = np.unique(cache.line_table().chunk_line[matched])
-        rejected = matched[codes[matched] != 0]
+        found_codes = codes[matched]
+        rejected = matched[(found_codes != 0) & (found_codes != _FORGOTTEN)]
         found, counts = np.unique(codes[rejected], return_counts=True)
         for code, count in zip(found.tolist(), counts.tolist()):
             self.trace.reject(str(reason_of(code)), count)

@@ -262,7 +262,7 @@ class RecallCache:
         """
         if getattr(self.wh, "_tx_depth", 0):
             return None
-        stamp = []
+        stamp: list[tuple[int, int] | None] = []
         for path in (self.wh.path, self.wh.path.with_name(self.wh.path.name + ".wal")):
             try:
                 st = os.stat(path)

@@ -124,8 +124,8 @@ def _guidance_line(guidance: dict, raw_text: str) -> str:
     if lineage:
         parts.append(f"lineage: {escape(str(lineage))}")
     summary = guidance.get("summary")
-    if is_non_identifying_summary(summary, raw_text):
-        parts.append(f"summary: {_stored(summary).replace(chr(10), ' ')}")
+    if summary is not None and is_non_identifying_summary(summary, raw_text):
+        parts.append(f"summary: {_stored(str(summary)).replace(chr(10), ' ')}")
     return "  <internal-memory-guidance> " + "; ".join(parts) + " </internal-memory-guidance>"
 
 

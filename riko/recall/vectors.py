@@ -183,6 +183,14 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
         }, key=("name",))
 
 
+def _model_of(index: DenseIndex) -> tuple[str, int]:
+    """(model, dimension) of the provider a recall-side index was opened with."""
+    provider = index.provider
+    if provider is None:
+        raise ConfigError("embedding_provider", "the dense index was opened without an embedding provider")
+    return provider.model, int(provider.dimension)
+
+
 def recorded_degradation(cache: RecallCache) -> str | None:
     """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
     return VectorStore(cache.wh).degraded_reason("dense")
@@ -194,7 +202,7 @@ def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], ge
     from ..dense.store import text_key
     from ..migrations import RECORD_SCHEMA_VERSION
 
-    model, dim = index.provider.model, int(index.provider.dimension)
+    model, dim = _model_of(index)
     return pa.table({
         "scope_key": [cache.scope_key] * len(docs),
         "schema_version": [RECORD_SCHEMA_VERSION] * len(docs),
@@ -218,7 +226,7 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
     """
     wh = cache.wh
     generation = stats["generation_id"]
-    model, dim = index.provider.model, int(index.provider.dimension)
+    model, dim = _model_of(index)
     count = index.count
     delta = index.last_delta
     with wh.transaction():
@@ -286,7 +294,7 @@ def _stale_reason(index: DenseIndex, revision: str) -> str:
         return "no-generation"
     if status["degraded_reason"]:
         return status["degraded_reason"]
-    if status["model"] != index.provider.model or status["dimension"] != int(index.provider.dimension):
+    if (status["model"], status["dimension"]) != _model_of(index):
         return "embedding-model-changed"
     if status["source_revision"] != revision:
         return "source-revision-changed"
