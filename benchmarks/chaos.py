@@ -37,7 +37,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="riko-chaos-"))
     rows: dict[str, list[dict[str, Any]]] = {"kill": [], "fault": []}
 
-    def record(kind: str, started: float, tally: chaos_harness.Tally) -> None:
-        row = {"kind": kind, **tally.to_dict(), "seconds": round(time.perf_counter() - started, 1)}
+    def record(kind: str, tally: chaos_harness.Tally) -> None:
+        row = {"kind": kind, **tally.to_dict()}
         rows[kind].append(row)
         if args.out is not None:
             with args.out.open("a", encoding="utf-8") as fh:
@@ -95,25 +94,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bases = chaos_harness.prepare(work, args.sessions)
         for phase in fault_phases if args.fault_trials else ():
-            started = time.perf_counter()
             for tally in chaos_harness.run_faults(phase, bases, work, args.fault_trials):
                 if tally.passes:
-                    record("fault", started, tally)
-                started = time.perf_counter()
+                    record("fault", tally)
         if args.full_disk_trials:
             disk = work / "full-disk"
             disk.mkdir()
             subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(disk)], check=True)
             try:
                 for phase in fault_phases:
-                    started = time.perf_counter()
-                    record("fault", started, chaos_harness.run_full_disk(phase, bases, work, disk,
-                                                                         args.full_disk_trials, args.seed))
+                    record("fault", chaos_harness.run_full_disk(phase, bases, work, disk, args.full_disk_trials,
+                                                                args.seed))
             finally:
                 subprocess.run(["umount", str(disk)], check=False)
         for phase in phases if args.trials else ():
-            started = time.perf_counter()
-            record("kill", started, chaos_harness.run_phase(phase, bases, work, args.trials, args.seed))
+            record("kill", chaos_harness.run_phase(phase, bases, work, args.trials, args.seed))
     finally:
         for zygote in chaos_harness._ZYGOTES:
             zygote.close()

@@ -306,6 +306,7 @@ class Tally:
     leftover: int = 0
     audit_mismatch: int = 0
     lock_free_s: list[float] = field(default_factory=list)  # kill to the writer lock taken by another process
+    seconds: float = 0.0  # spent in the trials
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -319,6 +320,7 @@ class Tally:
         waits = sorted(self.lock_free_s)
         row["lock_free_median_s"] = round(waits[len(waits) // 2], 3) if waits else None
         row["lock_free_max_s"] = round(waits[-1], 3) if waits else None
+        row["seconds"] = round(self.seconds, 1)
         return row
 
 
@@ -380,6 +382,7 @@ def _trials(tally: Tally, bases: dict[str, Path], where: Path, want: dict[str, A
     operation there (``attempt(trial, root)`` → label, killed, the child's report), then reopen the
     scope, run the operation again and compare what it holds with ``want``."""
     for trial in range(trials):
+        started = time.perf_counter()
         root = where / f"{tally.phase}-{tally.point}-{trial}"
         shutil.copytree(bases[tally.phase], root)
         label, killed, report = attempt(trial, root)
@@ -395,6 +398,7 @@ def _trials(tally: Tally, bases: dict[str, Path], where: Path, want: dict[str, A
         operation(tally.phase, root, bases["logs"])
         compare(tally, label, snapshot(root), want)
         shutil.rmtree(root)
+        tally.seconds += time.perf_counter() - started
     return tally
 
 
