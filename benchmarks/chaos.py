@@ -26,7 +26,7 @@ falls; then the space comes back and the scope is reopened and re-run.
 
 Rows are appended to ``--out`` (JSON lines) as each finishes, so a long run can be read early.
 Usage: ``python benchmarks/chaos.py [--trials 50] [--fault-trials 5] [--sessions 12] [--seed 7]
-[--phases ingest,dream,confirm,purge,sync] [--fault-phases ...] [--out rows.jsonl] [--json]``.
+[--phases ingest,dream,confirm,purge,sync] [--fault-phases ...] [--work DIR] [--out rows.jsonl] [--json]``.
 """
 
 from __future__ import annotations
@@ -74,12 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault-phases", default=None, help="phases for fault trials (default: --phases)")
     parser.add_argument("--full-disk-trials", type=int, default=0,
                         help="runs per phase on a real, nearly full tmpfs (needs root to mount it)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="directory for the trial roots (default: the system's temporary directory)")
     parser.add_argument("--out", type=Path, default=None, help="append each row to this JSON-lines file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     phases = args.phases.split(",")
     fault_phases = (args.fault_phases or args.phases).split(",")
-    work = Path(tempfile.mkdtemp(prefix="riko-chaos-"))
+    work = Path(tempfile.mkdtemp(prefix="riko-chaos-", dir=args.work))
     rows: dict[str, list[dict[str, Any]]] = {"kill": [], "fault": []}
 
     def record(kind: str, tally: chaos_harness.Tally) -> None:
