@@ -112,6 +112,10 @@ def _page_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
     docs = []
     for page_id in cache.pages.ids:
         doc = cache.pages.docs[page_id]
+        # lineage a history read labels (forgotten, or replaced other than over time) is found
+        # lexically; a forgotten page's words are never embedded
+        if doc.status == "forgotten" or doc.superseded not in (None, "temporal"):
+            continue
         if eligibility_reason(doc, mode="history", now=now) is None:
             page = cache.pages.pages[page_id]
             text = "\n".join(t for t in (page.title, page.description, page.body) if t)[:_PAGE_CHARS]
