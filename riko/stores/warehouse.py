@@ -392,7 +392,10 @@ class Warehouse:
                 for before_commit, _ in list(f.hooks):
                     before_commit()
                 if faults.ARMED:
-                    faults.hit("duckdb.commit")
+                    try:
+                        faults.hit("duckdb.commit")
+                    except OSError as exc:  # as DuckDB's own failed commit would be: this file's
+                        raise StorageError.from_os(exc, self.path) from exc
             except BaseException:
                 f.tx_depth = 0
                 try:
