@@ -11,7 +11,7 @@ at least ``provisional_sensitive``. ``conflicts.jsonl`` holds one pair per line:
      "old": {"title": "…", "claim": "…"}, "new": {"title": "…", "claim": "…"}}
 
 and the detector must call exactly the ``contradiction`` pairs contradictions. ``cues.holdout``
-holds natural requests per cue family, labelled ``true`` (a request of that family) or
+(and ``cues.holdout2``, written after the token patterns) holds natural requests per cue family, labelled ``true`` (a request of that family) or
 ``false`` (a near miss: a negation, a question, another act)::
 
     {"id": "cue-ho-forget-001", "family": "forget", "lang": "en", "label": true, "text": "…"}
@@ -45,7 +45,8 @@ __all__ = [
     "score_sensitivity",
 ]
 
-LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout", "cues.holdout")
+LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout", "cues.holdout",
+                 "cues.holdout2")
 CUE_FAMILIES = ("remember", "forget", "suppress", "restore", "explicit_recall", "protected")
 SENSITIVITY_LABELS = ("normal", "identifier", "sensitive")
 CONFLICT_KINDS = ("contradiction", "addition", "paraphrase", "temporal")
