@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import riko
-from riko.cli import main
+from riko.cli.main import main
 from riko.clock import FixedClock
 from riko.server import create_app
 
