@@ -84,6 +84,29 @@ def test_facts_about_people_places_and_events_without_a_cue_phrase():
     assert texts("I adopted a puppy last week.") == ["I adopted a puppy last week"]
 
 
+@pytest.mark.parametrize("message, fact", [
+    ("新品发布会的地点是杭州。", "新品发布会的地点是杭州"),
+    ("周明的生日是3月8日。", "周明的生日是3月8日"),
+    ("舅妈今年52岁了。", "舅妈今年52岁了"),
+    ("婶婶在苏州的一家医院工作。", "婶婶在苏州的一家医院工作"),
+    ("王小川喜欢周末去钓鱼。", "王小川喜欢周末去钓鱼"),
+])
+def test_chinese_statements_about_named_things_without_wo(message, fact):
+    # the Chinese counterpart of "The launch party is in Hangzhou": a fact, though it does not say 我
+    assert texts(message) == [fact]
+
+
+@pytest.mark.parametrize("message", ["这个很好。", "那个地方是不是很远？", "感觉还可以吧。", "你的建议是什么？", "想想还是算了。"])
+def test_chinese_remarks_pointers_and_questions_state_nothing(message):
+    assert texts(message) == []
+
+
+def test_chat_contractions_without_an_apostrophe_are_first_person_states():
+    assert texts("Im making pasta with mushrooms tonight.") == ["Im making pasta with mushrooms tonight"]
+    assert texts("ive been learning the violin since May.") == ["ive been learning the violin since May"]
+    assert texts("Im sorry.") == []  # too short to state anything
+
+
 def test_a_long_pasted_message_keeps_only_what_the_speaker_says_of_themselves():
     essay = " ".join(["The committee reviewed the proposal in detail."] * 40)
     assert texts(essay + " I submitted it yesterday.") == ["I submitted it yesterday"]
@@ -102,8 +125,18 @@ def test_multi_party_lines_attribute_each_fact_to_its_speaker():
     assert slots["Muhhamed: I got sick"].startswith("Muhhamed/")
 
 
+def test_a_speaker_who_types_their_name_in_lower_case_is_still_the_speaker():
+    assert split_speaker("orla: I went sailing on Sunday.") == ("orla", "I went sailing on Sunday.")
+    lines = (("user", "orla: I went sailing on Sunday."), ("user", "Ben: I fixed my bike."),
+             ("user", "orla: My brother Kit lives in Cork."))
+    found = {p.description: p.slot for p in pages(*lines)}
+    assert found["orla: I went sailing on Sunday"].startswith("orla/")
+    assert found["orla: My brother Kit lives in Cork"] == "Kit/lives_in"
+
+
 def test_a_colon_in_a_one_speaker_log_is_not_a_speaker():
     assert split_speaker("Note: I moved to Lisbon.") == (None, "Note: I moved to Lisbon.")
+    assert split_speaker("budget: 500 euros a month") == (None, "budget: 500 euros a month")
     found = {p.description for p in pages(("user", "Update: I moved to Lisbon."), ("user", "I love jazz."))}
     assert "I love jazz" in found
 

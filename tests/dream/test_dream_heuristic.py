@@ -135,7 +135,7 @@ def test_hedges_are_preserved(text, hedge):
 def test_inference_trap_work_was_tiring():
     # a state is kept in the user's own words; nothing the words do not hold is added
     pages = pages_of(("user", "Work was tiring today."), ("user", "今天工作好累。"))
-    assert [p.description for p in pages] == ["Work was tiring today"]
+    assert [p.description for p in pages] == ["Work was tiring today", "今天工作好累"]
     mixed = pages_of(("user", "Work was tiring today. I love my cat Mochi."))
     assert [p.title for p in mixed] == ["Work was tiring today", "I love my cat Mochi"]
     assert all("hate" not in (p.title + p.description + p.body).casefold() for p in mixed)

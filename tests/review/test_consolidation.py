@@ -36,6 +36,22 @@ def test_compare_outcomes(old, new, outcome):
     assert compare(said(new), said(old)) == outcome
 
 
+@pytest.mark.parametrize("old, new, outcome", [
+    # one speaker of a multi-party log: the name is the subject, never the object that keys the slot
+    ("Dara: The river walk was beautiful", "Dara: I fixed the fence behind the barn", "distinct"),
+    ("dara: I am just getting ready to go out", "dara: My cousin opened a bakery in Leeds", "distinct"),
+    ("Dara: I love green tea", "Dara: I really like green tea", "alias"),
+    # a multi-valued slot keyed by a few words: the statements themselves must agree
+    ("I guess it's because of the weather", "I guess it's because religion mattered more back then", "distinct"),
+    ("Let's start with these two", "Let's start with the operations manager", "distinct"),
+    ("We need to finish this phase today", "We really need to finish this phase today", "alias"),
+    ("我周末常去西湖边跑步", "我周末常去西湖边跑步，空气很好", "alias"),
+    ("吴明是我的同事，其年龄是36岁", "吴明是我的同事，其爱好是下棋", "distinct"),
+])
+def test_a_slot_key_alone_does_not_make_two_statements_one(old, new, outcome):
+    assert compare(said(new), said(old)) == outcome
+
+
 def test_a_month_said_two_ways_is_one_date_and_another_month_is_a_replacement():
     april = said("I'm planning a trip to Kyoto in April.", datetime(2026, 3, 9))
     next_month = said("下个月我想去京都看樱花。", datetime(2026, 3, 16))
