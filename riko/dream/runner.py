@@ -177,10 +177,10 @@ def _reflect(provider: Any, request: ReflectionRequest) -> tuple[str | None, Pro
 class _Run:
     """State of one ``run_dream`` call."""
 
-    def __init__(self, mem: "ScopeContext", provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
+    def __init__(self, ctx: "ScopeContext", provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
                  use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str],
                  executor: Any = None) -> None:
-        self.mem, self.wh, self.scope, self.cfg = mem, mem.wh, mem.scope, mem.config
+        self.mem, self.wh, self.scope, self.cfg = ctx, ctx.wh, ctx.scope, ctx.config
         self.provider = provider
         self.executor = executor
         self.workers = executor.workers if executor is not None else workers
@@ -191,8 +191,8 @@ class _Run:
         self.secrets = secrets
         self.remote = calls_out(provider)
         self.replay_only = replay_only and self.remote
-        self.cache = AnswerCache(self.wh, self.scope, mem.clock, read=use_cache)
-        self.lock = scope_lock(mem)
+        self.cache = AnswerCache(self.wh, self.scope, ctx.clock, read=use_cache)
+        self.lock = scope_lock(ctx)
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
         self.claimed: list[str] = []
@@ -716,7 +716,7 @@ class _Run:
 
 
 def run_dream(
-    mem: "ScopeContext",
+    ctx: "ScopeContext",
     sessions: Iterable[str] | str | None = None,
     provider: Any = None,
     workers: int | None = None,
@@ -750,22 +750,22 @@ def run_dream(
         from ..executor import open_executor
 
         with open_executor(executor or "ray", address=address) as chosen_executor:
-            return run_dream(mem, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,
+            return run_dream(ctx, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,
                              replay_only=replay_only, rescan=rescan, reflection=reflection, url=url, model=model,
                              credential_ref=credential_ref, environ=environ, executor=chosen_executor)
     if executor == "local":
         executor = None
     started = time.perf_counter()
-    mem.wh.require_writable()
-    cfg = mem.config
+    ctx.wh.require_writable()
+    cfg = ctx.config
     count = cfg.dream_workers if workers is None else workers
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 64:
         raise ConfigError("workers", f"must be an integer from 1 to 64, got {workers!r}")
-    saved = mem.dream_settings()
+    saved = ctx.dream_settings()
     if saved:  # settings saved for this scope (review page, POST /config) override the file config
         cfg = cfg.replace(**saved)
     chosen = resolve_provider(cfg, provider, url=url, model=model, credential_ref=credential_ref, environ=environ)
-    run = _Run(mem, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
+    run = _Run(ctx, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
                replay_only=replay_only, rescan=rescan,
                reflection=cfg.reflection_enabled if reflection is None else bool(reflection),
                secrets=_secrets(chosen, environ), executor=executor)
@@ -778,8 +778,8 @@ def run_dream(
         run.release()
     report = run.report
     report.seconds = time.perf_counter() - started
-    with run.lock, mem.wh.transaction():
-        mem.wh.audit("dream-run", "deterministic_rule", run.run_id, {
+    with run.lock, ctx.wh.transaction():
+        ctx.wh.audit("dream-run", "deterministic_rule", run.run_id, {
             "provider": report.provider, "model": report.model, "sessions": report.sessions,
             "succeeded": report.succeeded, "failed": report.failed, "skipped": report.skipped,
             "candidates": report.candidates, "shard": report.to_dict()["shard"],

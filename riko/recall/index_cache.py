@@ -71,26 +71,26 @@ PROBE_INTERVAL_S = 10.0
 _OPEN: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
-def cache_for(mem: "ScopeContext") -> "RecallCache":
-    """The recall cache of the scope context ``mem`` (created on first use, dropped with it)."""
-    with mem.recall_cache_guard:
-        cache = mem.recall_cache
+def cache_for(ctx: "ScopeContext") -> "RecallCache":
+    """The recall cache of the scope context ``ctx`` (created on first use, dropped with it)."""
+    with ctx.recall_cache_guard:
+        cache = ctx.recall_cache
         if cache is None:
-            cache = mem.recall_cache = RecallCache(mem)
-            _OPEN.add(mem)
+            cache = ctx.recall_cache = RecallCache(ctx)
+            _OPEN.add(ctx)
         return cache
 
 
-def drop_cache(mem: "ScopeContext") -> None:
-    """Forget ``mem``'s in-process indexes (after a purge they may hold purged text)."""
-    with mem.recall_cache_guard:
-        mem.recall_cache = None
+def drop_cache(ctx: "ScopeContext") -> None:
+    """Forget ``ctx``'s in-process indexes (after a purge they may hold purged text)."""
+    with ctx.recall_cache_guard:
+        ctx.recall_cache = None
 
 
-def flush_activation(mem: "ScopeContext") -> None:
-    """Write the recall counts ``mem`` holds in memory to its store now (a no-op when none)."""
-    with mem.recall_cache_guard:
-        cache = mem.recall_cache
+def flush_activation(ctx: "ScopeContext") -> None:
+    """Write the recall counts ``ctx`` holds in memory to its store now (a no-op when none)."""
+    with ctx.recall_cache_guard:
+        cache = ctx.recall_cache
     if cache is not None:
         cache.flush_activation()
 
@@ -230,11 +230,11 @@ class ObservationSide:
 class RecallCache:
     """Documents, indexes and activation scores of one Memory, kept in step with its stores."""
 
-    def __init__(self, mem: "ScopeContext") -> None:
-        self._mem = weakref.proxy(mem)
-        self.wh = mem.wh
-        self.scope_key = mem.scope.key
-        self.config = mem.config
+    def __init__(self, ctx: "ScopeContext") -> None:
+        self._ctx = weakref.proxy(ctx)
+        self.wh = ctx.wh
+        self.scope_key = ctx.scope.key
+        self.config = ctx.config
         self.lock = threading.RLock()
         self.audit_id = -1
         self.pages = PageSide()
@@ -309,8 +309,8 @@ class RecallCache:
         )
         if signature == self.pages.signature:
             return
-        mem = self._mem
-        every = mem.canon.pages(include_forgotten=True)
+        ctx = self._ctx
+        every = ctx.canon.pages(include_forgotten=True)
         pages = [p for p in every if p.status != "forgotten"]
         reasons = PageStore(self.wh).supersede_reasons()
         contested = {r[0] for r in signature[1]}
@@ -535,7 +535,7 @@ class RecallCache:
         if self.wh.read_only:
             return
         merged = [*self.pages.projections.values(), *self.observations.projections.values()]
-        persist_projections(self.wh, self.scope_key, merged, self._mem.clock.now())
+        persist_projections(self.wh, self.scope_key, merged, self._ctx.clock.now())
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
