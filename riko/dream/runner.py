@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..review.authority import normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..stores.evidence import EvidenceStore
 from ..stores.jobs import JobStore
 from ..stores.pages import PageStore
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
@@ -297,10 +297,11 @@ class _Run:
                 if self.remote:
                     known = self._known_pages() if getattr(self.provider, "reads_existing_pages", False) else None
                     for w in chunk:
-                        if not w.transcript.is_empty():  # type: ignore[union-attr]
+                        transcript = w.transcript  # load_transcripts gave every work of the chunk one
+                        if transcript is not None and not transcript.is_empty():
                             if known is not None:
-                                w.related = related_pages(w.transcript, known)  # type: ignore[arg-type]
-                            w.key = extraction_key(self.provider, w.transcript, self.titles, w.related)
+                                w.related = related_pages(transcript, known)
+                            w.key = extraction_key(self.provider, transcript, self.titles, w.related)
                             keys[w.key] = w
                     for key, answer in self.cache.get_many(keys).items():
                         keys[key].answer = answer
@@ -473,7 +474,7 @@ class _Run:
         self._row(w, "failed" if failed else "succeeded", cursor=w.cursor if failed else w.upto,
                   attempts=w.attempt, created=len(created), merged=len(merged),
                   rejected=len(w.result.get("rejected", [])),
-                  reason=w.error.reason if failed else None,
+                  reason=w.error.reason if w.error is not None else None,
                   error=self._sanitize(str(w.error)) if failed else None)
         if self.bar is not None:
             self.bar.update(1)
@@ -629,11 +630,11 @@ class _Run:
                         request, key, call, cached = self.prepare_reflection(w)
                         reflections.append((w, request, key, cached,
                                             self.executor.submit(call) if call is not None else None))
-                for w, request, key, cached, future in reflections:
-                    if future is None:
+                for w, request, key, cached, pending in reflections:
+                    if pending is None:
                         self.apply_reflection(w, request, key, cached, None, False)
                     else:
-                        answer, error = future.result()
+                        answer, error = pending.result()
                         self.apply_reflection(w, request, key, answer, error, True)
                 batch, submitted = following
         finally:

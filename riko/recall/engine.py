@@ -18,7 +18,7 @@ import polars as pl
 
 from ..clock import utc
 from ..errors import ConfigError, InvalidTypeError, ProviderError, StateError
-from ..warehouse import naive_utc
+from ..stores.warehouse import naive_utc
 from .channels import (
     Hits,
     dense_hits,
@@ -103,6 +103,8 @@ _HIDING = np.zeros(len(ELIGIBILITY_REASONS) + 1, dtype=bool)
 _HIDING[[reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
                                   "temporal-superseded", "temporal-invalid")]] = True
 _SUPPRESSED = reason_code("suppressed-by-user")
+# A forgotten page exists for history recall alone: elsewhere it is neither shown nor counted.
+_FORGOTTEN = reason_code("forgotten")
 
 
 def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -195,8 +197,10 @@ class _Run:
             {d: doc.kind for d, doc in docs.items()}, tie_break=self.cache.activation,
         )
         trace.fused_candidates = len(fused)
-        fused = self._rerank(fused)[: plan.max_candidates]
-        items, decided = self._gate(fused)
+        # The mention gate decides after fusion (a protected result's topic is judged against
+        # the query), before the candidate window: what it suppresses takes no seat.
+        fused = self._rerank(fused)
+        items, decided = self._gate(fused, plan.max_candidates)
         budget = select_within_budget(
             items, plan.max_context_chars, max_candidates=plan.max_candidates,
             authoritative_reserve=AUTHORITATIVE_RESERVE, raw_evidence_max=max(1, math.ceil(plan.max_candidates / 2)),
@@ -322,7 +326,8 @@ class _Run:
         matched = np.unique(np.concatenate(postings))
         if ids is None:  # evidence postings name chunks: count their lines
             matched = np.unique(cache.line_table().chunk_line[matched])
-        rejected = matched[codes[matched] != 0]
+        found_codes = codes[matched]
+        rejected = matched[(found_codes != 0) & (found_codes != _FORGOTTEN)]
         found, counts = np.unique(codes[rejected], return_counts=True)
         for code, count in zip(found.tolist(), counts.tolist()):
             self.trace.reject(str(reason_of(code)), count)
@@ -517,7 +522,8 @@ class _Run:
         head, tail = fused[:head_size], fused[head_size:]
         # Protected text never leaves the process: only normal-disclosure results are sent,
         # and protected ones keep their places in the head.
-        open_slots = [i for i, f in enumerate(head) if self._disclosure(self.docs[f.doc_id]) == "normal"]
+        open_slots = [i for i, f in enumerate(head) if self._disclosure(self.docs[f.doc_id]) == "normal"
+                      and self.docs[f.doc_id].status != "forgotten"]
         if len(open_slots) < 2:
             return fused
         timeout = int(self.options.get("reranker_timeout_ms", self.cfg.reranker_timeout_ms))
@@ -536,16 +542,22 @@ class _Run:
     def _disclosure(self, doc: RecallDoc) -> str:
         return effective_disclosure(doc, unclassified=self.cfg.unclassified_evidence_disclosure)
 
-    def _gate(self, fused: list[Fused]) -> tuple[list[RenderItem], list[dict[str, Any]]]:
+    def _gate(self, fused: list[Fused], seats: int) -> tuple[list[RenderItem], list[dict[str, Any]]]:
+        """Mention decisions in fused order until ``seats`` results may be used; a suppressed
+        result is listed (and counted) but takes no seat."""
         plan, trace, cache = self.plan, self.trace, self.cache
         unclassified = self.cfg.unclassified_evidence_disclosure
         items: list[RenderItem] = []
         rows: list[dict[str, Any]] = []
         for f in fused:
+            if len(items) >= seats:
+                break
             doc = self.docs[f.doc_id]
             if f.merged:
                 doc = dataclasses.replace(doc, refs=tuple(f.refs))
             decision, reason = mention_decision(doc, self.query, plan, unclassified_disclosure=unclassified)
+            if decision != "suppress" and doc.status == "forgotten":
+                decision = "explicit"  # only its "forgotten on <date>" label is shown (history mode)
             trace.gate(decision, reason)
             row = _row(doc, f, decision, reason, cache.activation.get(f.doc_id, 0.0))
             rows.append(row)
@@ -639,11 +651,12 @@ def retrieve_hits(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Ite
     found: dict[str, Hits] = {}
     with cache.lock:
         cache.refresh()
-        lexical = lexical_pages(cache, tokens, phrases, cap) if {"lexical", "graph"} & set(wanted) else Hits()
+        live = cache.live_page_mask()
+        lexical = lexical_pages(cache, tokens, phrases, cap, live) if {"lexical", "graph"} & set(wanted) else Hits()
         if "lexical" in wanted:
             found["lexical"] = lexical
         if "exact" in wanted:
-            found["exact"] = exact_hits(cache, exact_terms(query), cap)
+            found["exact"] = exact_hits(cache, exact_terms(query), cap, pages_allowed=live)
         if "rawEvidence" in wanted:
             found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
         if "observation" in wanted:

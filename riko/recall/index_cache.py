@@ -149,6 +149,7 @@ class PageSide:
     sources_key: Any = None
     position: dict[str, int] | None = None
     sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
+    live: Any = None  # (the allow-mask of pages not forgotten,), built on first use
 
 
 @dataclass
@@ -264,7 +265,7 @@ class RecallCache:
         """
         if getattr(self.wh, "_tx_depth", 0):
             return None
-        stamp = []
+        stamp: list[tuple[int, int] | None] = []
         for path in (self.wh.path, self.wh.path.with_name(self.wh.path.name + ".wal")):
             try:
                 st = os.stat(path)
@@ -314,8 +315,12 @@ class RecallCache:
             return
         ctx = self._ctx
         every = ctx.canon.pages(include_forgotten=True)
-        pages = [p for p in every if p.status != "forgotten"]
-        reasons = PageStore(self.wh).supersede_reasons()
+        # forgotten pages stay searchable for history recall, which shows only that they were
+        # forgotten and when; a purged page (its text gone) has nothing left to find
+        pages = [p for p in every if p.status != "forgotten" or p.description or p.body]
+        store = PageStore(self.wh)
+        reasons = store.supersede_reasons()
+        forgotten_at = store.forgotten_times() if any(p.status == "forgotten" for p in pages) else {}
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
         side = PageSide(signature=signature)
@@ -324,8 +329,10 @@ class RecallCache:
             if page.type == "entity" and page.category == "entity":
                 # an entity page indexes facts rather than stating one: the graph walks through it,
                 # recall never injects it (its facts are what answer)
-                side.pages[page.id] = page
+                if page.status != "forgotten":
+                    side.pages[page.id] = page
                 continue
+            forgotten = page.status == "forgotten"
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
@@ -337,15 +344,18 @@ class RecallCache:
                 suppressed=page.usage_policy == "suppressed" or page.id in suppressed,
                 contested=page.id in contested, superseded=superseded, valid_from=page.valid_from,
                 valid_to=page.valid_to, observed_at=page.observed_at, refs=tuple(page.sources),
-                topic_tags=projection.topic_tags,
+                topic_tags=projection.topic_tags, superseded_by=page.superseded_by,
+                forgotten_at=_aware(forgotten_at.get(page.id)) if forgotten else None,
             )
             body = "\n".join([page.title, page.description, page.body, " ".join(page.tags)])
             side.ids.append(page.id)
             side.docs[page.id] = doc
-            side.pages[page.id] = page
             side.raw.append(body)
             side.folded.append(normalize(body))
             tokens.append(tokenize(body))
+            if forgotten:
+                continue  # not in the link graph, the projections or the fact fingerprints
+            side.pages[page.id] = page
             side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
             side.projections[page.id] = projection
         side.index.add(tokens)
@@ -595,6 +605,17 @@ class RecallCache:
         side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
         return side.table
 
+    def live_page_mask(self) -> Any:
+        """The pages that are not forgotten, as an allow-mask in index order (None when none is
+        forgotten): what the ungated ``retrieve`` ranks."""
+        import numpy as np
+
+        side = self.pages
+        if side.live is None:
+            live = np.array([side.docs[i].status != "forgotten" for i in side.ids], dtype=bool)
+            side.live = (None if live.all() else live,)
+        return side.live[0]
+
     def page_position(self, page_id: str) -> int | None:
         """The index position of a cached page (None when it is not cached)."""
         side = self.pages
@@ -610,7 +631,7 @@ class RecallCache:
         side, lines = self.pages, self.evidence
         key = len(lines.line_keys)
         if side.sources is None or side.sources_key != key:
-            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids)
+            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids) if pid in side.pages
                      for ref in side.pages[pid].sources if ref in lines.ref_line]
             gone = [lines.ref_line[ref] for ref in side.forgotten_sources if ref in lines.ref_line]
             side.sources = (np.array([p for p, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64),

@@ -1,6 +1,6 @@
 """The ``pages`` index of the canonical Wiki files and their earlier ``page_versions``.
 
-The Markdown files are the authority (:mod:`riko.canon` writes them); these rows are their
+The Markdown files are the authority (:mod:`riko.wiki.canon` writes them); these rows are their
 index, lineage and file hashes.
 """
 
@@ -134,6 +134,11 @@ class PageStore(Store):
             "|| consent::VARCHAR || coalesce(valid_from::VARCHAR, '') || coalesce(valid_to::VARCHAR, '') "
             "|| coalesce(superseded_by, '') || coalesce(supersede_reason, ''))), 0) FROM pages WHERE scope_key = ?",
             [self.scope_key])
+
+    def forgotten_times(self) -> dict[str, datetime | None]:
+        """page id → when a forgotten page was forgotten (its last write)."""
+        return dict(self.wh.fetchall("SELECT id, updated_at FROM pages WHERE scope_key = ? AND status = 'forgotten'",
+                                     [self.scope_key]))
 
     def supersede_reasons(self) -> dict[str, str | None]:
         """page id → why it was superseded (None when it was not)."""

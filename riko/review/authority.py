@@ -1,0 +1,87 @@
+"""Authority checks: what the user really typed, read from L0 — never from model text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..contracts import evidence_ref
+from ..scope import MemoryScope
+from ..stores.evidence import EvidenceStore
+from ..stores.warehouse import Warehouse
+
+__all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
+           "grounded_event", "AUTHORITIES"]
+
+AUTHORITIES = ("user", "management", "deterministic_rule", "model_proposal", "ingest")
+_TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+$")
+_LEAD = re.compile(r"^[\s\"'“”‘’(（]+")
+
+
+def normalize_claim(text: str) -> str:
+    """NFKC, casefold, collapsed whitespace, no surrounding quotes or trailing punctuation."""
+    text = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return _LEAD.sub("", _TRAIL.sub("", text))
+
+
+@dataclass(frozen=True)
+class UserEvent:
+    session_id: str
+    seq: int
+    text: str
+    #: The atomic fact of ``text`` a grounded candidate holds (riko's own extraction), or "" for the whole text.
+    claim: str = ""
+
+    @property
+    def said(self) -> str:
+        """What the user said that the page holds: the matched fact, else the whole text."""
+        return self.claim or self.text
+
+    @property
+    def ref(self) -> str:
+        return evidence_ref(self.session_id, self.seq)
+
+
+def latest_user_message(wh: Warehouse, scope: MemoryScope, session_id: str) -> UserEvent | None:
+    """The latest raw user-typed message of ``session_id`` (plugin injections never count)."""
+    row = EvidenceStore(wh).latest_user_line(session_id)
+    return UserEvent(session_id, int(row[0]), row[1] or "") if row else None
+
+
+def claim_in_latest(claim: str, latest: UserEvent | None) -> bool:
+    """True when the non-empty ``claim`` appears in the latest raw user message."""
+    c = normalize_claim(claim)
+    return bool(c) and latest is not None and c in normalize_claim(latest.text)
+
+
+def user_grounded_match(
+    wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str] = ()
+) -> UserEvent | None:
+    """The user-authored L0 event of the scope whose normalized full text equals ``description``.
+
+    The candidate's own sessions are searched first, then the rest of the scope. Evidence a
+    correction invalidated grounds nothing.
+    """
+    target = normalize_claim(description)
+    if not target:
+        return None
+    sids = sorted(set(session_ids))
+    lines = EvidenceStore(wh)
+    # Only a whole line grounds an admission (the seed's rule): one fact split out of a longer
+    # message, or a pronoun riko resolved, is no longer exactly what the user typed, so such a
+    # candidate waits for review like any other.
+    for inside in (True, False) if sids else (False,):
+        cur = lines.user_lines(sids, inside=inside)
+        while rows := cur.fetchmany(2048):
+            for sid, seq, text in rows:
+                if normalize_claim(text) == target:
+                    return UserEvent(sid, int(seq), text)
+    return None
+
+
+def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:
+    """True when ``event`` really is a stored, user-authored L0 line with that exact text."""
+    row = EvidenceStore(wh).user_line_text(event.session_id, event.seq)
+    return row is not None and row[0] == event.text
