@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
 from .aliases import repoint_aliases, upsert_alias
 from .authority import (
     UserEvent,
+    UserLines,
     claim_in_latest,
     grounded_event,
     latest_user_message,
@@ -94,6 +97,44 @@ class Review:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
         self._on_change = on_change
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
+        self._batch_owner: int | None = None
+        self._lines: UserLines | None = None
+
+    # -- one unit of work of the writer -----------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """A run of proposals and admissions (one Dream batch, under the scope's lock): the pages
+        and the user lines are read once for all of them instead of once per proposal."""
+        me = threading.get_ident()
+        mine = self._batch_owner is None
+        if mine:
+            self._batch_owner = me
+        try:
+            with self.canon.batch():
+                yield
+        finally:
+            if mine:
+                self._batch_owner, self._lines = None, None
+
+    def _user_lines(self) -> UserLines | None:
+        """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
+        if self._batch_owner != threading.get_ident():
+            return None
+        if self._lines is None:
+            self._lines = UserLines(self.wh)
+        return self._lines
+
+    def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
+        """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
+        return user_grounded_match(self.wh, self.scope, description, session_ids, lines=self._user_lines())
+
+    def _line_time(self, session_id: str, seq: int) -> Any:
+        lines = self._user_lines()
+        if lines is not None:
+            known, when = lines.time_of(session_id, seq)
+            if known:
+                return when
+        return self.evidence.line_time(session_id, seq)
 
     # -- candidates -----------------------------------------------------------------------------
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
@@ -187,28 +228,15 @@ class Review:
         with self.canon.transaction():
             existing = self.cands.pending_of(fp)
             if existing is not None:
-                cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = existing
-                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
-                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
-                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                                 confidence=merged_conf, sensitivity=stricter, now=now)
-                self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
-                return ProposalOutcome(cid, "merged")
+                self._merge_into(existing, tags, sessions, refs, confidence, sensitivity, now)
+                self.wh.audit("candidate-merged", authority, existing[0], {"source": source, "session_id": session_id})
+                return ProposalOutcome(existing[0], "merged")
             same_slot = self._pending_slot_match(type, title) if (
                 canon_match is None and source == "dream" and category != ENTITY_CATEGORY) else None
             if same_slot is not None:
                 related, row = same_slot
-                cid, _, _, _, old_tags, old_sessions, old_evidence, old_conf, old_sens = row
-                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
-                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
-                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                                 confidence=merged_conf, sensitivity=stricter, now=now)
+                cid = row[0]
+                self._merge_into((cid, *row[4:]), tags, sessions, refs, confidence, sensitivity, now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
                                                                      "relation": related, "title": title})
                 if related == "alias":  # the other wording, kept as a revocable edge to the candidate
@@ -237,6 +265,19 @@ class Review:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
 
+    def _merge_into(self, stored: tuple, tags: Sequence[str], sessions: Sequence[str], refs: Sequence[str],
+                    confidence: float | None, sensitivity: str, now: datetime | None) -> None:
+        """Fold a repeat into the open candidate ``stored`` = (id, tags, source_sessions, evidence,
+        confidence, sensitivity): lists united, the higher confidence, the stricter sensitivity."""
+        cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = stored
+        merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
+        old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+        stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
+        self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                         source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                         evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                         confidence=merged_conf, sensitivity=stricter, now=now)
+
     def _pending_slot_match(self, type_: str, title: str) -> tuple[str, tuple] | None:
         """The pending Dream candidate of the same type and slot that ``title`` states again."""
         rows = self.cands.pending_statements()
@@ -249,7 +290,7 @@ class Review:
         """A repeat the user really said again adds that user event to the page's evidence."""
         if len(page.sources) >= MAX_REPEAT_EVIDENCE:
             return  # a page names enough of the times it was said; later repeats are only audited
-        match = user_grounded_match(self.wh, self.scope, claim, sessions)
+        match = self.grounded_match(claim, sessions)
         if match is None or match.ref in page.sources:
             return
         self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
@@ -292,7 +333,8 @@ class Review:
         evidence: UserEvent | None = None
         if authority == "user":
             if grounded is not None:
-                if not grounded_event(self.wh, self.scope, grounded):
+                lines = self._user_lines()
+                if not (lines is not None and lines.holds(grounded)) and not grounded_event(self.wh, self.scope, grounded):
                     self._refuse("candidate-confirm-refused", authority, candidate_id,
                                  f"grounding event {grounded.ref} is not a stored user message of this scope")
                 evidence = grounded
@@ -369,7 +411,7 @@ class Review:
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                when = self.evidence.line_time(parsed[0], parsed[1])
+                when = self._line_time(parsed[0], parsed[1])
                 if when is not None:
                     times.append(utc(when))
         return min(times) if times else None
@@ -412,8 +454,7 @@ class Review:
                 done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
                                           mode=policy).id)
                 continue
-            match = user_grounded_match(self.wh, self.scope, cand["description"] or "",
-                                        json.loads(cand["source_sessions"] or "[]"))
+            match = self.grounded_match(cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
@@ -546,6 +587,7 @@ class Review:
         return new
 
     def _invalidate_evidence(self, refs: Iterable[str]) -> None:
+        self._lines = None  # invalidated lines ground nothing: the snapshot is read again
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
@@ -583,6 +625,7 @@ class Review:
                    kind=old.kind, category=old.category, observed_at=self._observed_at(sources),
                    recorded_at=self.clock.now(), valid_from=start, supersedes=old.id)
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
+        self._lines = None
         with self.canon.transaction():
             retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
@@ -600,6 +643,7 @@ class Review:
                 raise InvalidArgumentError("a page cannot supersede itself")
             self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
+        self._lines = None
         with self.canon.transaction():
             retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
@@ -793,7 +837,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.said, self.review.evidence.line_time(event.session_id, event.seq))
+        return facts(event.said, self.review._line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
         """Create or extend the entity page of every entity the user's words name (admitted like

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..aliases import upsert_alias
-from ..authority import normalize_claim, user_grounded_match
+from ..authority import normalize_claim
 from ..conflicts import relation
 from ..errors import RikoError
 from ..migrations import RECORD_SCHEMA_VERSION
@@ -180,7 +180,7 @@ class _Batch:
         """True when a user event not yet among ``page``'s sources says ``claim`` again."""
         if len(page.sources) >= MAX_REPEAT_EVIDENCE:
             return False
-        match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
+        match = self.review.grounded_match(claim, [session_id])
         return match is not None and match.ref not in page.sources
 
     def write(self) -> None:

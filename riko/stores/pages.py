@@ -95,10 +95,10 @@ class PageStore(Store):
         row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope_key, page_id])
         return row[0] if row else None
 
-    def paths_except(self, page_id: str) -> set[str]:
-        """The file paths every other page holds."""
-        return {r[0] for r in self.wh.fetchall(
-            "SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope_key, page_id])}
+    def path_taken(self, rel: str, page_id: str) -> bool:
+        """Whether a page other than ``page_id`` holds the file path ``rel``."""
+        return self.wh.fetchone("SELECT 1 FROM pages WHERE scope_key = ? AND path = ? AND id <> ? LIMIT 1",
+                                [self.scope_key, rel, page_id]) is not None
 
     def files(self) -> list[tuple[str, str, str]]:
         """(path, id, file_hash) of every page that has a file."""

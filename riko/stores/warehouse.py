@@ -294,6 +294,11 @@ class Warehouse:
         return self._file is not None and self._file.con is not None
 
     @property
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open on the file (in this process)."""
+        return self._tx_depth > 0
+
+    @property
     def _tx_depth(self) -> int:
         return self._file.tx_depth if self._file is not None else 0
 
