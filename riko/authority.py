@@ -75,6 +75,9 @@ class UserLines:
                 self._by_text.setdefault(normalize_claim(text), []).append((sid, seq, text))
                 self._lines[(sid, seq)] = (text, when)
 
+    def has(self, session_id: str, seq: int) -> bool:
+        return (session_id, seq) in self._lines
+
     def time_of(self, session_id: str, seq: int) -> tuple[bool, Any]:
         """``(known, stored time)`` of a valid user line; ``known`` is False for any other address."""
         line = self._lines.get((session_id, seq))

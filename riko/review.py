@@ -152,11 +152,12 @@ class Review:
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
         """The references that point at something real in this scope (a stored event or page)."""
         kept: set[str] = set()
+        lines = self._user_lines()
         for ref in refs:
             ref = str(ref).strip()
             parsed = parse_ref(ref)
             if parsed is not None:
-                if self.evidence.has_line(parsed[0], parsed[1]):
+                if (lines is not None and lines.has(*parsed)) or self.evidence.has_line(parsed[0], parsed[1]):
                     kept.add(ref)
             elif ref.startswith("page:") and self.canon.exists(ref[5:]):
                 kept.add(ref)
@@ -322,8 +323,10 @@ class Review:
 
     def _confirm(self, candidate_id: str, *, authority: str, session_id: str | None = None,
                  grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
-                 mode: str | None = None, entities: EntityMap | None = None) -> Page:
-        cand = self.candidate(candidate_id)
+                 mode: str | None = None, entities: EntityMap | None = None,
+                 cand: dict[str, Any] | None = None) -> Page:
+        """:meth:`confirm` inside the caller's unit of work; ``cand``: the candidate's row, when just read."""
+        cand = cand if cand is not None else self.candidate(candidate_id)
         if cand["status"] == "pending_conflict":
             raise StateError(
                 f"candidate {candidate_id} contradicts page {cand['conflict_page_id']}; resolve it with "
@@ -446,13 +449,17 @@ class Review:
             return done
         state: _Consolidation | None = None  # built on the first grounded candidate
         contested = False
-        for cid in candidate_ids:
-            cand = self.candidate(cid)
+        ids = list(candidate_ids)
+        rows = self.cands.get_many(list(dict.fromkeys(ids)))  # one read; a row this loop changed is read again
+        touched: set[str] = set()
+        for cid in ids:
+            cand = rows[cid] if cid in rows and cid not in touched else self.candidate(cid)
+            touched.add(cid)
             if cand["status"] != "pending":
                 continue
             if policy == "all":
                 done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
-                                          mode=policy).id)
+                                          mode=policy, cand=cand).id)
                 continue
             match = self.grounded_match(cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
             if match is None:
@@ -470,16 +477,17 @@ class Review:
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                state.admit_entities(named_entities(match.said), match)
+                touched.update(state.admit_entities(named_entities(match.said), match))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            state.admit_entities(named_entities(match.said), match)
+            accepted = state.admit_entities(named_entities(match.said), match)
+            touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
-                                 mode=policy, entities=state.entities)
+                                 mode=policy, entities=state.entities, cand=None if cid in accepted else cand)
             state.index.add(page.id, said, is_page=True)
             state.said.setdefault(normalize_claim(page.description), page.id)
             done.append(page.id)
@@ -839,13 +847,15 @@ class _Consolidation:
     def facts(self, event: UserEvent) -> Facts:
         return facts(event.said, self.review._line_time(event.session_id, event.seq))
 
-    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
+    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> list[str]:
         """Create or extend the entity page of every entity the user's words name (admitted like
         the fact that names it); an alias the words tie to the name is an explicit coreference,
-        a name riko only knows from its place list is a contested derived alias."""
-        from .aliases import upsert_alias
+        a name riko only knows from its place list is a contested derived alias. Returns the
+        entity candidates accepted into those pages."""
+        from .aliases import upsert_aliases
 
         review = self.review
+        accepted: list[str] = []
         for entity in named:
             if not grounded_in(entity, event.said):
                 continue
@@ -879,12 +889,12 @@ class _Consolidation:
                     review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
                                       detail={"evidence": event.ref, "aliases": new_names})
                     page = updated
-                for name in new_names:
-                    tied = said_in(name, event.said)
-                    upsert_alias(review.wh, review.scope, review.clock, page.id, name,
-                                 resolution_kind="explicit_coreference" if tied else "derived_inference",
-                                 confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
+                upsert_aliases(review.wh, review.scope, review.clock, [
+                    (page.id, name, "explicit_coreference" if tied else "derived_inference", 1.0 if tied else 0.5,
+                     (event.ref,)) for name in new_names for tied in (said_in(name, event.said),)])
                 for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
                     review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
                     review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
+                    accepted.append(cid)
             self.entities.replace(page)
+        return accepted
