@@ -46,7 +46,7 @@ class AliasStore(Store):
         self.wh.con.execute(
             f"DELETE FROM aliases WHERE scope_key = ? AND (normalized_alias IN ({marks(keys)}) "
             f"OR id IN ({marks(ids)}))", [self.scope_key, *keys, *ids])
-        self.insert(*rows)
+        self.wh.insert_many(self.table, rows)
 
     def replace(self, row: dict[str, Any]) -> None:
         """Write ``row``, dropping any edge with its normalized alias or its id first."""
