@@ -402,9 +402,9 @@ class Canon:
             if len(rels) > 1:
                 found[pid] = _FileState(None, None, None)
                 continue
-            page = parsed.get(rels[0])
-            found[pid] = _UNCHANGED if page is None else _FileState(
-                self.dir / rels[0], _text(contents[rels[0]]), page)
+            parsed_page = parsed.get(rels[0])
+            found[pid] = _UNCHANGED if parsed_page is None else _FileState(
+                self.dir / rels[0], _text(contents[rels[0]]), parsed_page)
         return found, sorted(errors, key=lambda e: (str(e.path), e.line or 0)), unchanged
 
     def sync(self) -> SyncReport:

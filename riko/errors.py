@@ -309,7 +309,8 @@ class StorageError(RikoError):
     def from_os(cls, exc: OSError, path: Path | str | None = None) -> "StorageError":
         where = path if path is not None else exc.filename
         reason = exc.strerror or str(exc)
-        return cls(f"could not write {where}: {reason}; nothing of this change was kept, earlier records are "
+        target = f" {where}" if where is not None else " to the disk"
+        return cls(f"could not write{target}: {reason}; nothing of this change was kept, earlier records are "
                    "intact; free space or fix the disk, then run it again", where, exc.errno)
 
 

@@ -677,10 +677,11 @@ def compile_resident(
 
     if blocks_enabled and v2_enabled:
         mode = "blocks"
-        block_budget: int | None = max(0, (max_chars - overhead) // len(BLOCK_ORDER))
+        per_block = max(0, (max_chars - overhead) // len(BLOCK_ORDER))
+        block_budget: int | None = per_block
         blocks: list[ResidentBlock] = []
         if overhead <= max_chars:
-            blocks = _fit_resident_blocks(_pack_blocks(considered_ids, kinds, entries, block_budget, max_chars),
+            blocks = _fit_resident_blocks(_pack_blocks(considered_ids, kinds, entries, per_block, max_chars),
                                           max_chars)
         text = _render_blocks(blocks)
         included = [pid for block in blocks for pid in block.page_ids]

@@ -3,7 +3,7 @@
 Each phase starts from a prepared root and runs its operation in a child process, which is
 either killed after a random delay (drawn from a seeded generator over the operation's measured
 length) or given one injected fault (``riko.faults``: ENOSPC / EIO on a write, a failed fsync or
-rename, a failed commit) at a random pass through one write point. Then the root is reopened
+rename, a failed commit) at a chosen pass through one write point. Then the root is reopened
 here, the operation run again, and what the scope holds compared with a run that was never
 interrupted. Children are forked from one process that imported riko once (a "zygote"), so a
 trial costs the operation, not an interpreter start. Used by ``tests/test_chaos.py`` and
@@ -21,13 +21,15 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import riko
 from riko.canon import check_files
+from riko.stores.locks import FileLock
 
 PHASES = ("ingest", "dream", "confirm", "purge", "sync")
 # where a transition writes, and how each write can fail
@@ -45,6 +47,7 @@ _CITIES = ("Lisbon", "Osaka", "Tallinn", "Quito", "Hanoi", "Dakar", "Perth", "Be
 _PEOPLE = ("Anna", "Mika", "Jonas", "Leila", "Tomas", "Ines", "Kofi", "Yara")
 PURGED = ("s-003", "s-011")
 CREATED = ("Chaos garden", "Chaos recipe", "Chaos route")
+STORAGE_KEY = riko.MemoryScope("local", PRESET).storage_key
 
 
 def write_logs(directory: Path, sessions: int = 12) -> None:
@@ -171,16 +174,19 @@ for line in sys.stdin:
         os.replace(partial, job["result"])
         os._exit(code)
     deadline = None if job["kill_after"] is None else started + job["kill_after"]
+    killed_at = None
     while True:
         done, status = os.waitpid(pid, os.WNOHANG if deadline is not None else 0)
         if done:
             break
         if time.perf_counter() >= deadline:
             os.kill(pid, signal.SIGKILL)  # not yet reaped, so the pid is still this child's
+            killed_at = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
             _, status = os.waitpid(pid, 0)
             break
         time.sleep(0.002)
-    print(json.dumps({"status": status, "seconds": time.perf_counter() - started}), flush=True)
+    print(json.dumps({"status": status, "seconds": time.perf_counter() - started, "killed_at": killed_at}),
+          flush=True)
 """
 
 
@@ -216,8 +222,10 @@ class Zygote:
                 answer = json.loads(line)
         status = answer["status"]
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
-        report = json.loads(result.read_text()) if result.exists() else {}
+        report = json.loads(result.read_text()) if result.exists() else {"status": status}
         result.unlink(missing_ok=True)
+        if killed:
+            report["killed_at"] = answer["killed_at"]
         return killed, answer["seconds"], report
 
     def close(self) -> None:
@@ -234,17 +242,6 @@ def zygote() -> Zygote:
     if not _ZYGOTES:
         _ZYGOTES.append(Zygote())
     return _ZYGOTES[0]
-
-
-def run_child(phase: str, root: Path, logs: Path, kill_after: float | None) -> tuple[bool, float]:
-    """Run the phase in a child; SIGKILL it ``kill_after`` seconds after it started.
-
-    Returns (killed before it finished, seconds from the start to the end).
-    """
-    killed, seconds, report = zygote().run(phase, root, logs, kill_after=kill_after)
-    if not killed and report.get("outcome") != "done":
-        raise RuntimeError(f"chaos child of {phase} failed on its own: {report}")
-    return killed, seconds
 
 
 def leftover_files(*directories: Path) -> list[str]:
@@ -285,30 +282,53 @@ def snapshot(root: Path) -> dict[str, Any]:
 
 @dataclass
 class Tally:
-    """Trials of one phase and what went wrong in them (counts of records, not of trials)."""
+    """Trials of one phase with one kind of interruption, and what went wrong (counts of records, not trials).
+
+    ``point`` is ``kill`` (SIGKILL), a write point of :data:`FAULT_POINTS` (one injected fault) or
+    ``full-disk`` (a real full filesystem).
+    """
 
     phase: str
+    point: str = "kill"
+    passes: int = 0  # passes through the write point in an uninterrupted run
     trials: int = 0
-    killed: int = 0
+    killed: int = 0  # kill trials that were really killed before they finished
+    in_flight: int = 0  # kills that left a page transition half done (a journal) for the reopen
+    temp_left: int = 0  # temporary files the kills left for the reopen to remove
+    fired: int = 0  # fault trials whose fault was raised (full disk: the run met it and failed)
+    typed: int = 0  # ... and reached the caller as a RikoError
+    untyped: int = 0  # ... as something else (kill trials: a run that failed on its own)
+    absorbed: int = 0  # ... and the operation finished anyway (a best-effort write; room enough left)
+    unreached: int = 0  # fault trials whose pass never came (the run passed the point fewer times)
     lost: int = 0
     duplicated: int = 0
     corrupt: int = 0
     leftover: int = 0
     audit_mismatch: int = 0
-    in_flight: int = 0  # kills that left a page transition half done (a journal) for the reopen
-    temp_left: int = 0  # temporary files the kills left for the reopen to remove
+    lock_free_s: list[float] = field(default_factory=list)  # kill to the writer lock taken by another process
+    seconds: float = 0.0  # spent in the trials
     failures: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not (self.lost or self.duplicated or self.corrupt or self.leftover or self.audit_mismatch)
+        return not any(getattr(self, name) for name in BAD)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("phase", "trials", "killed", "in_flight", "temp_left", "lost",
-                                               "duplicated", "corrupt", "leftover", "audit_mismatch")}
+        row: dict[str, Any] = {k: getattr(self, k) for k in (
+            "phase", "point", "passes", "trials", "killed", "in_flight", "temp_left", "fired", "typed", "untyped",
+            "absorbed", "unreached", *BAD[2:])}
+        waits = sorted(self.lock_free_s)
+        row["lock_free_median_s"] = round(waits[len(waits) // 2], 3) if waits else None
+        row["lock_free_max_s"] = round(waits[-1], 3) if waits else None
+        row["seconds"] = round(self.seconds, 1)
+        return row
 
 
-def compare(tally: Tally, trial: int, got: dict[str, Any], want: dict[str, Any]) -> None:
+#: the columns that must stay zero
+BAD = ("untyped", "unreached", "lost", "duplicated", "corrupt", "leftover", "audit_mismatch")
+
+
+def compare(tally: Tally, label: str, got: dict[str, Any], want: dict[str, Any]) -> None:
     problems = []
     for key in ("pages", "candidates", "evidence"):
         lost = sum((want[key] - got[key]).values())
@@ -333,7 +353,7 @@ def compare(tally: Tally, trial: int, got: dict[str, Any], want: dict[str, Any])
     if got["leftover"]:
         problems.append(f"leftover: {got['leftover'][:3]}")
     if problems:
-        tally.failures.append(f"{tally.phase} trial {trial}: " + "; ".join(problems))
+        tally.failures.append(f"{tally.phase} {label}: " + "; ".join(problems))
 
 
 def reference(phase: str, bases: dict[str, Path], work: Path) -> tuple[dict[str, Any], float, dict[str, int]]:
@@ -353,144 +373,142 @@ def reference(phase: str, bases: dict[str, Path], work: Path) -> tuple[dict[str,
     return want, length, hits
 
 
-def run_phase(phase: str, bases: dict[str, Path], work: Path, trials: int, seed: int) -> Tally:
-    """``trials`` killed runs of ``phase`` (each then reopened and re-run) against one clean run."""
-    rng = random.Random(f"{seed}:{phase}")
-    logs = bases["logs"]
-    want, length, _ = reference(phase, bases, work)
-    tally = Tally(phase)
+Attempt = Callable[[int, Path], tuple[str, bool, dict[str, Any]]]
+
+
+def _trials(tally: Tally, bases: dict[str, Path], where: Path, want: dict[str, Any], trials: int,
+            attempt: Attempt) -> Tally:
+    """The one trial loop: copy the phase's starting root under ``where``, interrupt a run of the
+    operation there (``attempt(trial, root)`` → label, killed, the child's report), then reopen the
+    scope, run the operation again and compare what it holds with ``want``."""
     for trial in range(trials):
-        root = work / f"{phase}-{trial}"
-        shutil.copytree(bases[phase], root)
-        # the run's length varies with the machine's load: aim inside it, not at its very end
-        killed, _ = run_child(phase, root, logs, rng.uniform(0.02, 0.9) * length)
-        warehouse = root / "warehouse" / riko.MemoryScope("local", PRESET).storage_key
-        tally.in_flight += (warehouse / JOURNAL_NAME).exists()
-        tally.temp_left += len(leftover_files(root / "wiki", warehouse))
-        operation(phase, root, logs)
+        started = time.perf_counter()
+        root = where / f"{tally.phase}-{tally.point}-{trial}"
+        shutil.copytree(bases[tally.phase], root)
+        label, killed, report = attempt(trial, root)
+        warehouse = root / "warehouse" / STORAGE_KEY
         tally.trials += 1
-        tally.killed += killed
-        compare(tally, trial, snapshot(root), want)
+        if killed:
+            tally.killed += 1
+            tally.in_flight += (warehouse / JOURNAL_NAME).exists()
+            tally.temp_left += len(leftover_files(root / "wiki", warehouse))
+            tally.lock_free_s.append(_lock_free_after(warehouse, report["killed_at"]))
+        else:
+            _classify(tally, label, report)
+        operation(tally.phase, root, bases["logs"])
+        compare(tally, label, snapshot(root), want)
         shutil.rmtree(root)
+        tally.seconds += time.perf_counter() - started
     return tally
 
 
-@dataclass
-class FaultTally:
-    """Injected faults at one write point of one phase, and what the scope held after the re-run."""
-
-    phase: str
-    point: str
-    passes: int = 0  # passes through the point in an uninterrupted run
-    trials: int = 0
-    fired: int = 0  # trials whose fault was raised
-    typed: int = 0  # ... and reached the caller as a RikoError
-    untyped: int = 0  # ... and reached the caller as something else
-    absorbed: int = 0  # ... and the operation finished anyway (a best-effort write)
-    lost: int = 0
-    duplicated: int = 0
-    corrupt: int = 0
-    leftover: int = 0
-    audit_mismatch: int = 0
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def clean(self) -> bool:
-        return not (self.untyped or self.lost or self.duplicated or self.corrupt or self.leftover
-                    or self.audit_mismatch)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("phase", "point", "passes", "trials", "fired", "typed", "untyped",
-                                               "absorbed", "lost", "duplicated", "corrupt", "leftover",
-                                               "audit_mismatch")}
+def _lock_free_after(warehouse: Path, killed_at: float) -> float:
+    """Seconds from the kill until this process holds the scope's writer lock."""
+    lock = FileLock(warehouse)
+    lock.acquire("write", "chaos check", 120.0)
+    free = time.monotonic() - killed_at
+    lock.release()
+    return free
 
 
-def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int, seed: int,
-               points: tuple[str, ...] = FAULT_POINTS) -> list[FaultTally]:
-    """``per_point`` injected faults at every write point ``phase`` passes through; each is re-run and compared."""
-    rng = random.Random(f"{seed}:{phase}:faults")
-    logs = bases["logs"]
+def _classify(tally: Tally, label: str, report: dict[str, Any]) -> None:
+    """Count how a run that was not killed ended (an empty report: the child died on its own)."""
+    outcome = report.get("outcome", f"no report (the child died: {report.get('status')})")
+    if tally.point == "kill":  # the kill came after the end: the run must simply have succeeded
+        if outcome != "done":
+            tally.untyped += 1
+            tally.failures.append(f"{tally.phase} {label}: the run failed on its own: {outcome}")
+        return
+    if tally.point == "full-disk" and outcome == "done":
+        tally.absorbed += 1  # it fitted in the space left
+        return
+    if tally.point != "full-disk" and not report.get("fired"):
+        tally.unreached += 1
+        tally.failures.append(f"{tally.phase} {label}: the fault's pass never came ({outcome})")
+        return
+    tally.fired += 1
+    if outcome.startswith("typed "):
+        tally.typed += 1
+    elif outcome == "done":
+        tally.absorbed += 1
+    else:
+        tally.untyped += 1
+        tally.failures.append(f"{tally.phase} {label}: {outcome}")
+
+
+def run_phase(phase: str, bases: dict[str, Path], work: Path, trials: int, seed: int) -> Tally:
+    """``trials`` runs of ``phase`` killed after a seeded random share of an uninterrupted run's length."""
+    rng = random.Random(f"{seed}:{phase}")
+    want, length, _ = reference(phase, bases, work)
+
+    def attempt(trial: int, root: Path) -> tuple[str, bool, dict[str, Any]]:
+        # the run's length varies with the machine's load: aim inside it, not at its very end
+        after = rng.uniform(0.02, 0.9) * length
+        killed, _, report = zygote().run(phase, root, bases["logs"], kill_after=after)
+        return f"trial {trial} (kill after {after:.2f} s)", killed, report
+
+    return _trials(Tally(phase), bases, work, want, trials, attempt)
+
+
+def fault_index(trial: int, trials: int, passes: int) -> int:
+    """Which pass (1-based) trial ``trial`` of ``trials`` fails: spread evenly over all ``passes``,
+    so every pass is hit once there are at least as many trials as passes."""
+    return 1 + trial * passes // trials
+
+
+def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int,
+               points: tuple[str, ...] = FAULT_POINTS) -> list[Tally]:
+    """``per_point`` injected faults at every write point ``phase`` passes through, at passes chosen by
+    :func:`fault_index` (not at random, so the last pass is as sure to be hit as the first)."""
     want, _, hits = reference(phase, bases, work)
     tallies = []
     for point in points:
-        tally = FaultTally(phase, point, passes=hits.get(point, 0))
+        tally = Tally(phase, point, passes=hits.get(point, 0))
         tallies.append(tally)
         if not tally.passes:
             continue
         errnos = FAULT_ERRNOS[point.split(".")[1]]
-        for trial in range(per_point):
-            n = rng.randint(1, tally.passes)
-            root = work / f"{phase}-fault-{trial}"
-            while True:  # passes vary a little with timing (idle release, debounce): aim lower when n was past the end
-                spec = f"{point}:{errnos[trial % len(errnos)]}:{n}"
-                shutil.copytree(bases[phase], root)
-                _, _, report = zygote().run(phase, root, logs, faults=spec)
-                if report.get("fired") or n == 1:
-                    break
-                shutil.rmtree(root)
-                n = max(1, n // 2)
-            outcome = report.get("outcome", "")
-            tally.trials += 1
-            if report.get("fired"):
-                tally.fired += 1
-                if outcome.startswith("typed "):
-                    tally.typed += 1
-                elif outcome == "done":
-                    tally.absorbed += 1
-                else:
-                    tally.untyped += 1
-                    tally.failures.append(f"{phase} {spec}: {outcome}")
-            operation(phase, root, logs)
-            kill_view = Tally(phase)
-            compare(kill_view, trial, snapshot(root), want)
-            for name in ("lost", "duplicated", "corrupt", "leftover", "audit_mismatch"):
-                setattr(tally, name, getattr(tally, name) + getattr(kill_view, name))
-            tally.failures.extend(f"{spec}: {f}" for f in kill_view.failures)
-            shutil.rmtree(root)
+
+        def attempt(trial: int, root: Path, point: str = point, passes: int = tally.passes,
+                    errnos: tuple[str, ...] = errnos) -> tuple[str, bool, dict[str, Any]]:
+            spec = f"{point}:{errnos[trial % len(errnos)]}:{fault_index(trial, per_point, passes)}"
+            _, _, report = zygote().run(phase, root, bases["logs"], faults=spec)
+            return spec, False, report
+
+        _trials(tally, bases, work, want, per_point, attempt)
     return tallies
 
 
+def fill(disk: Path, keep: int) -> Path:
+    """Fill filesystem ``disk`` with a ballast file so that about ``keep`` bytes stay free."""
+    ballast = disk / "ballast"
+    stat = os.statvfs(disk)
+    left = max(0, stat.f_bavail * stat.f_frsize - keep)
+    chunk = b"\0" * (1 << 20)
+    with ballast.open("wb") as fh:
+        try:
+            while left > 0:
+                left -= fh.write(chunk[:min(left, len(chunk))])
+            fh.flush()
+        except OSError:
+            pass  # full already
+    return ballast
+
+
 def run_full_disk(phase: str, bases: dict[str, Path], work: Path, disk: Path, trials: int, seed: int,
-                  most_free: int = 256 << 10) -> FaultTally:
+                  most_free: int = 256 << 10) -> Tally:
     """``trials`` runs of ``phase`` on a real full filesystem ``disk`` (a small tmpfs), each with
     0..``most_free`` bytes left; then the space comes back, the scope is reopened and re-run."""
     rng = random.Random(f"{seed}:{phase}:full-disk")
-    logs = bases["logs"]
     want, _, _ = reference(phase, bases, work)
-    tally = FaultTally(phase, "full-disk")
-    for trial in range(trials):
-        root = disk / f"{phase}-{trial}"
-        shutil.copytree(bases[phase], root)
-        ballast = disk / "ballast"
-        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+
+    def attempt(trial: int, root: Path) -> tuple[str, bool, dict[str, Any]]:
         keep = rng.randint(0, most_free)
-        with ballast.open("wb") as fh:  # fill the disk to leave ``keep`` bytes
-            chunk = b"\0" * (1 << 20)
-            left = max(0, free - keep)
-            try:
-                while left > 0:
-                    left -= fh.write(chunk[:min(left, len(chunk))])
-                fh.flush()
-            except OSError:
-                pass  # full already
-        _, _, report = zygote().run(phase, root, logs)
-        ballast.unlink()
-        outcome = report.get("outcome", "")
-        tally.trials += 1
-        if outcome == "done":
-            tally.absorbed += 1  # it fitted in the space left
-        else:
-            tally.fired += 1
-            if outcome.startswith("typed "):
-                tally.typed += 1
-            else:
-                tally.untyped += 1
-                tally.failures.append(f"{phase} full disk with {keep} bytes free: {outcome}")
-        operation(phase, root, logs)
-        view = Tally(phase)
-        compare(view, trial, snapshot(root), want)
-        for name in ("lost", "duplicated", "corrupt", "leftover", "audit_mismatch"):
-            setattr(tally, name, getattr(tally, name) + getattr(view, name))
-        tally.failures.extend(f"full disk, {keep} bytes free: {f}" for f in view.failures)
-        shutil.rmtree(root)
-    return tally
+        ballast = fill(disk, keep)
+        try:
+            _, _, report = zygote().run(phase, root, bases["logs"])
+        finally:
+            ballast.unlink()
+        return f"trial {trial} (full disk, {keep} bytes free)", False, report
+
+    return _trials(Tally(phase, "full-disk"), bases, disk, want, trials, attempt)

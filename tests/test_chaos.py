@@ -12,9 +12,9 @@ from __future__ import annotations
 import chaos_harness
 import pytest
 
-TRIALS = 10
+TRIALS = 6
 FAULTS_PER_POINT = 1
-SESSIONS = 6
+SESSIONS = 4
 SEED = 20260115
 
 
@@ -34,13 +34,14 @@ def test_a_killed_operation_rerun_matches_an_uninterrupted_one(world, phase):
     tally = chaos_harness.run_phase(phase, bases, work, TRIALS, SEED)
     assert tally.trials == TRIALS and tally.killed >= TRIALS // 3, tally.to_dict()
     assert tally.clean, "\n".join(tally.failures)
+    assert len(tally.lock_free_s) == tally.killed  # every kill let go of the writer lock
 
 
 @pytest.mark.slow
 def test_a_fault_at_every_write_point_is_typed_and_loses_nothing(world):
     work, bases = world
-    tallies = chaos_harness.run_faults("confirm", bases, work, FAULTS_PER_POINT, SEED)
+    tallies = chaos_harness.run_faults("confirm", bases, work, FAULTS_PER_POINT)
     assert {t.point for t in tallies if t.passes} == set(chaos_harness.FAULT_POINTS)  # confirm writes at each
-    for tally in tallies:
-        assert tally.fired == tally.trials == FAULTS_PER_POINT, tally.to_dict()
+    for tally in tallies:  # the first pass of each point
+        assert tally.fired == tally.trials == FAULTS_PER_POINT, (tally.to_dict(), tally.failures)
         assert tally.typed == tally.fired and tally.clean, (tally.to_dict(), tally.failures)

@@ -52,7 +52,7 @@ def _named_routes() -> set[tuple[str, str]]:
     """Every "METHOD /path" riko's own text names: remedies for the HTTP surface and source strings."""
     texts = []
     listings = {"candidates", "conflicts", "observations", "pages", "sessions"}
-    for key, surfaces in REMEDIES.items():
+    for key in REMEDIES:
         for what in listings:
             texts.append(phrase(key, "http", what=what, route=getattr(riko.errors, "HTTP_LISTINGS", {}).get(what, what),
                                 preset="p", other="o"))
@@ -109,6 +109,32 @@ def test_a_missing_page_points_to_the_route_that_lists_pages(live: tuple[http.cl
     assert status == 404 and "GET /wiki" in message and "GET /pages" not in message, message
 
 
+def _named_in(message: str, app: Any) -> list[tuple[str, str]]:
+    """The "METHOD /path" routes ``message`` names that the app does not serve."""
+    served = _routes(app)
+    return [(m.group(1), m.group(2)) for m in _NAMED_ROUTE.finditer(message)
+            if not _matches(m.group(2), {t for sm, t in served if sm == m.group(1)})]
+
+
+def test_every_route_an_answered_error_names_exists(live: tuple[http.client.HTTPConnection, Any, str]) -> None:
+    """Every route with made-up ids and empty bodies, and paths that are not routes: each error the
+    server really answers is JSON, and every route its message names is served."""
+    conn, app, _ = live
+    asked = [(m, re.sub(r"\{[^}]+\}", "x-nosuch", t)) for m, t in sorted(_routes(app))
+             if t != "/test-broken" and m != "HEAD"]  # a HEAD answer has no body to read
+    asked += [("GET", "/pages"), ("GET", "/nosuch"), ("POST", "/wiki/pages/x-nosuch/nosuch"), ("DELETE", "/wiki")]
+    errors = 0
+    for method, path in asked:
+        status, raw, response = _send(conn, method, PREFIX + path, b"{}" if method in ("POST", "PUT") else None)
+        if status < 400:
+            continue
+        errors += 1
+        assert response.getheader("content-type", "").startswith("application/json"), (method, path, status)
+        message = json.loads(raw).get("message", "")
+        assert not _named_in(message, app), (method, path, message)
+    assert errors >= len(asked) // 2  # most of these are refusals: the check saw real messages
+
+
 def test_the_connection_outlives_an_unexpected_error(live: tuple[http.client.HTTPConnection, Any, str]) -> None:
     conn, _, _ = live
     assert _send(conn, "GET", PREFIX + "/wiki")[0] == 200
@@ -158,5 +184,7 @@ def test_no_request_reaches_a_500_and_the_connection_stays(live: tuple[http.clie
     target = PREFIX + quote(path, safe="/?=&%:")
     status, raw, response = _send(conn, method, target, body)
     assert status < 500 or status in (501, 503), (method, target, body, status, raw[:300])
-    if status >= 400:  # every refusal is JSON (the review page and its files are not)
+    if status >= 400:  # every refusal is JSON (the review page and its files are not), naming real routes
         assert response.getheader("content-type", "").startswith("application/json"), (method, target)
+        if raw:  # (a HEAD answer has no body)
+            assert not _named_in(json.loads(raw).get("message", ""), app), (method, target, raw[:300])

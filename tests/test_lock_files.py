@@ -46,7 +46,7 @@ _LOOP = """
                      "data": {{"role": "user", "source": {{"kind": "user"}},
                               "content": [{{"type": "text", "text": f"loop {{n}}"}}]}}}})
         n += 1
-        print(n, flush=True)
+        print(n, time.monotonic(), flush=True)  # CLOCK_MONOTONIC: comparable with the test's
         time.sleep(0.01)
     mem.close()
 """
@@ -61,15 +61,18 @@ class Loop:
                                      text=True, env=_env())
         self.count = 0
 
-    def advance(self, events: int) -> float:
-        """Seconds until the loop captured ``events`` more events."""
+    def advance(self, events: int, since: float | None = None) -> float:
+        """Seconds from ``since`` (default: now) until the loop captured ``events`` more events after it."""
         assert self.proc.stdout is not None
-        started, target = time.monotonic(), self.count + events
-        while self.count < target:
+        since = time.monotonic() if since is None else since
+        seen, stamp = 0, since
+        while seen < events:
             line = self.proc.stdout.readline()
             assert line, f"the capture loop died: {self.proc.stderr.read() if self.proc.stderr else ''}"
-            self.count = int(line)
-        return time.monotonic() - started
+            count, at = line.split()
+            self.count, stamp = int(count), float(at)
+            seen += stamp >= since  # lines already waiting in the pipe were captured before ``since``
+        return stamp - since
 
     def stop(self) -> str:
         assert self.proc.stdin is not None
@@ -127,6 +130,7 @@ WANT_DAMAGE = {
     "empty": lambda stranger: "",
     "unparsable": lambda stranger: "\x00\xff not a pid\n",
     "foreign-live-pid": lambda stranger: f"{stranger}\n",
+    "foreign-live-pid-and-start": lambda stranger: f"{stranger}\t{process_start(stranger)}\n",  # proven, not riko
     "this-test-process": lambda stranger: f"{os.getpid()}\n",  # alive, imports riko, waits for nothing
     "dead-pid": lambda stranger: f"{_dead_pid()}\n",
 }
@@ -143,6 +147,10 @@ def test_a_damaged_waiter_slot_blocks_no_one(root: Path, stranger: int) -> None:
             for damage in sorted(WANT_DAMAGE):  # each damaged state in turn, beside the same loop and server
                 record = WANT_DAMAGE[damage](stranger).encode("utf-8", "surrogateescape")
                 want.write_bytes(record)
+                damaged_at = time.monotonic()
+                lock_s = _lock_wait(want.parent)
+                loop_s = loop.advance(5, since=damaged_at)
+                want.write_bytes(record)
                 with riko.open(root, preset="companion", config={"lock_timeout_ms": int(LOCK_TIMEOUT_MS)}) as mem:
                     started = time.monotonic()
                     assert "Mira" in mem.pages()["title"].to_list(), damage  # this process takes its turn
@@ -153,10 +161,14 @@ def test_a_damaged_waiter_slot_blocks_no_one(root: Path, stranger: int) -> None:
                 want.write_bytes(record)
                 r = client.get(API + "/wiki", headers=PROFILE)
                 assert r.status_code == 200, (damage, r.text)
+                want.write_bytes(record)
+                started = time.monotonic()
                 r = client.post(API + "/wiki/pages", headers=PROFILE, json={"title": f"After {damage}", "body": "x."})
                 assert r.status_code in (200, 201), (damage, r.text)
-                loop_s = loop.advance(5)  # and the loop goes on
-                print(f"{damage}: turn {turn_s:.3f} s, cli {cli_s:.2f} s (with start-up), loop +5 events {loop_s:.2f} s")
+                server_s = time.monotonic() - started
+                loop.advance(5)  # and the loop goes on
+                print(f"writer.want {damage}: lock wait {lock_s:.3f} s, turn {turn_s:.3f} s, server write "
+                      f"{server_s:.2f} s, cli {cli_s:.2f} s (with start-up), loop: 5 events {loop_s:.2f} s after the damage")
                 # the damaged record is gone; at most a live waiter's own slot remains
                 assert not want.exists() or want.read_bytes() != record, damage
     finally:
@@ -199,23 +211,94 @@ def test_a_lock_message_names_only_a_live_holder(root: Path, stranger: int, reco
         holder.wait(timeout=WAIT)
 
 
-@pytest.mark.parametrize("record", ["", "\x00\x00\x00", "99999999\tghost\t2026\t1"])
-def test_a_damaged_lock_record_blocks_no_one(root: Path, record: str) -> None:
+LOCK_DAMAGE = {  # what a writer.lock record can hold once damaged; the flock, not the record, decides
+    "zero-length": lambda stranger: None,
+    "empty": lambda stranger: "",
+    "unparsable": lambda stranger: "\x00\xff not\ta record",
+    "foreign-dead-pid": lambda stranger: f"{_dead_pid()}\tnightly-import\t2026-01-01T00:00:00+00:00\t1",
+    "live-non-riko-pid": lambda stranger: f"{stranger}\tnightly-import\t2026-01-01T00:00:00+00:00\t1",
+}
+
+
+def _damage_lock(path: Path, record: str | None) -> None:
+    """Overwrite the holder record in place (as a torn write or a stray program would), no flock taken."""
+    if record is None:
+        os.truncate(path, 0)
+        return
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, record.encode("utf-8", "surrogateescape").ljust(160, b"\0"), 0)
+    finally:
+        os.close(fd)
+
+
+def _lock_wait(directory: Path) -> float:
+    """Seconds this process waited for the writer lock (the capture loop lets go at its unit's end)."""
+    lock = FileLock(directory)
+    started = time.monotonic()
+    lock.acquire("write", "lock-file test", WAIT)
+    waited = time.monotonic() - started
+    lock.release()
+    return waited
+
+
+@pytest.mark.parametrize("damage", sorted(WANT_DAMAGE))
+def test_a_damaged_waiter_slot_costs_no_wait(root: Path, stranger: int, damage: str) -> None:
+    directory = _warehouse(root)
+    want = directory / "writer.want"
+    want.write_bytes(WANT_DAMAGE[damage](stranger).encode("utf-8", "surrogateescape"))
+    lock = FileLock(directory)
+    lock.acquire("write", "first look", 0)  # a timeout of 0: the first try must succeed
+    try:
+        assert not want.exists() and not lock.wanted()
+    finally:
+        lock.release()
+
+
+@pytest.mark.parametrize("damage", sorted(LOCK_DAMAGE))
+def test_a_damaged_lock_record_costs_no_wait(root: Path, stranger: int, damage: str) -> None:
+    directory = _warehouse(root)
+    _damage_lock(directory / "writer.lock", LOCK_DAMAGE[damage](stranger))
+    lock = FileLock(directory)
+    lock.acquire("write", "first look", 0)
+    try:
+        assert lock.holder().pid == os.getpid()  # the new holder's record replaced the damaged one
+    finally:
+        lock.release()
+
+
+def test_a_damaged_lock_record_blocks_no_one(root: Path, stranger: int) -> None:
     loop = Loop(root)
+    server, base = _serve(root)
+    directory = _warehouse(root)
     try:
         loop.advance(3)
-        path = _warehouse(root) / "writer.lock"
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.pwrite(fd, record.encode().ljust(160, b"\0"), 0)  # the flock, not the record, decides
-        finally:
-            os.close(fd)
-        done, _ = _cli(root, "pages", "--json")
-        assert done.returncode == 0, done.stderr
-        loop.advance(5)
+        with httpx.Client(base_url=base, timeout=WAIT) as client:
+            for damage in sorted(LOCK_DAMAGE):  # each damaged record in turn, beside the same loop and server
+                record = LOCK_DAMAGE[damage](stranger)
+                _damage_lock(directory / "writer.lock", record)
+                damaged_at = time.monotonic()
+                lock_s = _lock_wait(directory)  # this process gets the file
+                loop_s = loop.advance(5, since=damaged_at)
+                _damage_lock(directory / "writer.lock", record)
+                with riko.open(root, preset="companion", config={"lock_timeout_ms": int(LOCK_TIMEOUT_MS)}) as mem:
+                    assert "Mira" in mem.pages()["title"].to_list(), damage
+                _damage_lock(directory / "writer.lock", record)
+                done, cli_s = _cli(root, "pages", "--json")  # so does a new process
+                assert done.returncode == 0 and "Mira" in done.stdout, (damage, done.stderr)
+                _damage_lock(directory / "writer.lock", record)
+                started = time.monotonic()
+                r = client.post(API + "/wiki/pages", headers=PROFILE, json={"title": f"After {damage}", "body": "x."})
+                assert r.status_code in (200, 201), (damage, r.text)  # so does the server
+                server_s = time.monotonic() - started
+                loop.advance(5)  # and the loop goes on
+                print(f"writer.lock {damage}: lock wait {lock_s:.3f} s, server write {server_s:.2f} s, "
+                      f"cli {cli_s:.2f} s (with start-up), loop: 5 events {loop_s:.2f} s after the damage")
     finally:
         err = loop.stop()
-    assert "Traceback" not in err, err
+        server.terminate()
+        _, server_err = server.communicate(timeout=WAIT)
+    assert "Traceback" not in err + server_err, err + server_err
 
 
 def test_a_live_holder_is_named_with_what_it_does(root: Path) -> None:

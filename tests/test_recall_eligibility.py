@@ -106,3 +106,22 @@ def test_masked_top_is_the_filtered_ranking(docs: list[list[str]], query: list[s
     expected = [(i, s) for i, s in zip(every.tolist(), all_scores.tolist()) if allowed[i]][:k]
     assert idx.tolist() == [i for i, _ in expected]
     assert scores.tolist() == pytest.approx([s for _, s in expected])
+
+
+def test_protected_results_the_topic_gate_suppresses_take_no_candidate_seat(mem) -> None:
+    # Six protected lines rank above an ordinary one on the query's filler words ("last",
+    # "time") yet do not share its topic (Fitwell): the mention gate suppresses them after
+    # fusion, and the ordinary line must still be used however small the candidate window.
+    for i in range(200):
+        say(mem, f"f{i}", f"Filler line number {i} about the weather and tea")
+    for i in range(6):
+        say(mem, f"p{i}", f"Last time I said I relapsed, time after time, I said it again {i}")
+    desk = say(mem, "d", "The Fitwell front desk gave me a locker key")
+    page = mem.create_page("Fitwell gym", "", description="Fitwell renewed my gym membership on the Orchid tier")
+    for seats in (2, 4, 8):
+        result = mem.recall("what did I say last time about Fitwell?", max_candidates=seats)
+        rows = {r["id"]: r for r in result.rows}
+        assert rows[page.id]["injected"] and rows[desk]["injected"], (seats, result.rows)
+        suppressed = [r for r in result.rows if r["decision"] == "suppress"]
+        assert len(suppressed) == 6 and {r["reason"] for r in suppressed} == {"sensitive-topic-mismatch"}
+        assert "relapsed" not in result.context and "locker key" in result.context

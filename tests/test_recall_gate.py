@@ -39,9 +39,14 @@ OBSERVATION = RecallDoc("o1", "observation", "User tends to work late", observat
         (replace(EVIDENCE, suppressed=True), "history", None, "suppressed-by-user"),
         (replace(OBSERVATION, suppressed=True), "current", None, "suppressed-by-user"),
         (replace(PAGE, contested=True), "current", None, "conflict-contested"),
-        (replace(PAGE, superseded="correction"), "history", None, "correction-invalidated"),
+        (replace(PAGE, status="forgotten"), "current", None, "forgotten"),
+        (replace(PAGE, status="forgotten"), "at", NOW, "forgotten"),
+        (replace(PAGE, superseded="correction"), "current", None, "correction-invalidated"),
+        (replace(PAGE, superseded="correction"), "at", NOW, "correction-invalidated"),
         (replace(EVIDENCE, correction_invalidated=True), "current", None, "correction-invalidated"),
-        (replace(PAGE, superseded="other"), "history", None, "superseded"),
+        (replace(PAGE, superseded="other"), "current", None, "superseded"),
+        (replace(PAGE, superseded="other"), "at", NOW, "superseded"),
+        (replace(EVIDENCE, correction_invalidated=True), "history", None, "correction-invalidated"),
         (replace(PAGE, superseded="temporal", valid_to=PAST), "current", None, "temporal-superseded"),
         (replace(PAGE, valid_to=PAST), "current", None, "temporal-invalid"),
         (replace(PAGE, valid_from=FUTURE), "current", None, "temporal-invalid"),
@@ -67,6 +72,15 @@ def test_plain_records_are_eligible_in_every_mode(mode: str) -> None:
     at = NOW if mode == "at" else None
     for doc in (PAGE, EVIDENCE, OBSERVATION):
         assert eligibility_reason(doc, mode=mode, now=NOW, at_time=at) is None
+
+
+def test_history_keeps_replaced_and_forgotten_pages_as_lineage() -> None:
+    for doc in (replace(PAGE, superseded="other", superseded_by="p2"), replace(PAGE, superseded="correction"),
+                replace(PAGE, status="forgotten")):
+        assert eligibility_reason(doc, mode="history", now=NOW) is None
+    # what the user asked to stop using, and an unconfirmed page, stay out of history too
+    assert eligibility_reason(replace(PAGE, status="forgotten", suppressed=True), mode="history", now=NOW) == "suppressed-by-user"
+    assert eligibility_reason(replace(PAGE, status="candidate"), mode="history", now=NOW) == "unconfirmed-canonical"
 
 
 def test_temporal_lineage_is_kept_in_history_and_at_modes() -> None:
@@ -209,7 +223,7 @@ def test_protected_result_with_nothing_to_match_is_suppressed() -> None:
 
 
 def test_reason_catalogues_cover_the_seed() -> None:
-    assert len(set(ELIGIBILITY_REASONS)) == len(ELIGIBILITY_REASONS) == 17
+    assert len(set(ELIGIBILITY_REASONS)) == len(ELIGIBILITY_REASONS) == 18
     assert set(GATE_REASONS) == {
         "normal-recall", "explicit-recall", "explicit-observation-recall", "inferred-observation-silent-use",
         "user-explicit-only-projection", "never-explicit-projection", "sensitive-default-suppress", "context-budget",

@@ -200,8 +200,7 @@ class OpenAICompatibleProvider:
 def _in_index_order(data: list[Any]) -> list[Any]:
     """Order items by their ``index`` field when every item carries a distinct valid one."""
     indices = [item.get("index") if isinstance(item, dict) else None for item in data]
-    if all(isinstance(i, int) and not isinstance(i, bool) for i in indices) and sorted(indices) == list(
-        range(len(data))
-    ):
-        return [item for _, item in sorted(zip(indices, data), key=lambda pair: pair[0])]
+    valid = [i for i in indices if isinstance(i, int) and not isinstance(i, bool)]
+    if len(valid) == len(data) and sorted(valid) == list(range(len(data))):
+        return [item for _, item in sorted(zip(valid, data), key=lambda pair: pair[0])]
     return data

@@ -177,10 +177,10 @@ def _reflect(provider: Any, request: ReflectionRequest) -> tuple[str | None, Pro
 class _Run:
     """State of one ``run_dream`` call."""
 
-    def __init__(self, mem: "ScopeContext", provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
+    def __init__(self, ctx: "ScopeContext", provider: Any, *, workers: int, progress: bool, shard: tuple[int, int] | None,
                  use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str],
                  executor: Any = None) -> None:
-        self.mem, self.wh, self.scope, self.cfg = mem, mem.wh, mem.scope, mem.config
+        self.mem, self.wh, self.scope, self.cfg = ctx, ctx.wh, ctx.scope, ctx.config
         self.provider = provider
         self.executor = executor
         self.workers = executor.workers if executor is not None else workers
@@ -191,8 +191,8 @@ class _Run:
         self.secrets = secrets
         self.remote = calls_out(provider)
         self.replay_only = replay_only and self.remote
-        self.cache = AnswerCache(self.wh, self.scope, mem.clock, read=use_cache)
-        self.lock = scope_lock(mem)
+        self.cache = AnswerCache(self.wh, self.scope, ctx.clock, read=use_cache)
+        self.lock = scope_lock(ctx)
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
         self.claimed: list[str] = []
@@ -297,10 +297,11 @@ class _Run:
                 if self.remote:
                     known = self._known_pages() if getattr(self.provider, "reads_existing_pages", False) else None
                     for w in chunk:
-                        if not w.transcript.is_empty():  # type: ignore[union-attr]
+                        transcript = w.transcript  # load_transcripts gave every work of the chunk one
+                        if transcript is not None and not transcript.is_empty():
                             if known is not None:
-                                w.related = related_pages(w.transcript, known)  # type: ignore[arg-type]
-                            w.key = extraction_key(self.provider, w.transcript, self.titles, w.related)
+                                w.related = related_pages(transcript, known)
+                            w.key = extraction_key(self.provider, transcript, self.titles, w.related)
                             keys[w.key] = w
                     for key, answer in self.cache.get_many(keys).items():
                         keys[key].answer = answer
@@ -473,7 +474,7 @@ class _Run:
         self._row(w, "failed" if failed else "succeeded", cursor=w.cursor if failed else w.upto,
                   attempts=w.attempt, created=len(created), merged=len(merged),
                   rejected=len(w.result.get("rejected", [])),
-                  reason=w.error.reason if failed else None,
+                  reason=w.error.reason if w.error is not None else None,
                   error=self._sanitize(str(w.error)) if failed else None)
         if self.bar is not None:
             self.bar.update(1)
@@ -629,11 +630,11 @@ class _Run:
                         request, key, call, cached = self.prepare_reflection(w)
                         reflections.append((w, request, key, cached,
                                             self.executor.submit(call) if call is not None else None))
-                for w, request, key, cached, future in reflections:
-                    if future is None:
+                for w, request, key, cached, pending in reflections:
+                    if pending is None:
                         self.apply_reflection(w, request, key, cached, None, False)
                     else:
-                        answer, error = future.result()
+                        answer, error = pending.result()
                         self.apply_reflection(w, request, key, answer, error, True)
                 batch, submitted = following
         finally:
@@ -716,7 +717,7 @@ class _Run:
 
 
 def run_dream(
-    mem: "ScopeContext",
+    ctx: "ScopeContext",
     sessions: Iterable[str] | str | None = None,
     provider: Any = None,
     workers: int | None = None,
@@ -750,22 +751,22 @@ def run_dream(
         from ..executor import open_executor
 
         with open_executor(executor or "ray", address=address) as chosen_executor:
-            return run_dream(mem, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,
+            return run_dream(ctx, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,
                              replay_only=replay_only, rescan=rescan, reflection=reflection, url=url, model=model,
                              credential_ref=credential_ref, environ=environ, executor=chosen_executor)
     if executor == "local":
         executor = None
     started = time.perf_counter()
-    mem.wh.require_writable()
-    cfg = mem.config
+    ctx.wh.require_writable()
+    cfg = ctx.config
     count = cfg.dream_workers if workers is None else workers
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 64:
         raise ConfigError("workers", f"must be an integer from 1 to 64, got {workers!r}")
-    saved = mem.dream_settings()
+    saved = ctx.dream_settings()
     if saved:  # settings saved for this scope (review page, POST /config) override the file config
         cfg = cfg.replace(**saved)
     chosen = resolve_provider(cfg, provider, url=url, model=model, credential_ref=credential_ref, environ=environ)
-    run = _Run(mem, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
+    run = _Run(ctx, chosen, workers=count, progress=progress, shard=parse_shard(shard), use_cache=use_cache,
                replay_only=replay_only, rescan=rescan,
                reflection=cfg.reflection_enabled if reflection is None else bool(reflection),
                secrets=_secrets(chosen, environ), executor=executor)
@@ -779,8 +780,8 @@ def run_dream(
         run.release()
     report = run.report
     report.seconds = time.perf_counter() - started
-    with run.lock, mem.wh.transaction():
-        mem.wh.audit("dream-run", "deterministic_rule", run.run_id, {
+    with run.lock, ctx.wh.transaction():
+        ctx.wh.audit("dream-run", "deterministic_rule", run.run_id, {
             "provider": report.provider, "model": report.model, "sessions": report.sessions,
             "succeeded": report.succeeded, "failed": report.failed, "skipped": report.skipped,
             "candidates": report.candidates, "shard": report.to_dict()["shard"],

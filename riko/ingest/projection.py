@@ -77,9 +77,8 @@ def describe_event(etype: str, data: dict) -> tuple[str, str | None, str | None]
                 kind = None
         content = message.get("content")
         if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) and content[0].get("type") == "text":
-            text = content[0].get("text")
-            if not isinstance(text, str):
-                text = ""
+            part = content[0].get("text")
+            text = part if isinstance(part, str) else ""
         else:
             text = "\n".join(content_texts(content))
     elif etype == "tool/call":

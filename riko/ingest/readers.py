@@ -216,7 +216,8 @@ class LogReader:
         first = head.split(b"\n", 1)[0].removeprefix(_BOM)
         obj = _loads_or_none(first)
         if isinstance(obj, dict) and obj.get("type") == "session" and "seq" not in obj:
-            sid = obj.get("id") if isinstance(obj.get("id"), str) and obj.get("id") else self._sid
+            named = obj.get("id")
+            sid = named if isinstance(named, str) and named else self._sid
             self._sid = sid
             preset = obj.get("agentPreset")
             parent = obj.get("parentSession")
@@ -376,8 +377,7 @@ class LogReader:
         if obj is None:
             return None
         etype = obj.get("type")
-        seq = obj.get("seq")
-        if etype == "session" and seq is None:
+        if etype == "session" and obj.get("seq") is None:
             if line != 1:
                 self._issue(line, None, "invalid-event", f"line {line} is a session header; only line 1 may be one")
             return None

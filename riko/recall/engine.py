@@ -103,6 +103,8 @@ _HIDING = np.zeros(len(ELIGIBILITY_REASONS) + 1, dtype=bool)
 _HIDING[[reason_code(r) for r in ("suppressed-by-user", "correction-invalidated", "superseded",
                                   "temporal-superseded", "temporal-invalid")]] = True
 _SUPPRESSED = reason_code("suppressed-by-user")
+# A forgotten page exists for history recall alone: elsewhere it is neither shown nor counted.
+_FORGOTTEN = reason_code("forgotten")
 
 
 def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -116,7 +118,7 @@ def channel_weights(provider: Any, overrides: Mapping[str, float] | None = None)
 
 
 # -- recall -----------------------------------------------------------------------------------
-def recall(mem: "ScopeContext", query: str, *, at_time: Any = None, history: bool = False, **options: Any) -> RecallResult:
+def recall(ctx: "ScopeContext", query: str, *, at_time: Any = None, history: bool = False, **options: Any) -> RecallResult:
     """Planner-gated recall for one user turn; see :meth:`riko.Memory.recall`.
 
     Options: ``max_candidates``, ``max_context_chars`` (override the config), ``build_index``
@@ -130,8 +132,8 @@ def recall(mem: "ScopeContext", query: str, *, at_time: Any = None, history: boo
         raise InvalidTypeError(f"unknown recall option(s): {', '.join(sorted(unknown))}; expected {', '.join(sorted(_OPTIONS))}")
     if not isinstance(query, str):
         raise InvalidTypeError(f"query must be a string, got {type(query).__name__}")
-    cfg = mem.config
-    now = utc(mem.clock.now())
+    cfg = ctx.config
+    now = utc(ctx.clock.now())
     stages = RecallTrace()
     with stages.timed("planner"):
         plan = analyze_recall_query(
@@ -147,22 +149,22 @@ def recall(mem: "ScopeContext", query: str, *, at_time: Any = None, history: boo
         )
         if not cfg.temporal_enabled:
             plan = dataclasses.replace(plan, temporal_mode="current", at_time=None)
-    trace = RecallTrace.for_plan(plan, mem.scope.key)
+    trace = RecallTrace.for_plan(plan, ctx.scope.key)
     trace.planner_latency_ms = stages.planner_latency_ms
     if not plan.is_open:
         return _result(plan, trace, [], "")
-    return _Run(mem, query, plan, trace, now, options).execute()
+    return _Run(ctx, query, plan, trace, now, options).execute()
 
 
 class _Run:
     """One execution of a recall plan (state shared by its stages)."""
 
-    def __init__(self, mem: "ScopeContext", query: str, plan: RecallPlan, trace: RecallTrace, now: datetime,
+    def __init__(self, ctx: "ScopeContext", query: str, plan: RecallPlan, trace: RecallTrace, now: datetime,
                  options: Mapping[str, Any]) -> None:
-        self.mem, self.query, self.plan, self.trace, self.now = mem, query, plan, trace, now
+        self.mem, self.query, self.plan, self.trace, self.now = ctx, query, plan, trace, now
         self.options = options
-        self.cfg = mem.config
-        self.cache: RecallCache = cache_for(mem)
+        self.cfg = ctx.config
+        self.cache: RecallCache = cache_for(ctx)
         self.topic = strip_recall_cues(query)
         self.tokens = list(plan.keywords)
         self.phrases = query_phrases(self.topic, query)
@@ -195,8 +197,10 @@ class _Run:
             {d: doc.kind for d, doc in docs.items()}, tie_break=self.cache.activation,
         )
         trace.fused_candidates = len(fused)
-        fused = self._rerank(fused)[: plan.max_candidates]
-        items, decided = self._gate(fused)
+        # The mention gate decides after fusion (a protected result's topic is judged against
+        # the query), before the candidate window: what it suppresses takes no seat.
+        fused = self._rerank(fused)
+        items, decided = self._gate(fused, plan.max_candidates)
         budget = select_within_budget(
             items, plan.max_context_chars, max_candidates=plan.max_candidates,
             authoritative_reserve=AUTHORITATIVE_RESERVE, raw_evidence_max=max(1, math.ceil(plan.max_candidates / 2)),
@@ -322,7 +326,8 @@ class _Run:
         matched = np.unique(np.concatenate(postings))
         if ids is None:  # evidence postings name chunks: count their lines
             matched = np.unique(cache.line_table().chunk_line[matched])
-        rejected = matched[codes[matched] != 0]
+        found_codes = codes[matched]
+        rejected = matched[(found_codes != 0) & (found_codes != _FORGOTTEN)]
         found, counts = np.unique(codes[rejected], return_counts=True)
         for code, count in zip(found.tolist(), counts.tolist()):
             self.trace.reject(str(reason_of(code)), count)
@@ -517,7 +522,8 @@ class _Run:
         head, tail = fused[:head_size], fused[head_size:]
         # Protected text never leaves the process: only normal-disclosure results are sent,
         # and protected ones keep their places in the head.
-        open_slots = [i for i, f in enumerate(head) if self._disclosure(self.docs[f.doc_id]) == "normal"]
+        open_slots = [i for i, f in enumerate(head) if self._disclosure(self.docs[f.doc_id]) == "normal"
+                      and self.docs[f.doc_id].status != "forgotten"]
         if len(open_slots) < 2:
             return fused
         timeout = int(self.options.get("reranker_timeout_ms", self.cfg.reranker_timeout_ms))
@@ -536,16 +542,22 @@ class _Run:
     def _disclosure(self, doc: RecallDoc) -> str:
         return effective_disclosure(doc, unclassified=self.cfg.unclassified_evidence_disclosure)
 
-    def _gate(self, fused: list[Fused]) -> tuple[list[RenderItem], list[dict[str, Any]]]:
+    def _gate(self, fused: list[Fused], seats: int) -> tuple[list[RenderItem], list[dict[str, Any]]]:
+        """Mention decisions in fused order until ``seats`` results may be used; a suppressed
+        result is listed (and counted) but takes no seat."""
         plan, trace, cache = self.plan, self.trace, self.cache
         unclassified = self.cfg.unclassified_evidence_disclosure
         items: list[RenderItem] = []
         rows: list[dict[str, Any]] = []
         for f in fused:
+            if len(items) >= seats:
+                break
             doc = self.docs[f.doc_id]
             if f.merged:
                 doc = dataclasses.replace(doc, refs=tuple(f.refs))
             decision, reason = mention_decision(doc, self.query, plan, unclassified_disclosure=unclassified)
+            if decision != "suppress" and doc.status == "forgotten":
+                decision = "explicit"  # only its "forgotten on <date>" label is shown (history mode)
             trace.gate(decision, reason)
             row = _row(doc, f, decision, reason, cache.activation.get(f.doc_id, 0.0))
             rows.append(row)
@@ -598,7 +610,7 @@ _RETRIEVE_SCHEMA: dict[str, Any] = {
 }
 
 
-def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+def retrieve(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
              provider: Any = None, weights: Mapping[str, float] | None = None) -> pl.DataFrame:
     """Ungated research ranking over every channel, raw evidence included; see :meth:`riko.Memory.retrieve`.
 
@@ -608,9 +620,9 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
     """
     if k < 1:
         raise ConfigError("k", f"must be at least 1, got {k}")
-    cache = cache_for(mem)
-    found, used_provider = retrieve_hits(mem, query, k=k, channels=channels, provider=provider)
-    fused = fuse_retrieved(found, used_provider, rrf_k=mem.config.rrf_k, weights=weights)[:k]
+    cache = cache_for(ctx)
+    found, used_provider = retrieve_hits(ctx, query, k=k, channels=channels, provider=provider)
+    fused = fuse_retrieved(found, used_provider, rrf_k=ctx.config.rrf_k, weights=weights)[:k]
     rows = []
     for f in fused:
         kind = cache.kind_of(f.doc_id)
@@ -623,7 +635,7 @@ def retrieve(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable
     return pl.DataFrame(rows, schema=_RETRIEVE_SCHEMA) if rows else pl.DataFrame(schema=_RETRIEVE_SCHEMA)
 
 
-def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
+def retrieve_hits(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Iterable[str] | None = None,
                   provider: Any = None) -> tuple[dict[str, Hits], Any]:
     """Every wanted channel's hits for ``retrieve`` (each up to ``max(3 k, lexical cap)``) and
     the embedding provider the dense channel used (None when it did not run)."""
@@ -631,19 +643,20 @@ def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Ite
     unknown = [c for c in wanted if c not in RETRIEVE_CHANNELS]
     if unknown:
         raise ConfigError("channels", f"unknown channel(s) {', '.join(unknown)}; expected {', '.join(RETRIEVE_CHANNELS)}")
-    cache = cache_for(mem)
-    cap = max(3 * k, mem.config.lexical_candidate_cap)
+    cache = cache_for(ctx)
+    cap = max(3 * k, ctx.config.lexical_candidate_cap)
     topic = strip_recall_cues(query)
     tokens = list(dict.fromkeys(tokenize(topic)))
     phrases = query_phrases(topic, query)
     found: dict[str, Hits] = {}
     with cache.lock:
         cache.refresh()
-        lexical = lexical_pages(cache, tokens, phrases, cap) if {"lexical", "graph"} & set(wanted) else Hits()
+        live = cache.live_page_mask()
+        lexical = lexical_pages(cache, tokens, phrases, cap, live) if {"lexical", "graph"} & set(wanted) else Hits()
         if "lexical" in wanted:
             found["lexical"] = lexical
         if "exact" in wanted:
-            found["exact"] = exact_hits(cache, exact_terms(query), cap)
+            found["exact"] = exact_hits(cache, exact_terms(query), cap, pages_allowed=live)
         if "rawEvidence" in wanted:
             found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
         if "observation" in wanted:
@@ -655,9 +668,9 @@ def retrieve_hits(mem: "ScopeContext", query: str, *, k: int = 10, channels: Ite
         used_provider = provider or provider_for(cache)
         index = None
         if used_provider is not None:
-            index = dense_index(cache, used_provider, mem.warehouse_dir / "dense", mem.clock)
+            index = dense_index(cache, used_provider, ctx.warehouse_dir / "dense", ctx.clock)
         if index is not None and index.searchable:
-            serving_reason(cache, index, utc(mem.clock.now()))  # a stale generation hides gone documents
+            serving_reason(cache, index, utc(ctx.clock.now()))  # a stale generation hides gone documents
             found["dense"] = dense_hits(cache, index, used_provider.embed_query(query), cap)
         elif channels is not None:
             raise StateError("the dense channel needs an embedding provider and a built generation").with_remedy("index")
@@ -677,7 +690,7 @@ def fuse_retrieved(found: Mapping[str, Hits], provider: Any, *, rrf_k: int = 60,
 
 
 # -- index --------------------------------------------------------------------------------------
-def _provider_or_raise(mem: "ScopeContext", cache: RecallCache, provider: Any) -> Any:
+def _provider_or_raise(ctx: "ScopeContext", cache: RecallCache, provider: Any) -> Any:
     chosen = provider or provider_for(cache)
     if chosen is None:
         detail = f" ({cache.provider_error})" if cache.provider_error else ""
@@ -687,24 +700,24 @@ def _provider_or_raise(mem: "ScopeContext", cache: RecallCache, provider: Any) -
     return chosen
 
 
-def build_index(mem: "ScopeContext", *, progress: bool = True, force: bool = False, provider: Any = None) -> dict[str, Any]:
+def build_index(ctx: "ScopeContext", *, progress: bool = True, force: bool = False, provider: Any = None) -> dict[str, Any]:
     """Build or refresh the scope's dense generation; see :meth:`riko.Memory.index`.
 
     Incremental: vectors of unchanged texts are reused by text hash; only new texts are
     embedded, in batches. A provider failure keeps the previous generation serving and
     raises ProviderError. Returns build statistics and the generation summary.
     """
-    cache = cache_for(mem)
+    cache = cache_for(ctx)
     cache.refresh()
-    chosen = _provider_or_raise(mem, cache, provider)
-    index = dense_index(cache, chosen, mem.warehouse_dir / "dense", mem.clock)
-    return build_generation(cache, index, utc(mem.clock.now()), progress=progress, force=force)
+    chosen = _provider_or_raise(ctx, cache, provider)
+    index = dense_index(cache, chosen, ctx.warehouse_dir / "dense", ctx.clock)
+    return build_generation(cache, index, utc(ctx.clock.now()), progress=progress, force=force)
 
 
-def dense_status(mem: "ScopeContext", *, provider: Any = None) -> dict[str, Any]:
+def dense_status(ctx: "ScopeContext", *, provider: Any = None) -> dict[str, Any]:
     """The dense generation's status and whether the scope's documents moved since it was built."""
-    cache = cache_for(mem)
+    cache = cache_for(ctx)
     cache.refresh()
-    chosen = _provider_or_raise(mem, cache, provider)
-    index = dense_index(cache, chosen, mem.warehouse_dir / "dense", mem.clock)
-    return index_status(cache, index, utc(mem.clock.now()))
+    chosen = _provider_or_raise(ctx, cache, provider)
+    index = dense_index(cache, chosen, ctx.warehouse_dir / "dense", ctx.clock)
+    return index_status(cache, index, utc(ctx.clock.now()))

@@ -42,6 +42,7 @@ MENTION_DECISIONS = ("explicit", "silent_use", "suppress")
 ELIGIBILITY_REASONS = (
     "source-page-not-recallable",
     "consent-required",
+    "forgotten",
     "unconfirmed-canonical",
     "suppressed-by-user",
     "conflict-contested",
@@ -111,6 +112,10 @@ class RecallDoc:
     seq: int | None = None
     activation: float = 0.0
     topic_tags: tuple[str, ...] = ()
+    #: The page that replaced this one (history recall labels it "superseded by <id>").
+    superseded_by: str | None = None
+    #: When a forgotten page was forgotten (history recall shows only "forgotten on <date>").
+    forgotten_at: datetime | None = None
     #: Who wrote an evidence line: ``user`` (the only authority), ``assistant`` or ``tool``
     #: (supplements, never the user's words); None for pages and observations.
     role: str | None = None
@@ -133,8 +138,8 @@ def eligibility_reason(
 
     Checks run in the order of :data:`ELIGIBILITY_REASONS`. Validity windows are
     half-open ``[valid_from, valid_to)`` and are read at ``at_time`` in ``at`` mode and at
-    ``now`` in ``current`` mode; ``history`` keeps retained lineage (temporally superseded
-    or expired intervals) and rejects only what is not valid yet.
+    ``now`` in ``current`` mode; ``history`` keeps retained lineage (superseded, expired
+    and forgotten pages, which recall labels as such) and rejects only what is not valid yet.
     """
     if mode not in TEMPORAL_MODES:
         raise InvalidArgumentError(f"mode must be one of {TEMPORAL_MODES}, got {mode!r}")
@@ -143,19 +148,25 @@ def eligibility_reason(
     now = _utc(now)
     ref_time = _utc(at_time) if mode == "at" and at_time is not None else now
     page = doc.kind == "page"
+    history = mode == "history"
     if page and doc.page_type == "source":
         return "source-page-not-recallable"
     if page and not doc.consent:
         return "consent-required"
-    if page and doc.status != "confirmed":
+    if page and doc.status == "forgotten":
+        if not history:
+            return "forgotten"
+    elif page and doc.status != "confirmed":
         return "unconfirmed-canonical"
     if doc.suppressed:
         return "suppressed-by-user"
     if page and doc.contested and mode == "current":
         return "conflict-contested"
-    if doc.correction_invalidated or doc.superseded == "correction":
+    # history keeps a replaced page as lineage (labelled "superseded by <id>"); current and
+    # as-of reads never see it
+    if doc.correction_invalidated or (doc.superseded == "correction" and not (page and history)):
         return "correction-invalidated"
-    if doc.superseded not in (None, "temporal"):
+    if doc.superseded not in (None, "temporal", "correction") and not (page and history):
         return "superseded"
     if doc.superseded == "temporal" and mode == "current":
         return "temporal-superseded"

@@ -71,26 +71,26 @@ PROBE_INTERVAL_S = 10.0
 _OPEN: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
-def cache_for(mem: "ScopeContext") -> "RecallCache":
-    """The recall cache of the scope context ``mem`` (created on first use, dropped with it)."""
-    with mem.recall_cache_guard:
-        cache = mem.recall_cache
+def cache_for(ctx: "ScopeContext") -> "RecallCache":
+    """The recall cache of the scope context ``ctx`` (created on first use, dropped with it)."""
+    with ctx.recall_cache_guard:
+        cache = ctx.recall_cache
         if cache is None:
-            cache = mem.recall_cache = RecallCache(mem)
-            _OPEN.add(mem)
+            cache = ctx.recall_cache = RecallCache(ctx)
+            _OPEN.add(ctx)
         return cache
 
 
-def drop_cache(mem: "ScopeContext") -> None:
-    """Forget ``mem``'s in-process indexes (after a purge they may hold purged text)."""
-    with mem.recall_cache_guard:
-        mem.recall_cache = None
+def drop_cache(ctx: "ScopeContext") -> None:
+    """Forget ``ctx``'s in-process indexes (after a purge they may hold purged text)."""
+    with ctx.recall_cache_guard:
+        ctx.recall_cache = None
 
 
-def flush_activation(mem: "ScopeContext") -> None:
-    """Write the recall counts ``mem`` holds in memory to its store now (a no-op when none)."""
-    with mem.recall_cache_guard:
-        cache = mem.recall_cache
+def flush_activation(ctx: "ScopeContext") -> None:
+    """Write the recall counts ``ctx`` holds in memory to its store now (a no-op when none)."""
+    with ctx.recall_cache_guard:
+        cache = ctx.recall_cache
     if cache is not None:
         cache.flush_activation()
 
@@ -149,6 +149,7 @@ class PageSide:
     sources_key: Any = None
     position: dict[str, int] | None = None
     sources: Any = None  # (page index, line index) pairs and the lines behind forgotten pages
+    live: Any = None  # (the allow-mask of pages not forgotten,), built on first use
 
 
 @dataclass
@@ -230,11 +231,11 @@ class ObservationSide:
 class RecallCache:
     """Documents, indexes and activation scores of one Memory, kept in step with its stores."""
 
-    def __init__(self, mem: "ScopeContext") -> None:
-        self._mem = weakref.proxy(mem)
-        self.wh = mem.wh
-        self.scope_key = mem.scope.key
-        self.config = mem.config
+    def __init__(self, ctx: "ScopeContext") -> None:
+        self._ctx = weakref.proxy(ctx)
+        self.wh = ctx.wh
+        self.scope_key = ctx.scope.key
+        self.config = ctx.config
         self.lock = threading.RLock()
         self.audit_id = -1
         self.pages = PageSide()
@@ -261,7 +262,7 @@ class RecallCache:
         """
         if getattr(self.wh, "_tx_depth", 0):
             return None
-        stamp = []
+        stamp: list[tuple[int, int] | None] = []
         for path in (self.wh.path, self.wh.path.with_name(self.wh.path.name + ".wal")):
             try:
                 st = os.stat(path)
@@ -309,10 +310,14 @@ class RecallCache:
         )
         if signature == self.pages.signature:
             return
-        mem = self._mem
-        every = mem.canon.pages(include_forgotten=True)
-        pages = [p for p in every if p.status != "forgotten"]
-        reasons = PageStore(self.wh).supersede_reasons()
+        ctx = self._ctx
+        every = ctx.canon.pages(include_forgotten=True)
+        # forgotten pages stay searchable for history recall, which shows only that they were
+        # forgotten and when; a purged page (its text gone) has nothing left to find
+        pages = [p for p in every if p.status != "forgotten" or p.description or p.body]
+        store = PageStore(self.wh)
+        reasons = store.supersede_reasons()
+        forgotten_at = store.forgotten_times() if any(p.status == "forgotten" for p in pages) else {}
         contested = {r[0] for r in signature[1]}
         suppressed = {r[0] for r in signature[2]}
         side = PageSide(signature=signature)
@@ -321,8 +326,10 @@ class RecallCache:
             if page.type == "entity" and page.category == "entity":
                 # an entity page indexes facts rather than stating one: the graph walks through it,
                 # recall never injects it (its facts are what answer)
-                side.pages[page.id] = page
+                if page.status != "forgotten":
+                    side.pages[page.id] = page
                 continue
+            forgotten = page.status == "forgotten"
             projection = page_projection(page)
             superseded = None
             if page.superseded_by or page.status == "superseded":
@@ -334,15 +341,18 @@ class RecallCache:
                 suppressed=page.usage_policy == "suppressed" or page.id in suppressed,
                 contested=page.id in contested, superseded=superseded, valid_from=page.valid_from,
                 valid_to=page.valid_to, observed_at=page.observed_at, refs=tuple(page.sources),
-                topic_tags=projection.topic_tags,
+                topic_tags=projection.topic_tags, superseded_by=page.superseded_by,
+                forgotten_at=_aware(forgotten_at.get(page.id)) if forgotten else None,
             )
             body = "\n".join([page.title, page.description, page.body, " ".join(page.tags)])
             side.ids.append(page.id)
             side.docs[page.id] = doc
-            side.pages[page.id] = page
             side.raw.append(body)
             side.folded.append(normalize(body))
             tokens.append(tokenize(body))
+            if forgotten:
+                continue  # not in the link graph, the projections or the fact fingerprints
+            side.pages[page.id] = page
             side.fingerprints[page.id] = fact_fingerprint(page.description or page.summary(), page_type=page.type)
             side.projections[page.id] = projection
         side.index.add(tokens)
@@ -535,7 +545,7 @@ class RecallCache:
         if self.wh.read_only:
             return
         merged = [*self.pages.projections.values(), *self.observations.projections.values()]
-        persist_projections(self.wh, self.scope_key, merged, self._mem.clock.now())
+        persist_projections(self.wh, self.scope_key, merged, self._ctx.clock.now())
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)
@@ -561,6 +571,17 @@ class RecallCache:
         side.table.update(side.meta_audit, suppressed, side.invalidated, side.line_time_ms, side.chunk_line)
         return side.table
 
+    def live_page_mask(self) -> Any:
+        """The pages that are not forgotten, as an allow-mask in index order (None when none is
+        forgotten): what the ungated ``retrieve`` ranks."""
+        import numpy as np
+
+        side = self.pages
+        if side.live is None:
+            live = np.array([side.docs[i].status != "forgotten" for i in side.ids], dtype=bool)
+            side.live = (None if live.all() else live,)
+        return side.live[0]
+
     def page_position(self, page_id: str) -> int | None:
         """The index position of a cached page (None when it is not cached)."""
         side = self.pages
@@ -576,7 +597,7 @@ class RecallCache:
         side, lines = self.pages, self.evidence
         key = len(lines.line_keys)
         if side.sources is None or side.sources_key != key:
-            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids)
+            pairs = [(i, lines.ref_line[ref]) for i, pid in enumerate(side.ids) if pid in side.pages
                      for ref in side.pages[pid].sources if ref in lines.ref_line]
             gone = [lines.ref_line[ref] for ref in side.forgotten_sources if ref in lines.ref_line]
             side.sources = (np.array([p for p, _ in pairs], dtype=np.int64), np.array([ln for _, ln in pairs], dtype=np.int64),

@@ -22,6 +22,8 @@ __all__ = [
     "escape",
     "render_recall_context",
     "render_item_for",
+    "superseded_label",
+    "forgotten_label",
     "is_non_identifying_summary",
     "apply_budget",
     "select_within_budget",
@@ -66,6 +68,8 @@ class RenderItem:
     guidance: dict | None = field(default=None)
     #: Origin of a supplement line that is not the user's words: ``[assistant]`` or ``[tool: name]``.
     label: str = ""
+    #: A forgotten page's stand-in (history recall): printed as ``[lineage]``, never authoritative.
+    lineage: bool = False
 
 
 def escape(text: str) -> str:
@@ -96,6 +100,8 @@ def is_non_identifying_summary(summary: str | None, raw_text: str) -> bool:
 
 
 def _marker(item: RenderItem) -> str:
+    if item.lineage:
+        return "[lineage]"
     if item.authoritative:
         return "[authoritative]"
     return "[inferred]" if item.source_type == "observation" else "[supplement]"
@@ -114,9 +120,12 @@ def _guidance_line(guidance: dict, raw_text: str) -> str:
         f"user_initiated_topic: {flag('user_initiated_topic', False)}",
         f"allowed_effects: {', '.join(effects) if effects else 'none'}",
     ]
+    lineage = guidance.get("lineage")
+    if lineage:
+        parts.append(f"lineage: {escape(str(lineage))}")
     summary = guidance.get("summary")
-    if is_non_identifying_summary(summary, raw_text):
-        parts.append(f"summary: {_stored(summary).replace(chr(10), ' ')}")
+    if summary is not None and is_non_identifying_summary(summary, raw_text):
+        parts.append(f"summary: {_stored(str(summary)).replace(chr(10), ' ')}")
     return "  <internal-memory-guidance> " + "; ".join(parts) + " </internal-memory-guidance>"
 
 
@@ -179,11 +188,19 @@ def render_item_for(
     """
     source_type = _SOURCE_TYPES[doc.kind]
     authoritative = doc.kind == "page"
+    if doc.kind == "page" and doc.status == "forgotten":
+        # what a forgotten page said is gone from memory: history recall shows only that it
+        # existed and when it was forgotten, whatever its disclosure
+        return RenderItem(doc.doc_id, "explicit", source_type, f"{forgotten_label(doc)} {doc.doc_id}", (), False,
+                          lineage=True)
+    lineage = superseded_label(doc)
     if decision == "explicit":
         text = doc.text
         if doc.kind == "page" and doc.valid_to is not None:
             # a closed interval reaches the context only in history mode: say it is not current
             text = f"[until {doc.valid_to.date().isoformat()}] {text}"
+        if lineage:
+            text = f"[{lineage}] {text}"
         label = label_for(doc.role, doc.tool) if doc.kind == "evidence" else ""
         return RenderItem(doc.doc_id, "explicit", source_type, text, tuple(doc.refs), authoritative, label=label)
     if decision != "silent_use":
@@ -203,9 +220,25 @@ def render_item_for(
         "user_initiated_topic": bool(user_initiated),
         "allowed_effects": [e for e in allowed_effects if e in ALLOWED_EFFECTS],
     }
+    if lineage:
+        guidance["lineage"] = lineage
     if is_non_identifying_summary(summary, doc.text):
         guidance["summary"] = summary
     return RenderItem(doc.doc_id, "silent_use", source_type, "", (), authoritative, guidance)
+
+
+def superseded_label(doc: RecallDoc) -> str:
+    """``superseded by <id>`` for a replaced page ("superseded" when no successor is named); ""
+    for anything current."""
+    if doc.kind != "page" or not (doc.superseded or doc.superseded_by):
+        return ""
+    return f"superseded by {doc.superseded_by}" if doc.superseded_by else "superseded"
+
+
+def forgotten_label(doc: RecallDoc) -> str:
+    """``[forgotten on <date>]``: all that history recall prints of a forgotten page."""
+    when = doc.forgotten_at.date().isoformat() if doc.forgotten_at is not None else "an unknown date"
+    return f"[forgotten on {when}]"
 
 
 @dataclass

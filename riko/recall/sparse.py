@@ -136,8 +136,9 @@ class SparseBM25:
         Intersected rarest first, each step probing the next posting list only at the
         documents still in the running.
         """
-        terms = [self._vocab.get(t) for t in dict.fromkeys(tokens)]
-        if not terms or None in terms:
+        found_terms = [self._vocab.get(t) for t in dict.fromkeys(tokens)]
+        terms = [t for t in found_terms if t is not None]
+        if not terms or len(terms) < len(found_terms):
             return np.zeros(0, dtype=np.int32)
         lists = sorted((self._docs[t] for t in terms), key=len)
         found = np.array(lists[0], dtype=np.int32)

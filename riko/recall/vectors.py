@@ -112,6 +112,10 @@ def _page_documents(cache: RecallCache, now: datetime) -> list[DenseDoc]:
     docs = []
     for page_id in cache.pages.ids:
         doc = cache.pages.docs[page_id]
+        # lineage a history read labels (forgotten, or replaced other than over time) is found
+        # lexically; a forgotten page's words are never embedded
+        if doc.status == "forgotten" or doc.superseded not in (None, "temporal"):
+            continue
         if eligibility_reason(doc, mode="history", now=now) is None:
             page = cache.pages.pages[page_id]
             text = "\n".join(t for t in (page.title, page.description, page.body) if t)[:_PAGE_CHARS]
@@ -179,6 +183,14 @@ def write_index_meta(cache: RecallCache, index: DenseIndex, now: datetime, *, de
         }, key=("name",))
 
 
+def _model_of(index: DenseIndex) -> tuple[str, int]:
+    """(model, dimension) of the provider a recall-side index was opened with."""
+    provider = index.provider
+    if provider is None:
+        raise ConfigError("embedding_provider", "the dense index was opened without an embedding provider")
+    return provider.model, int(provider.dimension)
+
+
 def recorded_degradation(cache: RecallCache) -> str | None:
     """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
     return VectorStore(cache.wh).degraded_reason("dense")
@@ -190,7 +202,7 @@ def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], ge
     from ..dense.store import text_key
     from ..migrations import RECORD_SCHEMA_VERSION
 
-    model, dim = index.provider.model, int(index.provider.dimension)
+    model, dim = _model_of(index)
     return pa.table({
         "scope_key": [cache.scope_key] * len(docs),
         "schema_version": [RECORD_SCHEMA_VERSION] * len(docs),
@@ -214,7 +226,7 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
     """
     wh = cache.wh
     generation = stats["generation_id"]
-    model, dim = index.provider.model, int(index.provider.dimension)
+    model, dim = _model_of(index)
     count = index.count
     delta = index.last_delta
     with wh.transaction():
@@ -282,7 +294,7 @@ def _stale_reason(index: DenseIndex, revision: str) -> str:
         return "no-generation"
     if status["degraded_reason"]:
         return status["degraded_reason"]
-    if status["model"] != index.provider.model or status["dimension"] != int(index.provider.dimension):
+    if (status["model"], status["dimension"]) != _model_of(index):
         return "embedding-model-changed"
     if status["source_revision"] != revision:
         return "source-revision-changed"

@@ -130,7 +130,7 @@ async def _recall(ctx: Ctx, *, debug: bool = False) -> Any:
     if not ctx.config.recall_enabled:
         raise ApiError(404, "recall-disabled",
                        "recall over HTTP is off (recall_enabled = false); set recall_enabled = true in riko.toml "
-                       "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall run regardless)")
+                       "or RIKO_RECALL_ENABLED=1 and restart riko serve (mem.recall and riko recall need it too)")
     body = await ctx.body()
     query = body_field(body, "query", required=True)
     at_time = body_time(body, "atTime", "at_time")

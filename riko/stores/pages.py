@@ -146,6 +146,11 @@ class PageStore(Store):
             "|| coalesce(superseded_by, '') || coalesce(supersede_reason, ''))), 0) FROM pages WHERE scope_key = ?",
             [self.scope_key])
 
+    def forgotten_times(self) -> dict[str, datetime | None]:
+        """page id → when a forgotten page was forgotten (its last write)."""
+        return dict(self.wh.fetchall("SELECT id, updated_at FROM pages WHERE scope_key = ? AND status = 'forgotten'",
+                                     [self.scope_key]))
+
     def supersede_reasons(self) -> dict[str, str | None]:
         """page id → why it was superseded (None when it was not)."""
         return dict(self.wh.fetchall("SELECT id, supersede_reason FROM pages WHERE scope_key = ?", [self.scope_key]))

@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, overload
 
 import duckdb
 
@@ -52,6 +52,12 @@ def storage_error(exc: BaseException) -> StorageError | None:
     return None
 
 
+@overload
+def naive_utc(value: datetime) -> datetime: ...
+@overload
+def naive_utc(value: None) -> None: ...
+@overload
+def naive_utc(value: datetime | None) -> datetime | None: ...
 def naive_utc(value: datetime | None) -> datetime | None:
     """DuckDB TIMESTAMP columns hold naive UTC; convert an aware datetime for storage."""
     if value is None:
@@ -391,7 +397,10 @@ class Warehouse:
                 for before_commit, _ in list(f.hooks):
                     before_commit()
                 if faults.ARMED:
-                    faults.hit("duckdb.commit")
+                    try:
+                        faults.hit("duckdb.commit")
+                    except OSError as exc:  # as DuckDB's own failed commit would be: this file's
+                        raise StorageError.from_os(exc, self.path) from exc
             except BaseException:
                 f.tx_depth = 0
                 try:
