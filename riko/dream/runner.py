@@ -772,7 +772,7 @@ def run_dream(
                secrets=_secrets(chosen, environ), executor=executor)
     try:
         with run.lock:
-            with mem.review.batch():
+            with ctx.review.batch():
                 run._auto_confirm()  # what a killed run committed but did not confirm yet
             works = run.select(sessions)
         run.run(works)
