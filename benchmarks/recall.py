@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 import riko
-from riko.migrations import RECORD_SCHEMA_VERSION
+from riko.stores.migrations import RECORD_SCHEMA_VERSION
 from riko.recall.index_cache import cache_for
 
 CASES = Path(riko.__file__).parent / "data" / "cases"

@@ -19,6 +19,12 @@ __version__ = "0.1.0"
 __all__ = ["Memory", "open", "MemoryScope", "RikoError", "FixedClock", "SystemClock", "__version__"]
 
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
+
+    from .clock import Clock
+    from .config import RikoConfig
     from .memory import Memory
 
 
@@ -36,11 +42,11 @@ def __getattr__(name: str) -> Any:
 
 
 def open(  # noqa: A001 - mirrors builtins.open on purpose: riko.open(root, ...)
-    root: Any = ".",
+    root: "str | os.PathLike[str]" = ".",
     owner: str = "local",
     preset: str | None = None,
-    config: Any = None,
-    clock: Any = None,
+    config: "RikoConfig | Mapping[str, object] | None" = None,
+    clock: "Clock | Callable[[], datetime] | None" = None,
     read_only: bool = False,
     watch: bool = False,
 ) -> "Memory":

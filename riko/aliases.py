@@ -14,7 +14,7 @@ from .errors import InvalidArgumentError, NotFoundError
 from .recall.text import EN_STOPWORDS
 from .scope import MemoryScope
 from .stores.aliases import AliasStore
-from .warehouse import Warehouse, dumps, naive_utc
+from .stores.warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
 __all__ = ["upsert_alias", "upsert_aliases", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",

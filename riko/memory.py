@@ -9,15 +9,19 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
 if TYPE_CHECKING:
     import networkx as nx
 
+    from .dream.providers import DreamProvider
     from .dream.report import DreamReport
+    from .errors import RikoError
+    from .executor import LocalExecutor, RayExecutor
     from .recall.result import RecallResult
+    from .wiki.page import WikiFormatError
 
 from .clock import Clock, as_clock
 from .config import RikoConfig, load_config
@@ -25,13 +29,13 @@ from .contracts import EvidenceRef
 from .errors import ReadOnlyError, ScopeError, StateError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
-from .canon import Canon, SyncReport
-from .resident import ResidentSnapshot
-from .resident_store import ResidentStore
-from .review import Review
+from .wiki.canon import Canon, SyncReport
+from .resident.compile import ResidentSnapshot
+from .resident.store import ResidentStore
+from .review.machine import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse, storage_error
+from .stores.warehouse import Turn, Warehouse, storage_error
 from .context import ChangeSignal, ScopeContext
 from .wiki import Page
 from .wiki.watch import WikiWatcher
@@ -56,7 +60,7 @@ class Memory:
         *,
         owner: str = "local",
         preset: str | None = None,
-        config: RikoConfig | Mapping[str, Any] | None = None,
+        config: RikoConfig | Mapping[str, object] | None = None,
         clock: Clock | Callable[[], datetime] | None = None,
         read_only: bool = False,
         watch: bool = False,
@@ -68,7 +72,7 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        from .storage_migration import warehouse_dir
+        from .stores.relocation import warehouse_dir
 
         self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
@@ -110,8 +114,8 @@ class Memory:
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
         from .purge import recover_interrupted
-        from .file_journal import resident_stale
-        from .recovery import recover_open
+        from .wiki.journal import resident_stale
+        from .wiki.recovery import recover_open
 
         with self._wh.unit("open"):
             recover_open(self._canon)
@@ -134,7 +138,7 @@ class Memory:
             self._closed = True
             self._wh.close()
 
-    def watch(self, on_report: Callable[[Any], None] | None = None) -> None:
+    def watch(self, on_report: Callable[[SyncReport | RikoError], None] | None = None) -> None:
         """Sync hand edits of this scope's page files as they happen, until :meth:`close`
         (``riko.open(..., watch=True)``). ``on_report`` gets each sync's report."""
         if self.read_only:
@@ -203,7 +207,7 @@ class Memory:
         self._after_write()
         return report
 
-    def capture(self, event: Mapping[str, Any]) -> EvidenceRef:
+    def capture(self, event: Mapping[str, object]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
         from .ingest.capture import capture_event
 
@@ -217,7 +221,7 @@ class Memory:
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
             return None
-        from .sensitivity import classify_text, safe_classify
+        from .sensitivity.rules import classify_text, safe_classify
 
         return lambda text: safe_classify(classify_text, text, "normal")
 
@@ -273,10 +277,11 @@ class Memory:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
         return self._review.candidates(status)
 
-    def propose(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> str | None:
+    def propose(self, title: str, body: str = "", type: str = "concept", **fields: object) -> str | None:
         """An operator proposal (a candidate, never canon); returns its candidate id (None when it
         repeats an existing canonical page)."""
-        return self._review.propose(title=title, body=body, type=type, source="manual", **fields).candidate_id
+        given: dict[str, Any] = dict(fields)  # validated by Review.propose (unknown review fields are dropped)
+        return self._review.propose(title=title, body=body, type=type, source="manual", **given).candidate_id
 
     def confirm(self, candidate_id: str, session_id: str | None = None) -> Page:
         """Confirm a candidate as a canonical page (audited).
@@ -298,26 +303,26 @@ class Memory:
         self._review.reject(candidate_id, authority="management")
 
     # -- L2 canonical Wiki --------------------------------------------------------------------------
-    def create_page(self, title: str, body: str = "", type: str = "concept", **fields: Any) -> Page:
+    def create_page(self, title: str, body: str = "", type: str = "concept", **fields: object) -> Page:
         """Management: a confirmed, locked canonical page written directly.
 
         ``supersedes`` (an id, an id prefix or a distinctive fragment of a current page) retires
         that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
         after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
         """
-        from .governance import governed_fields, retire_superseded
+        from .review.governance import governed_fields, retire_superseded
 
-        fields, old = governed_fields(self._ctx, fields)
-        page = self._review.create_page(title, body, type=type, **fields)
+        given, old = governed_fields(self._ctx, dict(fields))
+        page = self._review.create_page(title, body, type=type, **given)
         if old is not None:
             retire_superseded(self._ctx, old, page.id, authority="management")
             page = self._canon.get(page.id)
         return page
 
-    def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+    def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, object]]:
         """Current pages that closely resemble ``text`` (id, title, score; best first): the
         replacement a writer may offer with ``supersedes``, never applied automatically."""
-        from .governance import overlaps
+        from .review.governance import overlaps
 
         return overlaps(self._canon.pages(), text, exclude=exclude)
 
@@ -341,7 +346,7 @@ class Memory:
         self.last_sync = report
         return report
 
-    def wiki_check(self) -> list[Any]:
+    def wiki_check(self) -> list[WikiFormatError]:
         """Validate every page file without changing anything; returns the errors."""
         return self._canon.check()
 
@@ -368,13 +373,13 @@ class Memory:
     def correct(self, page_id: str, content: str) -> Page:
         return self._review.correct(page_id, content, authority="management")
 
-    def replace(self, page_id: str, content: str, valid_from: Any) -> Page:
+    def replace(self, page_id: str, content: str, valid_from: datetime | str) -> Page:
         return self._review.replace(page_id, content, valid_from, authority="management")
 
     def supersede(self, page_id: str, by: str | None = None) -> Page:
         return self._review.supersede(page_id, by=by, authority="management")
 
-    def forget(self, page_id: str) -> dict[str, Any]:
+    def forget(self, page_id: str) -> dict[str, object]:
         """Remove derived memory; raw session evidence is retained (``raw_session_retained``)."""
         from .aliases import invalidate_entity_aliases
 
@@ -390,16 +395,16 @@ class Memory:
     def set_sensitivity(self, page_id: str, level: str, authority: str = "management") -> Page:
         return self._review.set_sensitivity(page_id, level, authority=authority)
 
-    def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, Any]:
+    def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, object]:
         """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
-        from .evidence_sensitivity import mark_evidence_sensitivity
+        from .sensitivity.evidence import mark_evidence_sensitivity
 
         self.warehouse.require_writable()
         return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
 
-    def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, Any]:
+    def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, object]:
         """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
-        from .evidence_sensitivity import propose_evidence_sensitivity
+        from .sensitivity.evidence import propose_evidence_sensitivity
 
         self.warehouse.require_writable()
         return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
@@ -407,15 +412,15 @@ class Memory:
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
         return self._review.conflicts(state)
 
-    def resolve_conflict(self, conflict_id: str, resolution: str, valid_from: Any = None) -> Page:
+    def resolve_conflict(self, conflict_id: str, resolution: str, valid_from: datetime | str | None = None) -> Page:
         return self._review.resolve_conflict(conflict_id, resolution, valid_from=valid_from)
 
     # -- L3 Resident --------------------------------------------------------------------------------
     def resident(self) -> ResidentSnapshot:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
         or a validity interval opened or closed since the last compile); ``.index`` renders
-        the index layer beside it (see :mod:`riko.resident_index`)."""
-        from .resident_index import current_index
+        the index layer beside it (see :mod:`riko.resident.index`)."""
+        from .resident.index import current_index
 
         snap = self._resident.current()
         ctx = self._ctx
@@ -450,8 +455,9 @@ class Memory:
         return rebuild_aliases(self._wh, self.scope, self.clock, self._canon.pages())
 
     # -- Dream (L0 → L1) ----------------------------------------------------------------------------
-    def dream(self, sessions: Iterable[str] | None = None, provider: Any = None, workers: int | None = None,
-              progress: bool = True, **options: Any) -> "DreamReport":
+    def dream(self, sessions: Iterable[str] | None = None,
+              provider: "DreamProvider | str | Sequence[str] | None" = None, workers: int | None = None,
+              progress: bool = True, **options: object) -> "DreamReport":
         """Propose candidates from every session whose evidence moved past its Dream cursor.
 
         Never writes canon by itself; ``candidate_auto_confirm`` applies afterwards (audited).
@@ -463,8 +469,9 @@ class Memory:
         state.start(self.clock.now())
         try:
             with self._write_batch():
+                chosen: dict[str, Any] = dict(options)  # run_dream's keyword options, checked there
                 report = run_dream(self._ctx, sessions=sessions, provider=provider, workers=workers, progress=progress,
-                                   **options)
+                                   **chosen)
         except Exception as exc:
             state.finish(self.clock.now(), error=f"{type(exc).__name__}: {exc}"[:500])
             typed = storage_error(exc)
@@ -485,7 +492,7 @@ class Memory:
         False when one is already queued or running here."""
         return self._dream_state.queue(self.clock.now())
 
-    def dream_status(self) -> dict[str, Any]:
+    def dream_status(self) -> dict[str, object]:
         """This process's Dream state (idle / queued / running, last run and error) with a count
         of the scope's Dream jobs by status."""
         status = self._dream_state.to_dict()
@@ -519,7 +526,8 @@ class Memory:
         return observations_frame(self._ctx, status)
 
     # -- Recall (query time) ------------------------------------------------------------------------
-    def recall(self, query: str, at_time: Any = None, history: bool = False, **options: Any) -> "RecallResult":
+    def recall(self, query: str, at_time: datetime | str | None = None, history: bool = False,
+               **options: object) -> "RecallResult":
         """Planner-gated, multi-channel recall for one user turn; returns a RecallResult
         (``.results`` DataFrame, ``.context`` to inject, ``.trace``). Never writes canon.
 
@@ -539,8 +547,9 @@ class Memory:
 
         return retrieve(self._ctx, query, k=k, channels=channels)
 
-    def index(self, progress: bool = True, force: bool = False, executor: Any = None,
-              address: str | None = None) -> dict[str, Any]:
+    def index(self, progress: bool = True, force: bool = False,
+              executor: "str | LocalExecutor | RayExecutor | None" = None,
+              address: str | None = None) -> dict[str, object]:
         """Build or refresh the dense vector generation (incremental; only new texts are embedded).
 
         ``executor="ray"`` (``address``: a Ray cluster) embeds the passage batches as Ray tasks."""
@@ -549,7 +558,7 @@ class Memory:
         return parallel_index(self._ctx, executor, address=address, progress=progress, force=force)
 
     # -- purge --------------------------------------------------------------------------------------
-    def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, Any]:
+    def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, object]:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         from .purge import purge_session
 
@@ -565,47 +574,47 @@ class Memory:
         drop_cache(self._ctx)
 
     # -- observations ---------------------------------------------------------------------------------
-    def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, Any]:
+    def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, object]:
         """Management: an anchored observation candidate (never canon; anchors must resolve)."""
         from .observations import ObservationStore
 
         out = ObservationStore.of(self._ctx).propose(text, list(anchors), confidence, authority="management")
         return dict(out.__dict__)
 
-    def observation(self, observation_id: str) -> dict[str, Any]:
+    def observation(self, observation_id: str) -> dict[str, object]:
         """One observation record (text, anchors, status …); an unknown id is a NotFoundError."""
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).get(observation_id)
 
-    def activate_observation(self, observation_id: str) -> dict[str, Any]:
+    def activate_observation(self, observation_id: str) -> dict[str, object]:
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).activate(observation_id)
 
-    def invalidate_observation(self, observation_id: str, reason: str = "management-invalidation") -> dict[str, Any]:
+    def invalidate_observation(self, observation_id: str, reason: str = "management-invalidation") -> dict[str, object]:
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).invalidate(observation_id, reason=reason)
 
-    def suppress_observation(self, observation_id: str, reason: str = "management-suppression") -> dict[str, Any]:
+    def suppress_observation(self, observation_id: str, reason: str = "management-suppression") -> dict[str, object]:
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).suppress(observation_id, reason=reason)
 
-    def restore_observation(self, observation_id: str, reason: str = "management-restore") -> dict[str, Any]:
+    def restore_observation(self, observation_id: str, reason: str = "management-restore") -> dict[str, object]:
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).restore(observation_id, reason=reason)
 
-    def contradict_observation(self, observation_id: str, anchors: Iterable[str]) -> dict[str, Any]:
+    def contradict_observation(self, observation_id: str, anchors: Iterable[str]) -> dict[str, object]:
         """Record contradicting evidence: an active observation weakens, or is invalidated."""
         from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).contradict(observation_id, list(anchors))
 
     # -- settings, audits, journals -----------------------------------------------------------------
-    def dream_settings(self) -> dict[str, Any]:
+    def dream_settings(self) -> dict[str, object]:
         """Non-secret Dream settings saved for this scope over the config defaults (what the
         next Dream uses, and what ``GET /config`` shows)."""
         from .settings import DREAM_SETTINGS, saved_dream_settings
@@ -620,7 +629,7 @@ class Memory:
         saved = saved_dream_settings(self._wh)
         return self.config.replace(**saved) if saved else self.config
 
-    def set_dream_settings(self, **settings: Any) -> dict[str, Any]:
+    def set_dream_settings(self, **settings: object) -> dict[str, object]:
         """Persist non-secret Dream settings (snake or camelCase names; validated like config;
         a secret-shaped name or value is refused); audited. Returns the settings now in force."""
         from .settings import dream_changes, save_dream_settings, saved_dream_settings
@@ -631,7 +640,7 @@ class Memory:
         save_dream_settings(self._wh, saved, list(changes))
         return self.dream_settings()
 
-    def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
+    def audit(self, kind: str, authority: str, target: str | None = None, detail: object = None) -> int:
         """Append one audit row (for hosts recording their own governed actions)."""
         with self._wh.transaction():
             return self._wh.audit(kind, authority, target, detail)

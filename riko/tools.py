@@ -17,20 +17,27 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from .aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
-from .authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim
+from .review.authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim
 from .clock import utc
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
 from .recall.text import tokenize
-from .governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
+from .review.governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
 from .request_cues import ACTIONS, has_request, strip_request
-from .sensitivity import classify_text, protected_title
+from .sensitivity.rules import classify_text, protected_title
 from .stores.aliases import AliasStore
 from .stores.evidence import EvidenceStore
 from .wiki import Page, make_page_id
+
+if TYPE_CHECKING:
+    from .clock import Clock
+    from .config import RikoConfig
+    from .context import ScopeContext
+    from .scope import MemoryScope
+    from .stores.warehouse import Warehouse
 
 __all__ = [
     "TOOL_NAMES",
@@ -149,7 +156,7 @@ class _Refused(Exception):
     """A call the tool declines: bad arguments or missing user authority (audited for writes)."""
 
 
-def _arguments(spec: _Spec, arguments: Mapping[str, Any] | str | None) -> dict[str, str]:
+def _arguments(spec: _Spec, arguments: Mapping[str, object] | str | None) -> dict[str, str]:
     """Check ``arguments`` against the tool's schema; absent, null and blank values are omitted."""
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         arguments = {}
@@ -257,7 +264,7 @@ class ToolResult:
     #: never applied (memory_remember with ``supersedes`` applies it).
     overlaps: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         out: dict[str, Any] = {
             "ok": self.ok, "tool": self.tool, "scopeKey": self.scope_key, "id": self.id,
             "resident": self.resident, "version": self.version,
@@ -293,6 +300,21 @@ class ToolResult:
 # ---------------------------------------------------------------------------- the toolbox
 
 
+class ToolMemory(Protocol):
+    """What the tools use of an open :class:`riko.Memory` (the facade satisfies it)."""
+
+    @property
+    def clock(self) -> "Clock": ...
+    @property
+    def config(self) -> "RikoConfig": ...
+    @property
+    def context(self) -> "ScopeContext": ...
+    @property
+    def scope(self) -> "MemoryScope": ...
+    @property
+    def warehouse(self) -> "Warehouse": ...
+
+
 class ToolBox:
     """The six memory tools of one memory scope, bound to one agent session.
 
@@ -301,7 +323,7 @@ class ToolBox:
     :class:`~riko.errors.ScopeError` (``memory tool requires an agent session``).
     """
 
-    def __init__(self, mem: Any, session_id: str) -> None:
+    def __init__(self, mem: ToolMemory, session_id: str) -> None:
         self.mem = mem
         self.session_id = session_id.strip() if isinstance(session_id, str) else ""
 
@@ -312,11 +334,11 @@ class ToolBox:
     def scope_key(self) -> str:
         return self.mem.scope.key
 
-    def schemas(self, shape: str = "openai") -> list[dict[str, Any]]:
+    def schemas(self, shape: str = "openai") -> list[dict[str, object]]:
         """Tool definitions for a model request: ``"openai"`` or ``"anthropic"`` shape."""
         return tool_schemas(shape)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ToolResult:
+    def call(self, name: str, arguments: Mapping[str, object] | str | None = None) -> ToolResult:
         """Run one tool call; ``arguments`` may be a mapping or the JSON string a model sent.
 
         Refusals and layer errors come back as ``ok=False`` results; only a missing session
@@ -345,10 +367,11 @@ class ToolBox:
         """The current Resident text and version, read without writing anything."""
         store = self.mem.context.resident
         try:
-            snap = store.compile()
+            compiled = store.compile()
         except Exception:  # a failing compile leaves the last valid Resident readable
-            snap = store.stored()
-        return (snap.text, snap.version) if snap is not None else ("", "")
+            stored = store.stored()
+            return (stored.text, stored.version) if stored is not None else ("", "")
+        return compiled.text, compiled.version
 
     def _result(self, tool: str, *, ok: bool = True, id: str | None = None, message: str = "",
                 error: str | None = None, **extra: Any) -> ToolResult:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
-from .derive import Derived, derive, relation_alias
+from .derive import ZH_RELATION_WORDS, Derived, derive, relation_alias
 
 __all__ = ["Fact", "extract_facts", "split_speaker", "line_claims"]
 
@@ -69,7 +69,7 @@ _ABOUT_YOU = re.compile(
 _FIRST = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|Im|Ive|me|my|mine|myself|we|we're|we've|our|us)\b|我|咱", _I)
 _THIRD = re.compile(r"^\s*(?:he|she|they|his|her|their)\b|^\s*(?:他|她)(?!们)", _I)
 _STATE_EN = re.compile(
-    r"\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
+    r"\b(?:Im|Ive|Id)\s+[a-z]{2,}\b|\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
     r"went|go|going|started|start|finished|finish|completed|did|do|made|make|bought|adopted|moved|joined|quit|"
     r"left|love|like|enjoy|prefer|hate|want|need|plan|planning|intend|hope|decided|think|feel|felt|believe|"
     r"use|used|play|played|read|watch|watched|run|ran|tried|try|can't|cannot|don't|didn't|won't|usually|always|"
@@ -93,6 +93,15 @@ _SUBJECTLESS = re.compile(
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 _STATE_ZH = re.compile(r"我(?:们)?|咱")
+# A Chinese statement about something named, without 我: "新品发布会的地点是北京", "舅妈今年45岁了",
+# "李梓轩喜欢骑自行车". Not one that opens with a pointer, a question word or a hedge of taste.
+_NOT_ZH_SUBJECT = r"^(?!(?:这|那|它|你|您|哪|什么|谁|怎么|为什么|有没有|是不是|想想|感觉|觉得|好像|可能|也许|总的来说))"
+_DECLARATIVE_ZH = re.compile(
+    _NOT_ZH_SUBJECT + r"(?:[^，,。！？!?]{1,20}?的[\u4e00-\u9fff]{1,8}?(?:是|为|在|有|叫|定在)"
+    r"|[\u4e00-\u9fff\w·]{2,12}?(?:喜欢|爱|讨厌|住在|在|是|有|去|来自|毕业于|出生|工作|负责|打算|计划|准备|想|要|会|养|买|参加))"
+    r"[\u4e00-\u9fff\w\"“]"
+    # a relative as the subject: "舅妈今年45岁了"
+    r"|^(?:" + "|".join(sorted(ZH_RELATION_WORDS, key=len, reverse=True)) + r")(?!们)[\u4e00-\u9fff\w]{2,}")
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _VAGUE = re.compile(
@@ -114,7 +123,11 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _PRONOUN_EN = re.compile(r"\b(she|he|her|him|his)\b", _I)
 _PRONOUN_ZH = re.compile(r"(她|他)(?!们)")
 _FEMALE = frozenset("she her".split())
-_SPEAKER = re.compile(r"^([A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}):\s+(?=\S)")
+# "Fahim Khan: text", and a name typed in lower case ("elise: text")
+_SPEAKER = re.compile(r"^([A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}|[a-z][a-z'\-]{1,20}):\s+(?=\S)")
+_NOT_SPEAKERS = frozenset("note edit update ps p.s re fyi q a step btw tip tips eg e.g ie i.e also example answer question "
+                          "reason result summary goal goals budget todo total update important warning error http https "
+                          "input output source ref".split())
 
 
 @dataclass(frozen=True)
@@ -133,7 +146,7 @@ class Fact:
 def split_speaker(line: str) -> tuple[str | None, str]:
     """``("Fahim Khan", "text")`` for a multi-party line ``Fahim Khan: text``, else ``(None, line)``."""
     m = _SPEAKER.match(line)
-    if m and m.group(1).casefold() not in ("note", "edit", "update", "ps", "p.s", "re", "fyi", "q", "a", "step"):
+    if m and m.group(1).casefold() not in _NOT_SPEAKERS:
         return m.group(1), line[m.end():]
     return None, line
 
@@ -191,7 +204,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
     if _VAGUE.match(clause) or _PAST_TASTE.search(clause):
         return False
     if zh:
-        return bool(_STATE_ZH.search(clause)) or bool(_THIRD.match(clause))
+        return bool(_STATE_ZH.search(clause) or _THIRD.match(clause) or _DECLARATIVE_ZH.search(clause))
     if _DEICTIC.match(clause) or _TO_YOU.search(clause):
         return False  # about what the other side said, not about the speaker's world
     if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause):

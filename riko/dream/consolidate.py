@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ..authority import normalize_claim
-from ..conflicts import speaks_of_change
+from ..review.authority import normalize_claim
+from ..review.conflicts import speaks_of_change
+from .atoms import split_speaker
 from .derive import Entity, canonical_place, derive
 
 __all__ = ["Facts", "facts", "compare", "SlotIndex", "TypedSlots", "OUTCOMES", "entity_key", "SINGLE_VALUED"]
@@ -52,6 +53,13 @@ _EN_NUMBERS = {w: str(i) for i, w in enumerate(
 _EN_NUMBER_RE = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r")\b", re.IGNORECASE)
 _ZH_NUMBER_RE = re.compile(r"([一二两三四五六七八九十])(?=[个只岁次杯本位辆套天条件口])")
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]")
+_CONTENT_EN = re.compile(r"[a-z0-9][a-z0-9'\-]{2,}")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_FILLER = frozenset("""the and but for with that this these those have has had was were are you your about just really
+very also still some any much more most not can cannot its they them their there then than what when where which who why
+how all our out get got been being from into would could should will may might maybe think guess like know okay yeah well
+i'm i've i'll i'd im ive dont don't its it's thats that's so too now today pretty lot lots thing things one because
+great good nice cool amazing awesome best fun""".split())
 
 
 def _zh_month(token: str) -> int:
@@ -133,6 +141,7 @@ class Facts:
     months: frozenset[str]
     cjk: bool
     changes: bool = False
+    words: frozenset[str] = frozenset()
 
     @property
     def single_valued(self) -> bool:
@@ -141,11 +150,37 @@ class Facts:
 
 @lru_cache(maxsize=1 << 15)
 def _facts(text: str, when: datetime | None) -> Facts:
-    d = derive(text)
+    # a multi-party statement "Name: fact" is the speaker's: the name is its subject, not its object
+    speaker, said = split_speaker(text)
+    d = derive(said, speaker=speaker) if speaker else derive(text)
     return Facts(text=text, slot=d.slot, kind=d.kind, attribute=d.attribute, value=d.value, negated=d.negated,
                  entities=d.entities, keys=frozenset(entity_key(e) for e in d.entities),
                  numbers=_numbers(text), months=_months(text, when), cjk=bool(_CJK.search(text)),
-                 changes=speaks_of_change(text))
+                 changes=speaks_of_change(text), words=_content(said))
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _content(text: str) -> frozenset[str]:
+    """Content words (crudely stemmed) and CJK character pairs: what two statements must share to
+    be one memory when their slot key alone cannot tell (multi-valued slots)."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    out = {_stem(w) for w in _CONTENT_EN.findall(folded) if w not in _FILLER}
+    for run in _CJK_RUN.findall(folded):
+        out.update(run[i : i + 2] for i in range(len(run) - 1)) if len(run) > 1 else out.add(run)
+    out.discard("我们")
+    return frozenset(out)
+
+
+def _agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two statements share at least half the content of the shorter one and two thirds of the longer."""
+    shared = len(a & b)
+    return bool(a and b) and 2 * shared >= min(len(a), len(b)) and 3 * shared >= 2 * max(len(a), len(b))
 
 
 def facts(text: str, when: datetime | None = None) -> Facts:
@@ -169,6 +204,10 @@ def compare(new: Facts, old: Facts) -> str:
     mine = {entity_key(e) for e in new.entities if e.kind in _SPECIFIC}
     theirs = {entity_key(e) for e in old.entities if e.kind in _SPECIFIC}
     if mine and theirs and mine != theirs:
+        return "distinct"
+    # a multi-valued slot's key holds a few words of its object: in one script, the statements
+    # themselves must share their content too ("I guess it's the weather" is not "I guess it's religion")
+    if not new.single_valued and new.cjk == old.cjk and not _agree(new.words, old.words):
         return "distinct"
     differs = bool(new.numbers and old.numbers and new.numbers != old.numbers) or bool(
         new.months and old.months and new.months != old.months)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 __all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
-           "relation_alias", "canonical_place"]
+           "relation_alias", "canonical_place", "ZH_RELATION_WORDS"]
 
 #: The kinds of statement, most specific first (``fact`` is what is left).
 KINDS = ("identity", "preference", "relationship", "event", "plan", "boundary", "fact")
@@ -126,12 +126,19 @@ _RELATIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "grandma": (("奶奶", "外婆"), "person", "f"),
     "grandfather": (("爷爷", "外公", "姥爷"), "person", "m"),
     "grandpa": (("爷爷", "外公"), "person", "m"),
-    "aunt": (("阿姨", "姑姑"), "person", "f"),
-    "uncle": (("叔叔", "舅舅"), "person", "m"),
-    "cousin": (("表姐", "表妹", "表哥", "表弟"), "person", ""),
+    "aunt": (("阿姨", "姑姑", "舅妈", "婶婶", "姨妈", "姑妈", "伯母"), "person", "f"),
+    "uncle": (("叔叔", "舅舅", "伯伯", "姨父", "姑父"), "person", "m"),
+    "cousin": (("表姐", "表妹", "表哥", "表弟", "堂哥", "堂姐", "堂弟", "堂妹"), "person", ""),
+    "nephew": (("侄子", "外甥"), "person", "m"),
+    "niece": (("侄女", "外甥女"), "person", "f"),
+    "sister-in-law": (("嫂子", "弟媳"), "person", "f"),
+    "brother-in-law": (("姐夫", "妹夫"), "person", "m"),
+    "father-in-law": (("岳父", "公公"), "person", "m"),
+    "mother-in-law": (("岳母", "婆婆"), "person", "f"),
     "best friend": (("好朋友", "闺蜜"), "person", ""),
     "friend": (("朋友",), "person", ""),
-    "boss": (("老板", "领导"), "person", ""),
+    "boss": (("老板", "领导", "上司"), "person", ""),
+    "subordinate": (("下属",), "person", ""),
     "manager": (("经理",), "person", ""),
     "colleague": (("同事",), "person", ""),
     "coworker": (("同事",), "person", ""),
@@ -160,6 +167,8 @@ _ZH_RELATION.update({"姐姐": "older sister", "妹妹": "younger sister", "哥�
                      "老婆": "wife", "老公": "husband", "妻子": "wife", "丈夫": "husband"})
 _REL_EN = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
 _REL_ZH = "|".join(sorted((re.escape(r) for r in _ZH_RELATION), key=len, reverse=True))
+#: The Chinese words for relatives and pets that riko recognises (妹妹, 舅妈, 小猫, ...).
+ZH_RELATION_WORDS: frozenset[str] = frozenset(_ZH_RELATION)
 
 # -- places (a small bilingual gazetteer, so a name said in two languages is one entity) ----------
 _PLACES: dict[str, tuple[str, ...]] = {

@@ -1,6 +1,6 @@
 """Storing a batch of Dream proposals with a few bulk statements instead of several per page.
 
-A batch is folded in memory the way :meth:`riko.review.Review.propose` would store it item
+A batch is folded in memory the way :meth:`riko.review.machine.Review.propose` would store it item
 by item: a new subject becomes a pending candidate, a repeat merges into the pending
 candidate with its fingerprint (tags, sessions and evidence united, the higher confidence,
 the stricter sensitivity), and a repeat of a confirmed page is dropped. Those rows and their
@@ -22,14 +22,14 @@ from typing import Any
 import pyarrow as pa
 
 from ..aliases import upsert_aliases
-from ..authority import normalize_claim
-from ..conflicts import relation
+from ..review.authority import normalize_claim
+from ..review.conflicts import relation
 from ..errors import RikoError
-from ..migrations import RECORD_SCHEMA_VERSION
-from ..review import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
-from ..sensitivity import classify_text, rank
+from ..stores.migrations import RECORD_SCHEMA_VERSION
+from ..review.machine import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
+from ..sensitivity.rules import classify_text, rank
 from ..stores.candidates import CandidateStore
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
 from ..entities import ENTITY_CATEGORY, SELF_KIND, entity_description, named_entities
 from .consolidate import TypedSlots

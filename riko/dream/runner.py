@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
 
-from ..authority import normalize_claim
+from ..review.authority import normalize_claim
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
 from ..stores.evidence import EvidenceStore
 from ..stores.jobs import JobStore
 from ..stores.pages import PageStore
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)

@@ -1,6 +1,6 @@
 """The ``pages`` index of the canonical Wiki files and their earlier ``page_versions``.
 
-The Markdown files are the authority (:mod:`riko.canon` writes them); these rows are their
+The Markdown files are the authority (:mod:`riko.wiki.canon` writes them); these rows are their
 index, lineage and file hashes.
 """
 
