@@ -301,7 +301,7 @@ class Canon:
         a person wrote or moved); otherwise the file must still be what riko last wrote or read.
         ``write_file=False`` records the file as it is instead of rendering it; ``verify_disk=False``
         skips the check that the file is unchanged (for a file people deleted). The file itself
-        is written when the transaction commits (:class:`riko.file_journal.FileJournal`).
+        is written when the transaction commits (:class:`riko.wiki.journal.FileJournal`).
         """
         now = self.clock.now()
         with self.transaction():
