@@ -191,6 +191,21 @@ def test_unseen_cue_holdout_meets_its_floor_per_family():
     assert report.shortfalls() == [], report.text()
 
 
+def test_second_cue_holdout_keeps_its_figures_per_family():
+    # first run, unseen by the token patterns: remember R .55, forget P .81 / R .85, suppress
+    # R .95, restore R .75, explicit recall R .85, protected P .905 / R .95; the misses then
+    # shaped a few patterns, so these floors are in-sample regression gates, not a hold-out
+    from riko.evaluation.labelled import run_labelled
+
+    report = run_labelled("cues.holdout2")
+    floors = {"remember": (1.0, 1.0), "forget": (0.85, 1.0), "suppress": (1.0, 1.0), "restore": (1.0, 1.0),
+              "explicit_recall": (1.0, 0.85), "protected": (0.9, 0.95)}
+    for family, (precision, recall) in floors.items():
+        score = report.classes[family]
+        assert score.precision is not None and score.precision >= precision, (family, report.text())
+        assert score.recall is not None and score.recall >= recall, (family, report.text())
+
+
 @pytest.mark.parametrize("request_text", ["Please don't really bring up rock climbing anymore",
                                           "以后别老是跟我提攀岩了，我不喜欢攀岩"])
 def test_memory_suppress_accepts_a_request_with_an_adverb_inside_the_verb_phrase(tmp_path, clock, request_text):

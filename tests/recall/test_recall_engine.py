@@ -277,7 +277,8 @@ def test_activation_counts_are_batched_but_never_lost_on_flush(mem) -> None:
         mem.recall("do you remember my tea?")
     stored = lambda: mem.warehouse.fetchall(  # noqa: E731
         "SELECT recall_count, score FROM activation WHERE scope_key = ? AND record_id = ?", [mem.scope.key, page.id])
-    assert stored() == [(1, pytest.approx(0.6931, abs=1e-3))]  # the first recall wrote; the rest wait
+    cache_for(mem.context).wait_for_writes()  # the writer thread took the first recall's counts
+    assert stored() == [(1, pytest.approx(0.6931, abs=1e-3))]  # the first recall's write; the rest wait
     assert cache_for(mem.context).activation[page.id] == pytest.approx(1.3863, abs=1e-3)  # ln(1 + 3), already in use
     flush_activation(mem.context)
     assert stored() == [(3, pytest.approx(1.3863, abs=1e-3))]
@@ -286,6 +287,19 @@ def test_activation_counts_are_batched_but_never_lost_on_flush(mem) -> None:
     # the cache's own writes do not blind it to the next write of anyone else
     say(mem, "s1", "Sencha is my morning tea.")
     assert "session:s1/event:0" in mem.recall("do you remember my tea?", record_activation=False).results["id"].to_list()
+
+
+def test_a_flush_takes_back_counts_the_writer_thread_has_not_written(mem) -> None:
+    page = mem.create_page("Tea", "The user drinks oolong.", type="concept")
+    stored = lambda: mem.warehouse.fetchall(  # noqa: E731
+        "SELECT recall_count FROM activation WHERE scope_key = ? AND record_id = ?", [mem.scope.key, page.id])
+    with mem.warehouse.unit("test"):  # the writer thread waits for this unit of work
+        mem.recall("do you remember my tea?")
+        assert stored() == []  # handed to the writer, not yet written
+        flush_activation(mem.context)
+        assert stored() == [(1,)]
+    cache_for(mem.context).wait_for_writes()
+    assert stored() == [(1,)]  # the writer found its counts taken back: nothing is written twice
 
 
 # -- budget and rendering -------------------------------------------------------------------------------

@@ -38,10 +38,11 @@ def test_a_killed_operation_rerun_matches_an_uninterrupted_one(world, phase):
 
 
 @pytest.mark.slow
-def test_a_fault_at_every_write_point_is_typed_and_loses_nothing(world):
+@pytest.mark.parametrize("phase", ["confirm", "dream"])  # both write at every point; Dream confirms in a batch
+def test_a_fault_at_every_write_point_is_typed_and_loses_nothing(world, phase):
     work, bases = world
-    tallies = chaos_harness.run_faults("confirm", bases, work, FAULTS_PER_POINT)
-    assert {t.point for t in tallies if t.passes} == set(chaos_harness.FAULT_POINTS)  # confirm writes at each
+    tallies = chaos_harness.run_faults(phase, bases, work, FAULTS_PER_POINT)
+    assert {t.point for t in tallies if t.passes} == set(chaos_harness.FAULT_POINTS)
     for tally in tallies:  # the first pass of each point
         assert tally.fired == tally.trials == FAULTS_PER_POINT, (tally.to_dict(), tally.failures)
         assert tally.typed == tally.fired and tally.clean, (tally.to_dict(), tally.failures)
