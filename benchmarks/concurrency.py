@@ -70,7 +70,7 @@ def _cli_read_median(root: Path, n: int) -> float:
 class _Server:
     def __init__(self, root: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RIKO_")}
-        self.proc = subprocess.Popen([sys.executable, "-m", "riko.cli_serve", "--root", str(root), "--port", "0"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "riko.cli.serve", "--root", str(root), "--port", "0"],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)

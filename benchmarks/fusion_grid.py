@@ -1,7 +1,7 @@
 """Fusion settings for riko+e5 chosen by leave-one-dataset-out on the four public conversation sets.
 
 Run: ``python benchmarks/fusion_grid.py --data /tmp/ds --vector-cache /tmp/vcache [subset flags of
-retrieval_real.py] [--json FILE]``.
+retrieval_real.py] [--questions-per-conversation realmem=20] [--dump FILE] [--load FILE ...]``.
 
 Every question is asked once: its channel hits (the lexical channels and e5's dense hits with
 their cosines, for the ``query:`` prefix and for the query embedded as a passage) come from
@@ -9,18 +9,22 @@ their cosines, for the ``query:`` prefix and for the query embedded as a passage
 a grid costs one pass and no re-encoding. Passage vectors must already be in the cache
 (``retrieval_real.py --vector-cache`` fills it): a conversation stage that would need a new
 embedding is skipped and counted, never embedded here. The grid's ``lexical`` row equals
-``retrieve`` without the dense channel and its ``current`` row, the setting shipped, equals ``retrieve`` with it
-(both are checked for every question).
+``retrieve`` without the dense channel and its ``current`` row, the setting shipped, equals
+``retrieve`` with it (both are checked for every question). ``--dump`` keeps every question's
+channel lists, so ``--load`` re-fits a new grid, or sets measured in separate runs, without
+asking again.
 
-For each held-out set the setting whose worst training set gains most over lexical (the mean
-of its hit@10, frac@10 and MRR differences) is fitted on the other three and reported on the
-held-out one; the setting finally chosen is, of those fitted, the one whose worst held-out set
-is best.
+For each held-out set the setting whose worst training set does best is fitted on the other
+three and reported on the held-out one; the setting finally chosen is, of those fitted, the one
+whose worst held-out set is best. "Does best" is, by default, the smallest of its hit@10,
+frac@10 and MRR differences to lexical (``--objective min``: every metric must hold), ties
+broken by their mean; ``--objective mean`` ranks by the mean.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import json
 import math
@@ -42,12 +46,14 @@ from retrieval_real import (  # noqa: E402
     DATASETS, choose_conversations, parse_caps, parse_named,
 )
 
-from riko.evaluation.datasets import load_dataset, summarize  # noqa: E402
+from riko.evaluation.datasets import load_dataset  # noqa: E402
 from riko.evaluation.datasets_systems import Bm25sSystem, RikoSystem, fuse  # noqa: E402
 from riko.evaluation.retrieval import evidence_ranks  # noqa: E402
 
 DEPTH = 100
+RRF_K = 60
 METRICS = ("hit@10", "frac@10", "mrr")
+FIXED = ("lexical", "current", "bm25s", "e5", "rrf")
 
 
 class NotCached(Exception):
@@ -81,18 +87,24 @@ class Setting:
     """One fusion rule for the dense channel beside the lexical ones."""
 
     weight: float = 0.7  # dense RRF weight (at full agreement when ``agree`` is set)
+    dense_k: int = RRF_K  # the dense channel's RRF k (larger: flatter, reorders the top less)
     agree: float | None = None  # dense weight at zero top-10 agreement with rawEvidence
     rank_cap: int | None = None  # dense-only hits admitted only within this dense rank
+    margin: float | None = None  # dense-only hits admitted only within this cosine of the best
     neighbour: float = 0.0  # share of each neighbouring line's fused score a line receives
     prefix: str = "query"  # how the query is embedded: "query:" or as a "passage:"
 
     @property
     def name(self) -> str:
         parts = [f"w{self.weight:g}"]
+        if self.dense_k != RRF_K:
+            parts.append(f"k{self.dense_k}")
         if self.agree is not None:
             parts.append(f"agree{self.agree:g}")
         if self.rank_cap is not None:
             parts.append(f"cap{self.rank_cap}")
+        if self.margin is not None:
+            parts.append(f"margin{self.margin:g}")
         if self.neighbour:
             parts.append(f"nb{self.neighbour:g}")
         if self.prefix != "query":
@@ -102,75 +114,113 @@ class Setting:
 
 #: What riko ships (riko.recall.engine: DENSE_WEIGHTS, DENSE_ONLY_RANKS for e5).
 SHIPPED = Setting(weight=0.7, rank_cap=10)
+LEXICAL = Setting(weight=0.0)
 
 
 def grid() -> list[Setting]:
-    out = [Setting(weight=w) for w in (0.0, 0.3, 0.5, 0.7, 1.0)]
-    for w, lo, cap, nb, prefix in itertools.product((0.5, 0.7, 1.0), (None, 0.0, 0.2), (None, 10, 30),
-                                                   (0.0, 0.25), ("query", "passage")):
-        setting = Setting(weight=w, agree=lo, rank_cap=cap, neighbour=nb, prefix=prefix)
-        if setting not in out:
-            out.append(setting)
-    return out
+    out = [LEXICAL, SHIPPED]
+    for w, k, cap, margin, lo in itertools.product((0.3, 0.5, 0.7, 1.0), (RRF_K, 120, 240), (None, 5, 10, 20),
+                                                   (None, 0.02, 0.05), (None, 0.2)):
+        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=margin, agree=lo))
+    # directions measured before and found inconsistent or harmful, kept as a check
+    for w, cap in itertools.product((0.5, 0.7), (None, 10)):
+        out.append(Setting(weight=w, rank_cap=cap, prefix="passage"))
+        out.append(Setting(weight=w, rank_cap=cap, neighbour=0.25))
+        out.append(Setting(weight=w, rank_cap=cap, agree=0.0))
+    return list(dict.fromkeys(out))
 
 
-def rrf(lists: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60) -> dict[str, float]:
-    score: dict[str, float] = {}
-    for channel, ids in lists.items():
-        w = weights.get(channel, 1.0)
-        for i, d in enumerate(dict.fromkeys(ids)):
-            score[d] = score.get(d, 0.0) + w / (k + i + 1)
-    return score
-
-
-def order(score: Mapping[str, float]) -> list[str]:
-    return sorted(score, key=lambda d: (-score[d], d))
-
-
-def rank_with(setting: Setting, lexical: Mapping[str, list[str]], dense: Mapping[str, list[str]],
-              neighbours: Mapping[str, tuple[str | None, str | None]]) -> list[str]:
-    """The fused ranking of one question under ``setting``."""
-    ids = list(dense[setting.prefix])
-    found = {d for channel_ids in lexical.values() for d in channel_ids}
-    if setting.rank_cap is not None:
-        ids = [d for i, d in enumerate(ids) if d in found or i < setting.rank_cap]
+# -- one question's channel lists, kept compact: documents are numbered in doc_id order, so
+# -- sorting by (-score, number) is riko's (-score, doc_id) order
+def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
+    """The fused ranking (document numbers, best first, at most DEPTH) of one question under ``setting``."""
+    base: np.ndarray = q["_base"]
+    score = base.copy()
     weight = setting.weight
-    if setting.agree is not None:
-        top_lexical = set(lexical.get("rawEvidence", [])[:10])
-        share = len(top_lexical & set(ids[:10])) / 10 if top_lexical else 0.0
-        weight = setting.agree + (setting.weight - setting.agree) * share
-    lists = {**lexical, "dense": ids} if weight > 0 else dict(lexical)
-    score = rrf(lists, {"dense": weight})
+    if weight > 0:
+        key = "dq" if setting.prefix == "query" else "dp"
+        ids: list[int] = q[key]
+        found: np.ndarray = q["_found"]
+        if setting.rank_cap is not None or setting.margin is not None:
+            cosines: list[float] = q[key + "s"]
+            best = max(cosines, default=0.0)
+            ids = [d for i, (d, c) in enumerate(zip(ids, cosines))
+                   if found[d] or ((setting.rank_cap is None or i < setting.rank_cap)
+                                   and (setting.margin is None or best - c <= setting.margin))]
+        if setting.agree is not None:
+            top_lexical = set(q["lex"].get("rawEvidence", [])[:10])
+            share = len(top_lexical & set(ids[:10])) / 10 if top_lexical else 0.0
+            weight = setting.agree + (setting.weight - setting.agree) * share
+        if weight > 0 and ids:
+            ranked = np.asarray(ids, dtype=np.int64)
+            score[ranked] += weight / (setting.dense_k + np.arange(1, len(ranked) + 1))
     if setting.neighbour:
-        base = dict(score)
-        for d in base:
-            before, after = neighbours.get(d, (None, None))
-            score[d] += setting.neighbour * (base.get(before, 0.0) if before else 0.0) \
-                + setting.neighbour * (base.get(after, 0.0) if after else 0.0)
-    return order(score)
+        nb: np.ndarray = q["_nb"]
+        fused = np.append(score, 0.0)  # index -1: no neighbour
+        present = fused[:-1] > 0
+        score = score + present * setting.neighbour * (fused[nb[:, 0]] + fused[nb[:, 1]])
+    present_ids = np.flatnonzero(score > 0)
+    order = present_ids[np.lexsort((present_ids, -score[present_ids]))]
+    return order[:DEPTH].tolist()
 
 
-def neighbour_map(cache: Any, ids: set[str]) -> dict[str, tuple[str | None, str | None]]:
+def ranks_of(q: Mapping[str, Any], ranking: Sequence[int]) -> list[int | None]:
+    labels = q["lab"]
+    return evidence_ranks([labels[d] for d in ranking if labels[d] is not None], q["gold"])
+
+
+def prepare(q: dict[str, Any]) -> dict[str, Any]:
+    """Precompute the lexical RRF scores (in riko's channel order) and the lookups of a loaded question."""
+    n = len(q["lab"])
+    score = [0.0] * n
+    for ids in q["lex"].values():  # the same sums in the same order as riko.recall.fusion.rrf
+        for i, d in enumerate(dict.fromkeys(ids)):
+            score[d] += 1.0 / (RRF_K + i + 1)
+    q["_base"] = np.asarray(score, dtype=np.float64)
+    found = np.zeros(n, dtype=bool)
+    for ids in q["lex"].values():
+        found[ids] = True
+    q["_found"] = found
+    q["_nb"] = np.asarray(q["nb"], dtype=np.int64).reshape(n, 2)
+    return q
+
+
+def metrics(rows: Sequence[Sequence[int | None]]) -> dict[str, float]:
+    """hit@10, frac@10 and MRR (ranks up to DEPTH) of questions whose gold items sit at ``rows``."""
+    n = len(rows)
+    if not n:
+        return {}
+    hit = frac = rr = 0.0
+    for ranks in rows:
+        present = [r for r in ranks if r is not None]
+        best = min(present, default=None)
+        hit += best is not None and best <= 10
+        frac += sum(r <= 10 for r in present) / len(ranks)
+        rr += 1.0 / best if best is not None else 0.0
+    return {"queries": float(n), "hit@10": hit / n, "frac@10": frac / n, "mrr": rr / n}
+
+
+# -- collecting: one pass over a dataset subset
+def neighbours_of(cache: Any, number: Mapping[str, int]) -> list[list[int]]:
     side = cache.evidence
 
-    def ref(line: int) -> str | None:
+    def ref(line: int) -> int:
         if line < 0:
-            return None
+            return -1
         session_id, seq = side.line_keys[line]
-        return f"session:{session_id}/event:{seq}"
+        return number.get(f"session:{session_id}/event:{seq}", -1)
 
-    out = {}
-    for d in ids:
+    out = []
+    for d in number:
         line = side.ref_line.get(d)
-        if line is not None:
-            out[d] = (ref(side.prev_line[line]), ref(side.next_line[line]))
+        out.append([ref(side.prev_line[line]), ref(side.next_line[line])] if line is not None else [-1, -1])
     return out
 
 
-def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int | None, provider: CacheOnly,
-            settings: list[Setting], work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from riko.recall.engine import fuse_retrieved, retrieve_hits
+def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int | None, per_conversation: int | None,
+            provider: CacheOnly, work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from riko.recall.channels import dense_hits
+    from riko.recall.engine import fuse_retrieved, retrieve_hits
     from riko.recall.index_cache import cache_for
     from riko.recall.vectors import dense_index
 
@@ -180,10 +230,11 @@ def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int
         ranked = ranked[:limit]
     by_conv: dict[str, list[Any]] = {}
     for q in ranked:
-        by_conv.setdefault(q.conversation, []).append(q)
+        if per_conversation is None or len(by_conv.get(q.conversation, [])) < per_conversation:
+            by_conv.setdefault(q.conversation, []).append(q)
     records: list[dict[str, Any]] = []
-    info = {"questions_wanted": len(ranked), "skipped_not_cached": 0, "mismatch_current": 0, "mismatch_lexical": 0,
-            "conversations": 0}
+    info: dict[str, Any] = {"questions_wanted": sum(map(len, by_conv.values())), "skipped_not_cached": 0,
+                            "mismatch_current": 0, "mismatch_lexical": 0, "conversations": 0}
     for number, (conv_name, questions) in enumerate(by_conv.items(), start=1):
         conv = data.conversations[conv_name]
         system = RikoSystem("riko+e5", work / name, {"embedding_provider": "local", "recall_vector_enabled": True},
@@ -206,36 +257,8 @@ def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int
                 cache = cache_for(ctx)
                 index = dense_index(cache, provider, ctx.warehouse_dir / "dense", ctx.clock)
                 for q in (q for q in questions if q.visible == visible):
-                    found, used_provider = retrieve_hits(ctx, q.question, k=DEPTH, provider=provider)
-                    lexical = {c: h.ids for c, h in found.items() if c != "dense" and h.ids}
-                    cap = max(3 * DEPTH, ctx.config.lexical_candidate_cap)
-                    dense = {"query": found["dense"].ids if "dense" in found else [],
-                             "passage": dense_hits(cache, index, provider.embed_query_as_passage(q.question), cap).ids}
-                    current = [f.doc_id for f in fuse_retrieved(found, used_provider, rrf_k=ctx.config.rrf_k)][:DEPTH]
-                    plain = [f.doc_id for f in fuse_retrieved({c: h for c, h in found.items() if c != "dense"},
-                                                              None, rrf_k=ctx.config.rrf_k)][:DEPTH]
-                    every: set[str] = set().union(*lexical.values(), *dense.values())
-                    neighbours = neighbour_map(cache, every)
-                    labels = {i: _label(system, cache, i) for i in every}
-                    ranks: dict[str, list[int | None]] = {}
-                    for setting in settings:
-                        ranking = rank_with(setting, lexical, dense, neighbours)[:DEPTH]
-                        if setting == SHIPPED:
-                            info["mismatch_current"] += ranking != current
-                        if setting == Setting(weight=0.0):
-                            info["mismatch_lexical"] += ranking != plain
-                        ranks[setting.name] = evidence_ranks(_labelled(ranking, labels), q.evidence)
-                    ranks["lexical"] = evidence_ranks(_labelled(plain, labels), q.evidence)
-                    # plain baselines of the same run: bm25s over the turns, e5 alone (riko's
-                    # chunk vectors, a turn at its best chunk) and their RRF
-                    bm25_ids = bm25.search(q.question, DEPTH)
-                    e5_ids = _labelled(dense["query"], labels)
-                    ranks["bm25s"] = evidence_ranks(bm25_ids, q.evidence)
-                    ranks["e5"] = evidence_ranks(e5_ids, q.evidence)
-                    ranks["rrf"] = evidence_ranks(fuse([bm25.ranked(q.question, DEPTH)[0], e5_ids], DEPTH),
-                                                  q.evidence)
-                    ranks["current"] = evidence_ranks(_labelled(current, labels), q.evidence)
-                    records.append({"id": q.id, "ranks": ranks, "latency_ms": {s: 0.0 for s in ranks}})
+                    records.append(_question(q, system, cache, index, provider, bm25, ctx, info,
+                                             retrieve_hits, fuse_retrieved, dense_hits))
         finally:
             system.close()
         info["conversations"] += used
@@ -243,8 +266,45 @@ def run_set(name: str, folder: Path, conversations: list[str] | None, limit: int
     return records, info
 
 
-def _labelled(ids: list[str], labels: Mapping[str, str | None]) -> list[str]:
-    return [d for d in (labels.get(i) for i in ids) if d is not None]
+def _question(q: Any, system: RikoSystem, cache: Any, index: Any, provider: CacheOnly, bm25: Bm25sSystem, ctx: Any,
+              info: dict[str, Any], retrieve_hits: Any, fuse_retrieved: Any, dense_hits: Any) -> dict[str, Any]:
+    found, used_provider = retrieve_hits(ctx, q.question, k=DEPTH, provider=provider)
+    cap = max(3 * DEPTH, ctx.config.lexical_candidate_cap)
+    lexical = {c: h.ids for c, h in found.items() if c != "dense" and h.ids}
+    dense_query = found["dense"] if "dense" in found else None
+    dense_passage = dense_hits(cache, index, provider.embed_query_as_passage(q.question), cap)
+    current = [f.doc_id for f in fuse_retrieved(found, used_provider, rrf_k=ctx.config.rrf_k)][:DEPTH]
+    plain = [f.doc_id for f in fuse_retrieved({c: h for c, h in found.items() if c != "dense"}, None,
+                                              rrf_k=ctx.config.rrf_k)][:DEPTH]
+    every = set().union(*lexical.values(), dense_passage.ids, dense_query.ids if dense_query else [])
+    number = {d: i for i, d in enumerate(sorted(every))}
+    labels = [_label(system, cache, d) for d in number]
+    record: dict[str, Any] = {
+        "id": q.id, "gold": list(q.evidence), "lab": labels,
+        "lex": {c: [number[d] for d in ids] for c, ids in lexical.items()},
+        "dq": [number[d] for d in dense_query.ids] if dense_query else [],
+        "dqs": [round(float(dense_query.scores[d]), 6) for d in dense_query.ids] if dense_query else [],
+        "dp": [number[d] for d in dense_passage.ids],
+        "dps": [round(float(dense_passage.scores[d]), 6) for d in dense_passage.ids],
+        "nb": neighbours_of(cache, number),
+    }
+    prepare(record)
+    if rank_with(SHIPPED, record) != [number[d] for d in current]:
+        info["mismatch_current"] += 1
+    if rank_with(LEXICAL, record) != [number[d] for d in plain]:
+        info["mismatch_lexical"] += 1
+    # plain baselines of the same run: bm25s over the turns, e5 alone (riko's chunk vectors, a
+    # turn at its best chunk) and their RRF
+    bm25_ids = bm25.search(q.question, DEPTH)
+    e5_ids = [labels[i] for i in record["dq"] if labels[i] is not None]
+    record["fixed"] = {
+        "lexical": ranks_of(record, [number[d] for d in plain]),
+        "current": ranks_of(record, [number[d] for d in current]),
+        "bm25s": evidence_ranks(bm25_ids, q.evidence),
+        "e5": evidence_ranks(e5_ids, q.evidence),
+        "rrf": evidence_ranks(fuse([bm25.ranked(q.question, DEPTH)[0], e5_ids], DEPTH), q.evidence),
+    }
+    return record
 
 
 def _label(system: RikoSystem, cache: Any, doc_id: str) -> str | None:
@@ -254,93 +314,142 @@ def _label(system: RikoSystem, cache: Any, doc_id: str) -> str | None:
     return system.label.get((doc.session_id, int(doc.seq)))
 
 
-def score(summary: Mapping[str, float], lexical: Mapping[str, float]) -> float:
-    """Mean gain over lexical of hit@10, frac@10 and MRR."""
-    return sum(summary[m] - lexical[m] for m in METRICS) / len(METRICS)
+def _public(q: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in q.items() if not k.startswith("_")}
+
+
+# -- fitting
+def gain(summary: Mapping[str, float], lexical: Mapping[str, float], objective: str) -> float:
+    """How much better than lexical: the smallest metric difference (``min``) or their mean."""
+    deltas = [summary[m] - lexical[m] for m in METRICS]
+    return min(deltas) if objective == "min" else sum(deltas) / len(deltas)
+
+
+def fit(summaries: Mapping[str, Mapping[str, Mapping[str, float]]], names: Sequence[str],
+        objective: str) -> tuple[dict[str, str], str, dict[str, dict[str, float]]]:
+    """Leave-one-dataset-out: the setting fitted for each held-out set, the chosen one, and every gain."""
+    sets = list(summaries)
+    gains = {s: {d: gain(summaries[d][s], summaries[d]["lexical"], objective) for d in sets} for s in names}
+
+    def key(s: str, over: Sequence[str]) -> tuple[float, float]:
+        mean = [gain(summaries[d][s], summaries[d]["lexical"], "mean") for d in over]
+        return min(gains[s][d] for d in over), sum(mean) / len(mean)
+
+    fitted = {held: max(names, key=lambda s: key(s, [d for d in sets if d != held])) for held in sets}
+    candidates = list(dict.fromkeys(fitted.values()))
+    chosen = max(candidates, key=lambda s: key(s, sets))
+    return fitted, chosen, gains
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="folder holding the extracted <dataset>/ folders")
+    parser.add_argument("--data", default=None, help="folder holding the extracted <dataset>/ folders")
     parser.add_argument("--datasets", default=",".join(DATASETS))
-    parser.add_argument("--vector-cache", required=True)
+    parser.add_argument("--vector-cache", default=None)
     parser.add_argument("--max-conversations", action="append", default=[], metavar="DATASET=N")
     parser.add_argument("--first-conversations", action="append", default=[], metavar="DATASET=N")
     parser.add_argument("--every-conversations", action="append", default=[], metavar="DATASET=N")
     parser.add_argument("--conversations", action="append", default=[], metavar="DATASET=A,B")
     parser.add_argument("--questions", action="append", default=[], metavar="DATASET=N")
+    parser.add_argument("--questions-per-conversation", action="append", default=[], metavar="DATASET=N",
+                        help="the first N ranked questions of each conversation of DATASET (in file order)")
+    parser.add_argument("--dump", default=None, help="write every question's channel lists here (.json.gz)")
+    parser.add_argument("--load", action="append", default=[], metavar="FILE",
+                        help="use the sets of an earlier --dump instead of asking (repeatable; --datasets may be empty)")
+    parser.add_argument("--objective", choices=("min", "mean"), default="min")
     parser.add_argument("--json", default=None, help="write every setting's summary per set here")
-    parser.add_argument("--merge", action="append", default=[], metavar="FILE",
-                        help="also use the sets of an earlier --json file (same grid), e.g. sets measured apart")
     args = parser.parse_args()
 
-    from riko.dense.providers import E5Provider
-    from riko.dense.text_cache import CachedProvider
-
-    provider = CacheOnly(CachedProvider(E5Provider(), args.vector_cache))
     caps = parse_caps(args.max_conversations)
     named = parse_named(args.conversations, "--conversations")
     first = parse_named(args.first_conversations, "--first-conversations")
     every = parse_named(args.every_conversations, "--every-conversations")
     questions = parse_named(args.questions, "--questions")
+    per_conv = parse_named(args.questions_per_conversation, "--questions-per-conversation")
+    sets: dict[str, dict[str, Any]] = {}
+    for path in args.load:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for name, entry in json.load(fh)["sets"].items():
+                sets[name] = {"info": entry["info"], "questions": [prepare(q) for q in entry["questions"]]}
+    wanted = [d.strip() for d in args.datasets.split(",") if d.strip() and d.strip() not in sets]
+    if wanted:
+        if not args.data or not args.vector_cache:
+            raise SystemExit("--data and --vector-cache are needed to ask " + ", ".join(wanted))
+        from riko.dense.providers import E5Provider
+        from riko.dense.text_cache import CachedProvider
+
+        provider = CacheOnly(CachedProvider(E5Provider(), args.vector_cache))
+        with tempfile.TemporaryDirectory(prefix="riko-fusion-grid-") as tmp:
+            for name in wanted:
+                folder = Path(args.data) / name
+                conversations, note = choose_conversations(name, folder, caps, named, first, every)
+                started = time.perf_counter()
+                records, info = run_set(name, folder, conversations,
+                                        int(questions[name]) if name in questions else None,
+                                        int(per_conv[name]) if name in per_conv else None, provider, Path(tmp))
+                info["note"] = note
+                if name in per_conv:
+                    info["note"] = f"{note or name}; the first {per_conv[name]} ranked questions of each conversation"
+                info["seconds"] = round(time.perf_counter() - started, 1)
+                sets[name] = {"info": info, "questions": records}
+                print(f"{name}: {json.dumps(info)}", file=sys.stderr, flush=True)
+        if args.dump:
+            with gzip.open(args.dump, "wt", encoding="utf-8") as fh:
+                json.dump({"sets": {n: {"info": e["info"], "questions": [_public(q) for q in e["questions"]]}
+                                    for n, e in sets.items() if n in wanted}}, fh)
+    sets = {n: e for n, e in sets.items() if e["questions"]}
+    if not sets:
+        raise SystemExit("no questions were measured")
     settings = grid()
-    summaries: dict[str, dict[str, dict[str, float]]] = {}
-    infos: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="riko-fusion-grid-") as tmp:
-        for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
-            folder = Path(args.data) / name
-            conversations, note = choose_conversations(name, folder, caps, named, first, every)
-            started = time.perf_counter()
-            records, info = run_set(name, folder, conversations, int(questions[name]) if name in questions else None,
-                                    provider, settings, Path(tmp))
-            info["note"] = note
-            info["seconds"] = round(time.perf_counter() - started, 1)
-            infos[name] = info
-            names = ["lexical", "current", "bm25s", "e5", "rrf", *(s.name for s in settings)]
-            summaries[name] = {s: summarize(records, s) for s in names} if records else {}
-            print(f"{name}: {json.dumps(info)}", file=sys.stderr, flush=True)
-    for extra in args.merge:
-        earlier = json.loads(Path(extra).read_text(encoding="utf-8"))
-        for name, summary in earlier["summaries"].items():
-            if name not in summaries and summary:
-                summaries[name], infos[name] = summary, earlier["infos"][name]
-    sets = [s for s in summaries if summaries[s]]
     names = [s.name for s in settings]
-    gains = {s: {d: score(summaries[d][s], summaries[d]["lexical"]) for d in sets} for s in names}
-    print("sets measured: " + ", ".join(f"{d} ({infos[d]['questions']} questions)" for d in sets))
-    for d in sets:
-        print(f"  {d}: {infos[d]}")
-    print("\nleave-one-dataset-out (fit: best worst-training-set mean gain over lexical of hit@10, frac@10, MRR)")
-    print("| held out | fitted setting | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
+    summaries: dict[str, dict[str, dict[str, float]]] = {}
+    for name, entry in sets.items():
+        qs = entry["questions"]
+        summaries[name] = {s: metrics([q["fixed"][s] for q in qs]) for s in FIXED}
+        for setting in settings:
+            summaries[name][setting.name] = metrics([ranks_of(q, rank_with(setting, q)) for q in qs])
+    report(sets, summaries, names, args.objective)
+    if args.json:
+        fitted, chosen, _ = fit(summaries, names, args.objective)
+        Path(args.json).write_text(json.dumps({"summaries": summaries, "infos": {n: e["info"] for n, e in sets.items()},
+                                               "fitted": fitted, "chosen": chosen}, indent=1), encoding="utf-8")
+
+
+def report(sets: Mapping[str, Mapping[str, Any]], summaries: Mapping[str, Mapping[str, Mapping[str, float]]],
+           names: Sequence[str], objective: str) -> None:
+    order = list(sets)
+    print("sets measured: " + ", ".join(f"{d} ({len(sets[d]['questions'])} questions)" for d in order))
+    for d in order:
+        print(f"  {d}: {json.dumps(sets[d]['info'])}")
+    fitted, chosen, gains = fit(summaries, names, objective)
+    rule = "smallest of Δhit@10, Δfrac@10, ΔMRR" if objective == "min" else "mean of Δhit@10, Δfrac@10, ΔMRR"
+    print(f"\nleave-one-dataset-out (fit: the best worst training set by the {rule} over lexical)")
+    print("| held out | fitted on the other three | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
     print("| --- | --- | --- | --- | --- | --- |")
-    fitted = {}
-    for held in sets:
-        train = [d for d in sets if d != held]
-        best = max(names, key=lambda s: (min(gains[s][d] for d in train),
-                                         sum(gains[s][d] for d in train)))
-        fitted[held] = best
+    for held in order:
+        best = fitted[held]
         out, lex = summaries[held][best], summaries[held]["lexical"]
-        print(f"| {held} | {best} | {min(gains[best][d] for d in train):+.4f} | "
-              f"{out['hit@10'] - lex['hit@10']:+.3f} | {out['frac@10'] - lex['frac@10']:+.3f} | "
-              f"{out['mrr'] - lex['mrr']:+.3f} |")
-    candidates = list(dict.fromkeys(fitted.values()))
-    chosen = max(candidates, key=lambda s: (min(gains[s][d] for d in sets), sum(gains[s][d] for d in sets)))
-    print(f"\nchosen: {chosen} (worst set gain {min(gains[chosen][d] for d in sets):+.4f}, on "
-          f"{min(sets, key=lambda d: gains[chosen][d])})")
+        worst = min(gains[best][d] for d in order if d != held) if len(order) > 1 else float("nan")
+        print(f"| {held} | {best} | {worst:+.4f} | {out['hit@10'] - lex['hit@10']:+.3f} | "
+              f"{out['frac@10'] - lex['frac@10']:+.3f} | {out['mrr'] - lex['mrr']:+.3f} |")
+    print(f"\nchosen: {chosen} (worst set gain {min(gains[chosen][d] for d in order):+.4f}, on "
+          f"{min(order, key=lambda d: gains[chosen][d])})")
     print("\nlexical: riko retrieve without the dense channel; current: with it as shipped; e5: riko's chunk "
           "vectors alone (a turn at its best chunk, top 300); rrf: bm25s and e5, k = 60")
     print("\n| set | system | n | hit@10 | frac@10 | MRR |")
     print("| --- | --- | --- | --- | --- | --- |")
-    for d in sets:
-        for s in ("lexical", "current", chosen, "bm25s", "e5", "rrf"):
+    for d in order:
+        for s in dict.fromkeys(("lexical", "current", chosen, "bm25s", "e5", "rrf")):
             row = summaries[d][s]
             print(f"| {d} | {s} | {int(row['queries'])} | {row['hit@10']:.3f} | {row['frac@10']:.3f} | {row['mrr']:.3f} |")
-    top = sorted(names, key=lambda s: -min(gains[s][d] for d in sets))[:12]
-    print("\nbest settings by worst-set gain: " + "; ".join(
-        f"{s} " + "/".join(f"{gains[s][d]:+.3f}" for d in sets) for s in top))
-    if args.json:
-        Path(args.json).write_text(json.dumps({"summaries": summaries, "infos": infos, "fitted": fitted,
-                                               "chosen": chosen}, indent=1), encoding="utf-8")
+    top = sorted(names, key=lambda s: -min(gains[s][d] for d in order))[:15]
+    print("\nbest settings by worst-set gain (" + "/".join(order) + "): " + "; ".join(
+        f"{s} " + "/".join(f"{gains[s][d]:+.3f}" for d in order) for s in top))
+    print("\nper-set Δ vs lexical (hit@10 / frac@10 / MRR) of the best 15:")
+    for s in top:
+        print(f"  {s}: " + "  ".join(
+            f"{d} " + "/".join(f"{summaries[d][s][m] - summaries[d]['lexical'][m]:+.3f}" for m in METRICS)
+            for d in order))
     if any(math.isnan(v) for g in gains.values() for v in g.values()):
         raise SystemExit("a gain is NaN")
 

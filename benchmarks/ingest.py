@@ -18,7 +18,7 @@ import duckdb
 
 import riko
 from riko.ingest.readers import LogReader
-from riko.samples import generate_synthetic_log
+from riko.evaluation.samples import generate_synthetic_log
 
 
 def main() -> None:

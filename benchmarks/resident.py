@@ -37,10 +37,10 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 import riko
-from riko.canon import Canon, file_hash
+from riko.wiki.canon import Canon, file_hash
 from riko.clock import FixedClock
-from riko.migrations import RECORD_SCHEMA_VERSION
-from riko.resident import (
+from riko.stores.migrations import RECORD_SCHEMA_VERSION
+from riko.resident.compile import (
     BLOCK_ORDER,
     PREFIX,
     SUFFIX,

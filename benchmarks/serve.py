@@ -1,6 +1,6 @@
 """Control API benchmark: bounded loopback load from this process against a ``riko serve`` process.
 
-Starts ``python -m riko.cli_serve --port 0`` on 127.0.0.1 over a sample scope (recall on, a
+Starts ``python -m riko.cli.serve --port 0`` on 127.0.0.1 over a sample scope (recall on, a
 token map), then sends a fixed number of requests, alternating ``GET /resident`` and
 ``POST /recall``, from ``--concurrency`` workers. Prints requests/s and p50/p99 latency per
 route and overall, and the error count. The load is bounded in count and in time.
@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 import riko
-from riko.samples import generate_samples
+from riko.evaluation.samples import generate_samples
 
 TOKEN = "bench-token-companion-0001"
 API = "/memory/v1"
@@ -47,7 +47,7 @@ def build_root(root: Path, pages: int) -> None:
 
 def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RIKO_")}
-    proc = subprocess.Popen([sys.executable, "-m", "riko.cli_serve", "--root", str(root), "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "riko.cli.serve", "--root", str(root), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline() if proc.stdout else ""
     match = re.search(r"(http://127\.0\.0\.1:\d+)", line)

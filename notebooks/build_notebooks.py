@@ -49,7 +49,7 @@ QUICKSTART: list[Cell] = [
 
         import riko
         from riko.contracts import parse_ref
-        from riko.samples import generate_samples
+        from riko.evaluation.samples import generate_samples
 
         # progress bars stay off in this notebook, so tqdm's hint about ipywidgets is noise
         warnings.filterwarnings("ignore", message="IProgress not found")

@@ -23,12 +23,12 @@ from .config import RikoConfig
 from .scope import MemoryScope
 from .settings import DREAM_SETTINGS, saved_dream_settings
 from .stores.bundle import Stores
-from .warehouse import Turn, Warehouse
+from .stores.warehouse import Turn, Warehouse
 
 if TYPE_CHECKING:
-    from .canon import Canon
-    from .resident_store import ResidentStore
-    from .review import Review
+    from .wiki.canon import Canon
+    from .resident.store import ResidentStore
+    from .review.machine import Review
 
 __all__ = ["ScopeContext", "ChangeSignal", "DreamState"]
 

@@ -29,13 +29,13 @@ from .contracts import EvidenceRef
 from .errors import ReadOnlyError, ScopeError, StateError
 from .scope import MemoryScope
 from .ingest.pipeline import IngestReport
-from .canon import Canon, SyncReport
-from .resident import ResidentSnapshot
-from .resident_store import ResidentStore
-from .review import Review
+from .wiki.canon import Canon, SyncReport
+from .resident.compile import ResidentSnapshot
+from .resident.store import ResidentStore
+from .review.machine import Review
 from .stores.audits import audits_frame, purges_frame
 from .stores.evidence import evidence_frame, sessions_frame
-from .warehouse import Turn, Warehouse, storage_error
+from .stores.warehouse import Turn, Warehouse, storage_error
 from .context import ChangeSignal, ScopeContext
 from .wiki import Page
 from .wiki.watch import WikiWatcher
@@ -72,7 +72,7 @@ class Memory:
         self.scope = MemoryScope(owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        from .storage_migration import warehouse_dir
+        from .stores.relocation import warehouse_dir
 
         self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
@@ -114,8 +114,8 @@ class Memory:
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
         from .purge import recover_interrupted
-        from .file_journal import resident_stale
-        from .recovery import recover_open
+        from .wiki.journal import resident_stale
+        from .wiki.recovery import recover_open
 
         with self._wh.unit("open"):
             recover_open(self._canon)
@@ -221,7 +221,7 @@ class Memory:
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
             return None
-        from .sensitivity import classify_text, safe_classify
+        from .sensitivity.rules import classify_text, safe_classify
 
         return lambda text: safe_classify(classify_text, text, "normal")
 
@@ -310,7 +310,7 @@ class Memory:
         that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
         after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
         """
-        from .governance import governed_fields, retire_superseded
+        from .review.governance import governed_fields, retire_superseded
 
         given, old = governed_fields(self._ctx, dict(fields))
         page = self._review.create_page(title, body, type=type, **given)
@@ -322,7 +322,7 @@ class Memory:
     def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, object]]:
         """Current pages that closely resemble ``text`` (id, title, score; best first): the
         replacement a writer may offer with ``supersedes``, never applied automatically."""
-        from .governance import overlaps
+        from .review.governance import overlaps
 
         return overlaps(self._canon.pages(), text, exclude=exclude)
 
@@ -397,14 +397,14 @@ class Memory:
 
     def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, object]:
         """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
-        from .evidence_sensitivity import mark_evidence_sensitivity
+        from .sensitivity.evidence import mark_evidence_sensitivity
 
         self.warehouse.require_writable()
         return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
 
     def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, object]:
         """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
-        from .evidence_sensitivity import propose_evidence_sensitivity
+        from .sensitivity.evidence import propose_evidence_sensitivity
 
         self.warehouse.require_writable()
         return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
@@ -419,8 +419,8 @@ class Memory:
     def resident(self) -> ResidentSnapshot:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
         or a validity interval opened or closed since the last compile); ``.index`` renders
-        the index layer beside it (see :mod:`riko.resident_index`)."""
-        from .resident_index import current_index
+        the index layer beside it (see :mod:`riko.resident.index`)."""
+        from .resident.index import current_index
 
         snap = self._resident.current()
         ctx = self._ctx
@@ -562,6 +562,10 @@ class Memory:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         from .purge import purge_session
 
+        if not dry_run and not self.read_only:
+            from .recall.index_cache import flush_activation
+
+            flush_activation(self._ctx)  # counts in flight land first, so the purge removes the purged ones
         result = purge_session(self._ctx, session_id, dry_run=dry_run, confirmation=confirmation)
         if not dry_run:
             self._drop_recall_cache()

@@ -32,13 +32,13 @@ from .contracts import parse_ref
 from .dream.protocol import normalize_text
 from .errors import InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
-from .sensitivity import classify_text, observation_is_sensitive, rank, stricter
+from .sensitivity.rules import classify_text, observation_is_sensitive, rank, stricter
 from .stores.audits import last_detail
 from .stores.evidence import EvidenceStore
 from .stores.observations import ObservationRows
 from .stores.overlay import OverlayStore
 from .stores.pages import PageStore
-from .warehouse import Warehouse, dumps, naive_utc
+from .stores.warehouse import Warehouse, dumps, naive_utc
 
 if TYPE_CHECKING:
     from .context import ScopeContext

@@ -69,21 +69,23 @@ _POLITE = (r"please|kindly|can you|could you|would you|will you|you can|you may|
            r"i would like you to|i want you to|i need you to|make sure to|make sure you|be sure to|just|honestly|"
            r"hey|ok|okay|so|now|and|then")
 _TALK = (r"mention(?:s|ing)?|bring(?:ing)?" + _OBJ + r"up|bring(?:ing)? up|rais(?:e|ing)(?: the topic of)?|"
-         r"talk(?:ing)? about|remind(?:ing)? me|discuss(?:ing)?|speak(?:ing)? about|go(?:ing)? on about")
+         r"talk(?:ing)? about|remind(?:ing)? me|discuss(?:ing)?|speak(?:ing)? about|go(?:ing)? on about|"
+         r"referenc(?:e|es|ing)")
 _ZH_TALK = r"提起|提到|提醒|提|说起|说|讲|聊|谈"
-_REMEMBER = (r"remember|memori[sz]e|note(?: down)?|make a note|write(?:" + _OBJ + r")?down|store|save|"
+_REMEMBER = (r"remember|memori[sz]e|note(?: down)?|make a (?:mental )?note|keep a note|write(?:" + _OBJ + r")?down|"
+             r"jot(?:" + _OBJ + r")?down|store|save|hang on to|hold on to|for future reference|"
              r"keep(?: it| this| that)? in mind|commit(?: it| this| that)? to memory|add(?: it| this| that)? to your memory")
-_FORGET = (r"forget|delete|remove|erase|wipe|purge|get rid of|scratch|clear out|stop remembering|"
-           r"drop (?:the|that|this|my|it)")
-_RESTORE = r"restore|unhide|un-hide|reinstate|undo the (?:suppression|hiding)|lift the (?:suppression|hiding)"
+_FORGET = (r"forget|delete|remove|erase|wipe|purge|get rid of|scratch|scrap|throw (?:away|out)|clear out|"
+           r"stop remembering|drop (?:the|that|this|my|it)")
+_RESTORE = (r"restore|unhide|un-hide|reinstate|undo the (?:suppression|hiding|ban)|lift the (?:suppression|hiding|ban)")
 
 _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
     "remember": (
         _CLAUSE + r"(?:(?:" + _EN_MOD + r")\s+)*(?:" + _REMEMBER + r")(?![a-z'])(?!\s+(?:when|how|what|where|who|the time)\b)",
         _en(_POLITE, _REMEMBER),
-        _neg(_en(r"don't|dont|do not|never|please never|please don't", r"forget")),
-        r"(?:记住|记下来|记下|记好|记牢|记着|记一下|存一下|存下来|记到|写下来)",
-        _zh(r"一定要|要|以后要|你要", r"记得"),
+        _neg(_en(r"don't|dont|do not|never|please never|please don't", r"forget|lose track of")),
+        r"(?:记住|记下来|记下|记好|记牢|记着|记一下|记一笔|存一下|存下来|记到|写下来|留个心|记在心上)",
+        _zh(r"一定要|要|以后要|你要|以后|下次|往后", r"记得"),
         _neg(_zh(r"千万别|别|不要|可别", r"忘了|忘记")),
     ),
     "forget": (
@@ -93,8 +95,9 @@ _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
             r"deleted|erased|removed|forgotten|gone|wiped"),
         r"(?<![a-z'])(?:forget|delete|erase|remove|wipe)(?:\s+(?:" + _EN_MOD + r"))*\s+(?:it|that|this|about|everything|what|i said|i told|i ever)(?![a-z'])",
         _neg(_CLAUSE + r"(?:" + _EN_MOD + r"\s+)*(?:don't|dont|do not|stop)\s+remember(?:ing)?\s+(?:that|this|it|where|my)(?![a-z'])"),
-        r"忘记|忘掉|忘了[^，。！？]{0,16}?吧|删除|删掉|删一下|删去|删干净|删了吧|把[^，。！？]{0,24}删了|"
-        r"抹掉|抹去|清除|清掉|当我没说",
+        # 忘记 is a request, not "I keep forgetting to bring …" (总是忘记带)
+        r"(?<!总是)(?<!老是)(?<!经常)忘记(?!带|拿|关|锁|交|买)|忘掉|忘了[^，。！？]{0,16}?吧|删除|删掉|删一下|删去|删干净|"
+        r"删了吧|把[^，。！？]{0,24}删了|从记忆里去掉|抹掉|抹去|清除|清掉|当我没说",
         _neg(r"(?<![没])(?:别|不要|不用)记"),
     ),
     "suppress": (
@@ -111,14 +114,14 @@ _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
     ),
     "restore": (
         _en(_RESTORE),
-        _en(r"bring", r"\S+(?:\s+\S+){0,4}?\s+back|back"),
+        _en(r"bring|allow|put", r"\S+(?:\s+\S+){0,4}?\s+back|back"),
         _en(r"you can|you may|you're allowed to|you are allowed to|you're welcome to|you are welcome to|"
             r"feel free to|it's (?:ok|okay|fine|alright|all right) to|it is (?:ok|okay|fine|alright) to|"
             r"it's (?:ok|okay|fine|alright) (?:now|again) to|go ahead and|i'm (?:ok|okay|fine) with you|"
             r"i am (?:ok|okay|fine) with you|i'm (?:ok|okay|fine) now with you|"
             r"it is fine by me if you|it's fine by me if you", _TALK),
         _neg(_en(r"i don't mind if you|i do not mind if you|i don't mind you", _TALK)),
-        r"(?<![不别])(?:取消隐藏|解除[^，。！？]{0,12}?(?:屏蔽|隐藏)|把[^，。！？]{0,24}恢复|恢复(?:一下|吧|过来|那条|这条|记忆|它)|"
+        r"(?<![不别])(?:取消隐藏|解禁|解除[^，。！？]{0,12}?(?:屏蔽|隐藏)|把[^，。！？]{0,24}恢复|恢复(?:一下|吧|过来|那条|这条|记忆|它)|"
         r"(?:记忆|那条|这条)恢复|^恢复|请恢复)",
         _zh(r"(?<![不别])(?:可以|允许你?|能)", _ZH_TALK),
         _neg(_zh(r"不介意你?|没关系", _ZH_TALK)),

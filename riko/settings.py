@@ -13,7 +13,7 @@ from .config import camel_name
 from .endpoints import looks_like_secret, secret_key_name
 from .errors import ConfigError
 from .stores.settings import SettingsStore
-from .warehouse import Warehouse, naive_utc
+from .stores.warehouse import Warehouse, naive_utc
 
 __all__ = ["DREAM_SETTINGS", "dream_changes", "saved_dream_settings", "save_dream_settings"]
 

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
+import riko
 from riko.clock import FixedClock
+
+# The test helpers (loopback stub servers, the chaos harness, server fixtures) live in tests/support/
+# and are imported by name from every test folder.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 PROFILE = os.environ.get("RIKO_HYPOTHESIS", "deterministic")
 if PROFILE not in ("deterministic", "explore"):
@@ -68,3 +77,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def clock() -> FixedClock:
     return FixedClock("2026-01-15T09:00:00Z")
+
+
+@pytest.fixture
+def open_mem(tmp_path: Path, clock: FixedClock) -> Iterator[Callable[..., riko.Memory]]:
+    """A factory for Memories over real files: ``open_mem(root=tmp_path, preset="companion",
+    clock=<the fixed clock>, **config)``; whatever it opened is closed after the test."""
+    opened: list[riko.Memory] = []
+
+    def _open(root: Path | None = None, *, preset: str = "companion", clock: Any = clock,
+              **config: Any) -> riko.Memory:
+        mem = riko.open(root or tmp_path, preset=preset, clock=clock, config=config or None)
+        opened.append(mem)
+        return mem
+
+    yield _open
+    for mem in reversed(opened):
+        mem.close()
+
+
+@pytest.fixture
+def mem(open_mem: Callable[..., riko.Memory]) -> riko.Memory:
+    """A companion Memory on the embedded defaults under ``tmp_path`` with the fixed clock."""
+    return open_mem()

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import riko
 from riko.aliases import explicit_coreferences, invalidate_alias, rebuild_aliases, resolve_alias, upsert_alias
 from riko.errors import NotFoundError
 from riko.graph import broken_links, build_graph
 from riko.wiki import Page
-
-
-@pytest.fixture
-def mem(tmp_path, clock):
-    with riko.open(tmp_path, preset="companion", clock=clock) as m:
-        yield m
 
 
 def alias_row(mem, alias_id: str) -> dict:

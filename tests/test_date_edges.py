@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from server_data import ADMIN, TOKEN_CONFIG, LiveServer
 
 import riko
-from riko.cli import main
+from riko.cli.main import main
 from riko.clock import EARLIEST, LATEST, MAX_MS, MIN_MS, from_ms, to_ms, utc
 from riko.errors import InvalidDateError, RikoError, StateError, WikiFormatError
 from riko.server import create_app
-from riko.wiki.page import parse_page, render_page
+from riko.wiki.page import parse_page
 
 BUDGET = settings(max_examples=40, deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

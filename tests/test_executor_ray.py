@@ -20,7 +20,7 @@ import riko
 from riko.clock import FixedClock
 from riko.dream import HeuristicProvider
 from riko.executor import LocalExecutor, RayExecutor, open_executor
-from riko.samples import generate_samples
+from riko.evaluation.samples import generate_samples
 
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
 CONFIG = {"candidate_auto_confirm": "user_grounded", "embedding_provider": "deterministic",

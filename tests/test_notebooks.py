@@ -15,7 +15,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from riko.samples import SAMPLE_FACTS_BY_PRESET
+from riko.evaluation.samples import SAMPLE_FACTS_BY_PRESET
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KERNEL = "riko-notebook-tests"

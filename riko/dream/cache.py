@@ -13,7 +13,7 @@ from typing import Any
 from ..clock import Clock
 from ..scope import MemoryScope
 from ..stores.provider_cache import ProviderCacheStore
-from ..warehouse import Warehouse, naive_utc
+from ..stores.warehouse import Warehouse, naive_utc
 from .heuristic import HeuristicProvider
 from .prompt import build_reflection_prompt, prompt_key
 from .providers import ProviderChain

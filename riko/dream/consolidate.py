@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ..authority import normalize_claim
-from ..conflicts import speaks_of_change
+from ..review.authority import normalize_claim
+from ..review.conflicts import speaks_of_change
 from .atoms import split_speaker
 from .derive import Entity, canonical_place, derive
 

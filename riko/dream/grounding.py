@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..authority import normalize_claim
+from ..review.authority import normalize_claim
 from ..entities import ENTITY_CATEGORY
 from ..recall.text import tokenize
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, derive

@@ -16,13 +16,13 @@ import polars as pl
 import pyarrow as pa
 
 from ..errors import ConfigError
-from ..migrations import RECORD_SCHEMA_VERSION
+from ..stores.migrations import RECORD_SCHEMA_VERSION
 from ..stores.jobs import JobStore
-from ..warehouse import naive_utc
+from ..stores.warehouse import naive_utc
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
-    from ..warehouse import Turn
+    from ..stores.warehouse import Turn
 
 __all__ = ["JOB_KIND", "JOB_STATUSES", "job_id", "shard_of", "parse_shard", "scope_lock", "in_flight",
            "write_jobs", "jobs_frame", "pending_confirms", "set_pending_confirms"]

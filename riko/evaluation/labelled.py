@@ -11,7 +11,7 @@ at least ``provisional_sensitive``. ``conflicts.jsonl`` holds one pair per line:
      "old": {"title": "…", "claim": "…"}, "new": {"title": "…", "claim": "…"}}
 
 and the detector must call exactly the ``contradiction`` pairs contradictions. ``cues.holdout``
-holds natural requests per cue family, labelled ``true`` (a request of that family) or
+(and ``cues.holdout2``, written after the token patterns) holds natural requests per cue family, labelled ``true`` (a request of that family) or
 ``false`` (a near miss: a negation, a question, another act)::
 
     {"id": "cue-ho-forget-001", "family": "forget", "lang": "en", "label": true, "text": "…"}
@@ -45,7 +45,8 @@ __all__ = [
     "score_sensitivity",
 ]
 
-LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout", "cues.holdout")
+LABELLED_SETS = ("sensitivity", "conflicts", "sensitivity.holdout", "conflicts.holdout", "cues.holdout",
+                 "cues.holdout2")
 CUE_FAMILIES = ("remember", "forget", "suppress", "restore", "explicit_recall", "protected")
 SENSITIVITY_LABELS = ("normal", "identifier", "sensitive")
 CONFLICT_KINDS = ("contradiction", "addition", "paraphrase", "temporal")
@@ -176,12 +177,12 @@ def _report(name: str, rows: list[dict[str, Any]], gold_key: str, got: list[str]
 
 
 def score_sensitivity(path: str | os.PathLike[str] | None = None) -> LabelledReport:
-    """Score :func:`riko.sensitivity.classify_text` (baseline ``normal``) on a sensitivity set.
+    """Score :func:`riko.sensitivity.rules.classify_text` (baseline ``normal``) on a sensitivity set.
 
     Besides the three classes, ``protected`` scores the binary question that matters most:
     is a sensitive or identifier-shaped line kept from ordinary use at all?
     """
-    from ..sensitivity import classify_text
+    from ..sensitivity.rules import classify_text
 
     source = Path(path) if path is not None else labelled_file("sensitivity")
     rows = _read(source, {"id": None, "lang": None, "label": SENSITIVITY_LABELS, "text": None})
@@ -194,8 +195,8 @@ def score_sensitivity(path: str | os.PathLike[str] | None = None) -> LabelledRep
 
 
 def score_conflicts(path: str | os.PathLike[str] | None = None) -> LabelledReport:
-    """Score :func:`riko.conflicts.contradicts` on a pair set: ``contradiction`` against the rest."""
-    from ..conflicts import contradicts
+    """Score :func:`riko.review.conflicts.contradicts` on a pair set: ``contradiction`` against the rest."""
+    from ..review.conflicts import contradicts
 
     source = Path(path) if path is not None else labelled_file("conflicts")
     rows = _read(source, {"id": None, "lang": None, "kind": CONFLICT_KINDS, "old": None, "new": None})
@@ -214,7 +215,7 @@ def score_conflicts(path: str | os.PathLike[str] | None = None) -> LabelledRepor
 def cue_decision(family: str, text: str) -> bool:
     """What riko decides on ``text`` for one cue family (True = it reads as that request)."""
     from ..recall.planner import analyze_recall_query
-    from ..sensitivity import classify_text
+    from ..sensitivity.rules import classify_text
     from ..tools import CUE_ACTIONS, has_cue
 
     if family == "explicit_recall":

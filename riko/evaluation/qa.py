@@ -28,7 +28,6 @@ import json
 import math
 import os
 import re
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -41,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 from ..dream.http_providers import is_credential_ref_name, validate_endpoint_url
 from ..dream.prompt import prompt_key
 from ..dream.providers import make_provider
-from ..errors import ConfigError, ProviderError
+from ..errors import ConfigError, ProviderError, RikoError
+from .artifacts import write_atomic
 from .qa_dataset import QADataset, QAQuestion, load_qa_dataset
 
 if TYPE_CHECKING:
@@ -76,9 +76,9 @@ def count_tokens(text: str) -> int:
 
 
 def default_cache_path() -> Path:
-    """``$XDG_CACHE_HOME/riko/qa-replies.sqlite3`` (``~/.cache`` when unset)."""
+    """``$XDG_CACHE_HOME/riko/qa-replies/`` (``~/.cache`` when unset)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "riko" / "qa-replies.sqlite3"
+    return Path(base) / "riko" / "qa-replies"
 
 
 def answer_prompt(question: str, context: str) -> str:
@@ -125,30 +125,43 @@ def parse_judgment(text: str) -> tuple[str, str]:
 
 
 class ReplyCache:
-    """Model replies by request hash in one SQLite file (thread-confined: used from the run's thread)."""
+    """Model replies by request hash, one JSON file each under a folder (``<hash[:2]>/<hash>.json``).
+
+    A reply is written to a temporary file and renamed into place, so a run killed mid-write
+    leaves the cache whole and parallel workers never see half a reply."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(self.path)
-        self._con.execute("CREATE TABLE IF NOT EXISTS replies (request_hash TEXT PRIMARY KEY, model TEXT NOT NULL, "
-                          "text TEXT NOT NULL, latency_ms REAL NOT NULL, created_at REAL NOT NULL)")
-        self._con.commit()
+        if self.path.exists() and not self.path.is_dir():
+            raise RikoError(f"reply cache {self.path} is a file; the cache is a folder of replies "
+                            "(pass a folder, or remove the file)")
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    def _file(self, key: str) -> Path:
+        if not key or not all(c in "0123456789abcdef" for c in key):
+            raise RikoError(f"reply cache key must be a lowercase hex digest, got {key!r}")
+        return self.path / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> tuple[str, float] | None:
-        row = self._con.execute("SELECT text, latency_ms FROM replies WHERE request_hash = ?", [key]).fetchone()
-        return (row[0], float(row[1])) if row else None
+        try:
+            data = json.loads(self._file(key).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return None  # an unreadable entry is a miss: the reply is asked again and rewritten
+        return str(data["text"]), float(data["latency_ms"])
 
     def put(self, key: str, model: str, text: str, latency_ms: float) -> None:
-        self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
-                          [key, model, text, latency_ms, time.time()])
-        self._con.commit()
+        target = self._file(key)
+        target.parent.mkdir(exist_ok=True)
+        write_atomic(target, json.dumps({"model": model, "text": text, "latency_ms": latency_ms,
+                                         "created_at": time.time()}))
 
     def count(self) -> int:
-        return int(self._con.execute("SELECT count(*) FROM replies").fetchone()[0])
+        return sum(1 for _ in self.path.glob("??/*.json"))
 
     def close(self) -> None:
-        self._con.close()
+        """Nothing to release (each reply is its own file); kept so a cache can be used like a handle."""
 
 
 @dataclass

@@ -11,7 +11,7 @@ from ..contracts import EvidenceRef
 from ..errors import IngestError, ScopeError
 from ..scope import MemoryScope
 from ..stores.evidence import EvidenceStore
-from ..warehouse import Warehouse, naive_utc
+from ..stores.warehouse import Warehouse, naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
 from .keep import KEPT_TOOL_TYPES, Keeper

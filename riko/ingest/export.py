@@ -11,7 +11,7 @@ from ..clock import iso, utc
 from ..private_files import private_dir, private_tree
 from ..scope import MemoryScope
 from ..stores.evidence import EvidenceStore
-from ..warehouse import Warehouse
+from ..stores.warehouse import Warehouse
 
 __all__ = ["export_evidence"]
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import orjson
 import pyarrow as pa
 
-from ..migrations import RECORD_SCHEMA_VERSION
+from ..stores.migrations import RECORD_SCHEMA_VERSION
 from .keep import KEPT_TOOL_TYPES, Keeper
 from .readers import LogEvent, LogIssue, LogReader, SessionMeta
 
@@ -140,7 +140,7 @@ def parse_events(
     """Stream ``reader``'s new events to ``emit`` in bounded Arrow batches (``watermarks`` advance)."""
     classifier = None
     if classify:
-        from ..sensitivity import classify_text, safe_classify
+        from ..sensitivity.rules import classify_text, safe_classify
 
         classifier = lambda text: safe_classify(classify_text, text, "normal")  # noqa: E731
     out = ParsedFile(str(reader.path), reader.format, reader.header, reader.issues, 0, 0)

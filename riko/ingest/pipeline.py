@@ -24,7 +24,7 @@ from ..errors import IngestError, PresetMismatchError, ScopeError
 from ..progress import progress_enabled
 from ..scope import MemoryScope
 from ..stores.evidence import EvidenceStore
-from ..warehouse import Warehouse, naive_utc
+from ..stores.warehouse import Warehouse, naive_utc
 from .parse import (
     PARALLEL_MIN_BYTES,
     ParsedFile,

@@ -17,7 +17,7 @@ from ..stores.evidence import EvidenceStore
 from ..stores.observations import ObservationRows
 from ..stores.pages import PageStore
 from ..stores.tables import delete_ids, mark_index_degraded
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from .plan import Plan
 
 if TYPE_CHECKING:

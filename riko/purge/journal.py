@@ -18,7 +18,7 @@ from ..clock import iso, utc
 from ..errors import ConfirmationMismatchError, NotFoundError, PurgeError
 from ..stores.audits import PurgeJournal
 from ..stores.jobs import JobStore
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from .apply import apply_plan
 from .needles import Needles
 from .plan import Plan, build_plan, summary

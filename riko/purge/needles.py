@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import polars as pl
 
 from ..stores.evidence import EvidenceStore
-from ..warehouse import Warehouse
+from ..stores.warehouse import Warehouse
 
 __all__ = ["Needles", "MIN_FRAGMENT_CHARS", "fragments_of", "re2_escape"]
 

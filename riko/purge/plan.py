@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from ..corrections import claim_changed
+from ..review.corrections import claim_changed
 from ..errors import WikiFormatError
 from ..stores.tables import count_matching, index_names, mentioning, text_columns
 from ..wiki import parse_page, render_page

@@ -22,7 +22,7 @@ from .plan import EXPORTS_DIR, Plan
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
-    from ..warehouse import Warehouse
+    from ..stores.warehouse import Warehouse
 
 __all__ = ["Snapshot", "take_snapshot", "restore_snapshot", "compact_database", "owned_files", "work_dir",
            "other_handles"]

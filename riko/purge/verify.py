@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..migrations import SCOPED_TABLES
+from ..stores.migrations import SCOPED_TABLES
 from .needles import Needles
 from ..stores.tables import column_counts, text_columns, text_frame
 from .plan import column_hits

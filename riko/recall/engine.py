@@ -18,7 +18,7 @@ import polars as pl
 
 from ..clock import utc
 from ..errors import ConfigError, InvalidTypeError, ProviderError, StateError
-from ..warehouse import naive_utc
+from ..stores.warehouse import naive_utc
 from .channels import (
     Hits,
     dense_hits,

@@ -7,8 +7,10 @@ separate ranking for fusion.
 
 from __future__ import annotations
 
+
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .text import normalize
@@ -74,7 +76,8 @@ def _clean_path(path: str) -> str:
 
 
 def exact_terms(query: str) -> list[str]:
-    """Literal terms in ``query``, in order of appearance, without duplicates.
+    """Literal terms in ``query``, in order of appearance, without duplicates (computed once per
+    query; each caller gets its own list).
 
     Kinds (see :func:`classify_term`): quoted phrases, emails, file paths (POSIX, relative
     with an extension, bare file names with a known extension, Windows), ISO dates and
@@ -84,6 +87,11 @@ def exact_terms(query: str) -> list[str]:
     >>> exact_terms('did "dark mode" ship in 2026-04 for B-417? see src/app.py')
     ['dark mode', '2026-04', 'B-417', 'src/app.py']
     """
+    return list(_exact_terms(query))
+
+
+@lru_cache(maxsize=256)
+def _exact_terms(query: str) -> tuple[str, ...]:
     text = _nfkc(query)
     claimed = [False] * len(text)
     found: list[tuple[int, str]] = []
@@ -115,7 +123,7 @@ def exact_terms(query: str) -> list[str]:
         if _is_identifier(match.group()):
             claim(match.start(), match.end(), match.group())
     found.sort()
-    return list(dict.fromkeys(term for _, term in found))
+    return tuple(dict.fromkeys(term for _, term in found))
 
 
 def classify_term(term: str) -> str:

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 from ..clock import utc
 from ..errors import InvalidArgumentError
-from ..sensitivity import disclosure_for
+from ..sensitivity.rules import disclosure_for
 from .exact import exact_matches, exact_terms
 from .planner import TEMPORAL_MODES, RecallPlan, strip_recall_cues
 from .text import tokenize
@@ -190,7 +190,7 @@ def eligibility_reason(
 
 
 def disclosure_for_sensitivity(sensitivity: str | None, *, unclassified: str = "never_explicit") -> str:
-    """Map a sensitivity state to a disclosure (see :func:`riko.sensitivity.disclosure_for`).
+    """Map a sensitivity state to a disclosure (see :func:`riko.sensitivity.rules.disclosure_for`).
 
     Unclassified (None) uses ``unclassified`` (``never_explicit`` or ``user_explicit_only``);
     unknown states fail closed to ``never_explicit``.

@@ -249,6 +249,9 @@ class RecallCache:
         self.provider_ready = False
         self.dense_revision: tuple[tuple[Any, ...], str] | None = None
         self.pending_activation = ActivationBuffer()
+        #: counts handed to the writer thread and not yet written (changed only inside a unit of work)
+        self._in_flight: dict[str, tuple[int, datetime | None]] | None = None
+        self._writer: threading.Thread | None = None
         self._fingerprints: dict[str, str] = {}
         self._stamp_seen: Any = None
         self._probed_at = -math.inf
@@ -493,10 +496,10 @@ class RecallCache:
 
     # -- activation and projections --------------------------------------------------------
     def count_recalls(self, doc_ids: list[str], when: datetime | None) -> None:
-        """Count one recall of each record: in memory now, in the store with the next write
-        (writes come at most once a second).
+        """Count one recall of each record: in memory now, in the store with the next write.
 
-        Raises when a due write fails (the counts stay pending for the next one).
+        Writes come at most once a second, on a writer thread: the recall that finds one due
+        hands it the counts and returns. A failed write puts its counts back for the next one.
         """
         with self.lock:
             self.pending_activation.add(doc_ids, when)
@@ -511,26 +514,57 @@ class RecallCache:
                         kept = self.evidence.docs.get((line, chunk))
                         if kept is not None:
                             kept.activation = self.activation[doc_id]
-            if self.pending_activation.due():
-                self._write_activation()
+            if self.pending_activation.due() and self._in_flight is None:
+                batch = self._in_flight = self.pending_activation.take()
+                self._writer = threading.Thread(target=self._write_in_background, args=(batch,),
+                                                name=f"riko-activation-{self.scope_key}", daemon=True)
+                self._writer.start()
+
+    def wait_for_writes(self) -> None:
+        """Return once the writer thread's last write has ended. Call it from outside any unit of
+        work of this scope: the writer waits for the unit, so a holder of it would wait forever."""
+        writer = self._writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join()
+
+    def _write_in_background(self, batch: dict[str, tuple[int, datetime | None]]) -> None:
+        """The writer thread: write ``batch`` unless a flush took it back first. It waits for
+        the scope's unit of work, so it writes between recalls, never inside one."""
+        try:
+            with self.wh.unit("recall"):
+                if self._in_flight is not batch:
+                    return  # a flush put these counts back and wrote them
+                self._in_flight = None
+                self._write_counts(batch)
+        except Exception:
+            pass  # the counts are pending again; the next due write retries them
 
     def flush_activation(self) -> None:
-        """Write every pending recall count now."""
+        """Write every pending recall count now (those handed to the writer thread too)."""
         with self.lock:
-            if len(self.pending_activation) and not self.wh.read_only:
+            if (len(self.pending_activation) or self._in_flight is not None) and not self.wh.read_only:
                 self._write_activation()
 
     def _write_activation(self) -> None:
-        """Write the pending counts; when nothing else had written since the last look, the
-        cache stays current (this write changes no recalled document)."""
-        with self.wh.unit("recall"):  # no other write of this process lands in between
-            current = self._stamp_seen is not None and self._stamp() == self._stamp_seen
-            self.pending_activation.write(self.wh, self.scope_key)
-            if current:
-                self._stamp_seen = self._stamp()
+        """Write every pending count now, taking back a batch the writer thread has not begun."""
+        with self.wh.unit("recall"):
+            batch, self._in_flight = self._in_flight, None
+            if batch is not None:
+                self.pending_activation.restore(batch)
+            self._write_counts(None)
+
+    def _write_counts(self, batch: dict[str, tuple[int, datetime | None]] | None) -> None:
+        """Write ``batch`` (default: the pending counts) inside a unit of work; when nothing
+        else had written since the last look, the cache stays current (this write changes no
+        recalled document)."""
+        seen = self._stamp_seen
+        current = seen is not None and self._stamp() == seen
+        self.pending_activation.write(self.wh, self.scope_key, batch)
+        if current and self._stamp_seen == seen:
+            self._stamp_seen = self._stamp()
 
     def _load_activation(self) -> None:
-        if len(self.pending_activation) and not self.wh.read_only:
+        if (len(self.pending_activation) or self._in_flight is not None) and not self.wh.read_only:
             try:
                 self._write_activation()
             except Exception:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from ..clock import utc
 from ..errors import ConfigError
@@ -232,8 +233,10 @@ def _has(family: str, text: str) -> bool:
     return _FAMILIES[family].search(text) is not None
 
 
+@lru_cache(maxsize=256)
 def strip_recall_cues(query: str) -> str:
-    """The query without explicit-recall cue phrases, so only its topic remains."""
+    """The query without explicit-recall cue phrases, so only its topic remains (computed once
+    per query: the planner, the channels and the gate all ask for it)."""
     text = normalize(query)
     for pattern in _CUES["explicit_recall"]:
         text = pattern.sub(" ", text)
@@ -329,7 +332,7 @@ class RecallPlan:
         sensitivity classifier protects it; in a query the classifier protects as a whole,
         the entities and exact terms (what the protected detail is) are masked too.
         """
-        from ..sensitivity import classify_text
+        from ..sensitivity.rules import classify_text
 
         data = self.to_dict(include_terms=True)
         protected = classify_text(" ".join([*self.keywords, *self.entities, *self.exact_terms]), "normal") != "normal"

@@ -15,10 +15,10 @@ from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
-from ..migrations import RECORD_SCHEMA_VERSION
-from ..sensitivity import disclosure_for, sensitive_cue_categories
+from ..stores.migrations import RECORD_SCHEMA_VERSION
+from ..sensitivity.rules import disclosure_for, sensitive_cue_categories
 from ..stores.projections import ProjectionStore
-from ..warehouse import Warehouse, dumps, naive_utc
+from ..stores.warehouse import Warehouse, dumps, naive_utc
 from ..wiki import Page
 from .render import is_non_identifying_summary
 

@@ -18,7 +18,7 @@ from ..stores.vectors import VectorStore
 from ..clock import iso, utc
 from ..dense import DenseDoc, DenseIndex, make_embedding_provider
 from ..errors import ConfigError, ProviderError
-from ..warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from .gate import eligibility_reason
 from .index_cache import RecallCache
 
@@ -200,7 +200,7 @@ def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], ge
     import pyarrow as pa
 
     from ..dense.store import text_key
-    from ..migrations import RECORD_SCHEMA_VERSION
+    from ..stores.migrations import RECORD_SCHEMA_VERSION
 
     model, dim = _model_of(index)
     return pa.table({

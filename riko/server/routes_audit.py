@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from ..contracts import evidence_ref
 from ..errors import NotFoundError
-from ..sensitivity import LEVELS, can_transition
+from ..sensitivity.rules import LEVELS, can_transition
 from .context import Ctx, api
 from .redact import audit_view, is_protected, session_detail
 from .wire import ApiError, body_field, body_time, check_id, jsonable, query_int

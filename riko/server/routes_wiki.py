@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.routing import Route
 
-from ..sensitivity import rank
+from ..sensitivity.rules import rank
 from ..wiki import PAGE_TYPES, SENSITIVITIES
 from .context import Ctx, api
 from .redact import is_protected, page_list_item, page_row_item, page_view

@@ -76,7 +76,7 @@ def stored_page_ids(root: Path, scope: Any) -> tuple[dict[str, str] | None, str 
     Returns ``(None, note)`` when there is no warehouse yet, or another process holds it.
     The database is only opened when it exists, so a check of a bare Wiki stays light.
     """
-    from ..storage_migration import warehouse_dir
+    from ..stores.relocation import warehouse_dir
 
     db = warehouse_dir(root, scope, read_only=True) / "riko.duckdb"
     if not db.exists():

@@ -1,0 +1,1 @@
+"""Review: the candidate state machine, the authority rules, corrections, conflicts and governance links."""
