@@ -362,7 +362,7 @@ class _Run:
         """Commit finished sessions: one transaction for the batch, or one each if the batch fails."""
         if not done:
             return
-        with self.lock:
+        with self.lock, self.mem.review.batch():  # pages and user lines read once for the batch
             try:
                 with self.wh.transaction():
                     self._store(done)
@@ -784,7 +784,8 @@ def run_dream(
                secrets=_secrets(chosen, environ), executor=executor)
     try:
         with run.lock:
-            run._auto_confirm()  # what a killed run committed but did not confirm yet
+            with ctx.review.batch():
+                run._auto_confirm()  # what a killed run committed but did not confirm yet
             works = run.select(sessions)
         run.run(works)
     finally:
