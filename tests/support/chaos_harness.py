@@ -462,9 +462,10 @@ def fault_index(trial: int, trials: int, passes: int) -> int:
 
 
 def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int,
-               points: tuple[str, ...] = FAULT_POINTS) -> list[Tally]:
+               points: tuple[str, ...] = FAULT_POINTS, *, persistent: bool = False) -> list[Tally]:
     """``per_point`` injected faults at every write point ``phase`` passes through, at passes chosen by
-    :func:`fault_index` (not at random, so the last pass is as sure to be hit as the first)."""
+    :func:`fault_index` (not at random, so the last pass is as sure to be hit as the first);
+    ``persistent``: every later pass fails too, as on a disk that stays full."""
     want, _, hits = reference(phase, bases, work)
     tallies = []
     for point in points:
@@ -476,7 +477,7 @@ def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int,
 
         def attempt(trial: int, root: Path, point: str = point, passes: int = tally.passes,
                     errnos: tuple[str, ...] = errnos) -> tuple[str, bool, dict[str, Any]]:
-            spec = f"{point}:{errnos[trial % len(errnos)]}:{fault_index(trial, per_point, passes)}"
+            spec = f"{point}:{errnos[trial % len(errnos)]}:{fault_index(trial, per_point, passes)}{'+' * persistent}"
             _, _, report = zygote().run(phase, root, bases["logs"], faults=spec)
             return spec, False, report
 
