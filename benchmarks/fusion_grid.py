@@ -93,6 +93,7 @@ class Setting:
     margin: float | None = None  # dense-only hits admitted only within this cosine of the best
     neighbour: float = 0.0  # share of each neighbouring line's fused score a line receives
     prefix: str = "query"  # how the query is embedded: "query:" or as a "passage:"
+    keep: int = 0  # the lexical ranking's first ``keep`` stay on top, in their order
 
     @property
     def name(self) -> str:
@@ -109,6 +110,8 @@ class Setting:
             parts.append(f"nb{self.neighbour:g}")
         if self.prefix != "query":
             parts.append("passage-prefix")
+        if self.keep:
+            parts.append(f"keep{self.keep}")
         return ",".join(parts)
 
 
@@ -119,9 +122,11 @@ LEXICAL = Setting(weight=0.0)
 
 def grid() -> list[Setting]:
     out = [LEXICAL, SHIPPED]
-    for w, k, cap, margin, lo in itertools.product((0.3, 0.5, 0.7, 1.0), (RRF_K, 120, 240), (None, 5, 10, 20),
-                                                   (None, 0.02, 0.05), (None, 0.2)):
-        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=margin, agree=lo))
+    for w, k, cap, margin, lo, keep in itertools.product((0.3, 0.5, 0.7, 1.0), (20, 30, RRF_K, 120, 240),
+                                                         (None, 10, 20), (None, 0.05), (None, 0.2), (0, 1)):
+        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=margin, agree=lo, keep=keep))
+    for w, k, cap in itertools.product((0.5, 0.7), (RRF_K, 120), (5, 10)):
+        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=0.02))
     # directions measured before and found inconsistent or harmful, kept as a check
     for w, cap in itertools.product((0.5, 0.7), (None, 10)):
         out.append(Setting(weight=w, rank_cap=cap, prefix="passage"))
@@ -160,8 +165,11 @@ def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
         present = fused[:-1] > 0
         score = score + present * setting.neighbour * (fused[nb[:, 0]] + fused[nb[:, 1]])
     present_ids = np.flatnonzero(score > 0)
-    order = present_ids[np.lexsort((present_ids, -score[present_ids]))]
-    return order[:DEPTH].tolist()
+    order = present_ids[np.lexsort((present_ids, -score[present_ids]))].tolist()
+    if setting.keep and setting.weight > 0:
+        top = q["_lexical_order"][:setting.keep]
+        order = top + [d for d in order if d not in top]
+    return order[:DEPTH]
 
 
 def ranks_of(q: Mapping[str, Any], ranking: Sequence[int]) -> list[int | None]:
@@ -182,6 +190,7 @@ def prepare(q: dict[str, Any]) -> dict[str, Any]:
         found[ids] = True
     q["_found"] = found
     q["_nb"] = np.asarray(q["nb"], dtype=np.int64).reshape(n, 2)
+    q["_lexical_order"] = rank_with(LEXICAL, q)
     return q
 
 
