@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -15,7 +17,7 @@ from .stores.aliases import AliasStore
 from .stores.warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
-__all__ = ["upsert_alias", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
+__all__ = ["upsert_alias", "upsert_aliases", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
            "explicit_coreferences", "aliases_frame", "RESOLUTION_KINDS"]
 
 RESOLUTION_KINDS = ("explicit_coreference", "management", "derived_inference")
@@ -58,6 +60,52 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
         wh.audit("alias-upserted", "management" if resolution_kind == "management" else "deterministic_rule", ident,
                  {"entity": entity_id, "alias": alias, "status": status, "resolution_kind": resolution_kind})
     return ident
+
+
+def upsert_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock,
+                   edges: Sequence[tuple[str, str, str, float, tuple[str, ...]]]) -> list[str]:
+    """:func:`upsert_alias` for many ``(entity id, alias, resolution kind, confidence, source refs)``
+    edges in a few statements, leaving the rows and audits the calls one after another would leave
+    (a later edge of the same alias replaces an earlier one; a derived edge never replaces a
+    decided one, including one decided earlier in ``edges``). Returns the edge id of each."""
+    if not edges:
+        return []
+    keys = []
+    for _, alias, kind, _, _ in edges:
+        if kind not in RESOLUTION_KINDS:
+            raise InvalidArgumentError(f"resolution_kind must be one of {', '.join(RESOLUTION_KINDS)}")
+        normalized = normalize_title(alias)
+        if not normalized:
+            raise InvalidArgumentError("an alias must not be empty")
+        keys.append(normalized)
+    now = naive_utc(clock.now())
+    with wh.transaction():
+        store = AliasStore(wh)
+        derived = sorted({k for k, e in zip(keys, edges) if e[2] == "derived_inference"})
+        decided = store.decided_many(derived)
+        out: list[str] = []
+        rows: dict[str, dict[str, Any]] = {}
+        audits: list[tuple[str, str, str | None, str | None]] = []
+        for (entity_id, alias, kind, confidence, refs), normalized in zip(edges, keys):
+            if kind == "derived_inference" and normalized in decided:
+                out.append(decided[normalized])
+                continue
+            status = "contested" if kind == "derived_inference" else "active"
+            ident = _alias_id(scope, entity_id, normalized)
+            if kind != "derived_inference":
+                decided[normalized] = ident  # the only edge of its alias now, and a decided one
+            rows.pop(normalized, None)  # the later edge of an alias replaces the earlier one
+            rows[normalized] = {
+                "id": ident, "entity_id": entity_id, "alias": alias, "normalized_alias": normalized,
+                "confidence": confidence, "source_refs": dumps(list(refs)), "resolution_kind": kind,
+                "status": status, "reason": None, "valid_from": None, "valid_to": None, "created_at": now,
+                "updated_at": now}
+            audits.append(("alias-upserted", "management" if kind == "management" else "deterministic_rule", ident,
+                           dumps({"entity": entity_id, "alias": alias, "status": status, "resolution_kind": kind})))
+            out.append(ident)
+        store.replace_many(list(rows.values()))
+        wh.audit_many(audits)
+    return out
 
 
 def repoint_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, from_id: str, to_id: str) -> int:

@@ -254,17 +254,30 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
                 r"manager|writer|artist|lawyer|chef|scientist|researcher))\b", _I),
      re.compile(r"(?:是一名|是一个|是一位|是个|当)(.+?(?:师|员|生|家|者|工|手|医生|老板))|是(.{1,6}(?:师|员|生|家|者|工|手))")),
     ("studies", "identity", False,
-     re.compile(r"\b(?:study|studies|studying|major\s+in|majoring\s+in)\s+(.+)", _I),
+     # the subject studies a field; not "the study cafe", "my study session", "case studies"
+     re.compile(r"\b(?:I|we|he|she|they|(?-i:[A-Z][a-z]+))(?:'m|\s+am|\s+is|\s+are|'re)?\s+(?:currently\s+|also\s+|now\s+)?"
+                r"(?:study|studies|studying|studied|majoring\s+in|major\s+in|majored\s+in)\s+"
+                r"(?!(?:session|plan|cafe|block|group|schedule|time|hard|for|the|a|an|it|this|that|with|at|in|on|all|every)\b)(.+)"
+                r"|\bmy\s+major\s+is\s+(.+)", _I),
      re.compile(r"(?:学的是|专业是|在读|读的是)(.+)")),
     ("diet", "identity", False,
-     re.compile(r"\b((?:vegetarian|vegan|pescatarian|gluten[-\s]free|lactose[-\s]intolerant|halal|kosher))\b|"
+     # a diet someone keeps ("I'm vegan", "my vegan diet", "Lena is vegetarian"), not any mention of vegan food
+     re.compile(r"(?:\b(?:'m|am|is|are|'re|been|I\s+(?:eat|follow|keep|went))\s+(?:a\s+|an\s+|strict(?:ly)?\s+|fully\s+|mostly\s+)*"
+                r"|\b(?:my|our|his|her|their)\s+(?:strict\s+)?(?=\w+\s+diet\b))"
+                r"(vegetarian|vegan|pescatarian|gluten[-\s]free|lactose[-\s]intolerant|halal|kosher)\b"
+                r"(?!\s+(?:friendly|options?|food|restaurants?|places?|cafes?|meals?|menu|dishes?|community|kitchen|recipes?))|"
                 r"\b(?:don't|do\s+not|never)\s+eat\s+(meat|pork|beef|fish|dairy|eggs)\b", _I),
      re.compile(r"(素食|吃素|不吃肉|不吃猪肉|不吃牛肉|乳糖不耐)")),
     ("allergy", "identity", False,
      re.compile(r"\ballergic\s+to\s+(.+)|\b(\w+)\s+allergy\b", _I),
      re.compile(r"对(.+?)过敏")),
     ("likes", "preference", True,
-     re.compile(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|adore|adores|into|fan\s+of|"
+     # "like" as a comparison is no taste: "feels like it's splitting", "sounds like fun", "costs like $5"
+     re.compile(r"(?<!feel\s)(?<!feels\s)(?<!felt\s)(?<!look\s)(?<!looks\s)(?<!sound\s)(?<!sounds\s)(?<!seem\s)"
+                r"(?<!seems\s)(?<!just\s)(?<!,\s)(?<!something\s)(?<!stuff\s)(?<!things\s)(?<!more\s)(?<!less\s)"
+                r"\b(?:like|likes)\s+(?!(?:this|that|it|a\s+(?:lot|bit|ton)|when|how|what|those|these|crazy|forever|\d)\b)(.+)|"
+                r"\b(?:'m|am|are|'re|is|'s|really|totally|so|big|not)\s+into\s+(.+)|"
+                r"\b(?:love|loves|prefer|prefers|enjoy|enjoys|adore|adores|fan\s+of|"
                 r"hate|hates|dislike|dislikes|detest|can't\s+stand|cannot\s+stand)\s+(.+)|"
                 r"\bfavou?rite\s+(\w+(?:\s+\w+)?)\s+(?:is|are)\s+(.+)", _I),
      re.compile(r"(?:喜欢|热爱|喜爱|偏好|爱喝|爱吃|爱看|爱听|爱|迷上了|讨厌|受不了|反感|不喜欢|不爱)(.+)|最喜欢的(.+)")),

@@ -27,13 +27,13 @@ from .cues import (
     split_sentences,
 )
 from .atoms import Fact, extract_facts, split_speaker
-from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived, derive
+from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
 from .reflection import ReflectionRequest
 from .transcript import Transcript
 
-__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_file_blocks", "render_facts", "transcript_facts"]
+__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
 
 _TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
 _MAX_TITLE = 100
@@ -149,54 +149,6 @@ def _yaml_str(text: str) -> str:
 def _entities_yaml(derived: Derived) -> str:
     return json.dumps([{"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in derived.entities],
                       ensure_ascii=False)
-
-
-def render_file_blocks(findings: Sequence[Finding], existing_titles: Sequence[str] = (), max_pages: int = 12) -> str:
-    """FILE-protocol text for ``findings``; repeats (same type and title) are written once.
-
-    Type, kind, category, slot and entities come from :func:`riko.dream.derive.derive` over the
-    user's words (an emotion keeps its own page type).
-    """
-    known = {normalize_text(t): t for t in existing_titles}
-    seen: set[tuple[str, str]] = set()
-    paths: set[str] = set()
-    blocks: list[str] = []
-    for f in findings:
-        if len(blocks) >= max_pages:
-            break
-        derived = derive(f.title)
-        page_type = FOLDER_TYPES[f.cue.folder] if f.cue.kind == "emotion" else KIND_PAGE_TYPES[derived.kind]
-        folder = _TYPE_FOLDERS[page_type]
-        category = f.cue.category if f.cue.kind == "emotion" else KIND_CATEGORIES[derived.kind]
-        title = known.get(normalize_text(f.title), f.title)
-        key = (page_type, normalize_text(title))
-        if key in seen:
-            continue
-        seen.add(key)
-        base = _slug(title)
-        path, n = f"wiki/{folder}/{base}.md", 2
-        while path in paths:
-            path, n = f"wiki/{folder}/{base}-{n}.md", n + 1
-        paths.add(path)
-        tags = [f.cue.tag] + (["hedged"] if f.hedged else [])
-        confidence = 0.35 if f.hedged else 0.6
-        sensitivity = "sensitive" if f.sensitive else "normal"
-        blocks.append(
-            f'<<<FILE path="{path}">>>\n---\n'
-            f"type: {page_type}\n"
-            f"title: {_yaml_str(title)}\n"
-            f"description: {_yaml_str(f.sentence[:MAX_DESCRIPTION_CHARS].rstrip())}\n"
-            f"tags: {json.dumps(tags)}\n"
-            f"confidence: {confidence}\n"
-            f"kind: {derived.kind}\n"
-            f"category: {category}\n"
-            f"slot: {_yaml_str(derived.slot)}\n"
-            f"entities: {_entities_yaml(derived)}\n"
-            f"quote: {_yaml_str(f.title)}\n"
-            f"sensitivity: {sensitivity}\n"
-            f"---\n{f.sentence[:MAX_BODY_CHARS]}\n<<<END>>>"
-        )
-    return "\n\n".join(blocks)
 
 
 _EMOTION = next(c for c in CUES if c.kind == "emotion")

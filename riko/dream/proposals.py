@@ -21,8 +21,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..aliases import upsert_alias
-from ..review.authority import normalize_claim, user_grounded_match
+from ..aliases import upsert_aliases
+from ..review.authority import normalize_claim
 from ..review.conflicts import relation
 from ..errors import RikoError
 from ..stores.migrations import RECORD_SCHEMA_VERSION
@@ -180,7 +180,7 @@ class _Batch:
         """True when a user event not yet among ``page``'s sources says ``claim`` again."""
         if len(page.sources) >= MAX_REPEAT_EVIDENCE:
             return False
-        match = user_grounded_match(self.wh, self.review.scope, claim, [session_id])
+        match = self.review.grounded_match(claim, [session_id])
         return match is not None and match.ref not in page.sources
 
     def write(self) -> None:
@@ -213,26 +213,13 @@ class _Batch:
             self.store.merge_many(update, self.now)
         if self.audits:
             _audit_many(self.wh, self.audits)
-        for cid, wording, refs in self.alias_edges:
-            upsert_alias(self.wh, self.review.scope, self.review.clock, cid, wording,
-                         resolution_kind="derived_inference", confidence=0.8, source_refs=refs)
+        upsert_aliases(self.wh, self.review.scope, self.review.clock,
+                       [(cid, wording, "derived_inference", 0.8, refs) for cid, wording, refs in self.alias_edges])
 
 
 def _audit_many(wh: Any, rows: list[tuple[str, str, str]]) -> None:
     """Append ``(kind, target, detail json)`` audit rows of the Dream authority with consecutive ids."""
-    with wh.unit("write"):
-        n = len(rows)
-        first = wh.reserve_audit_ids(n)
-        wh.insert_arrow("audits", pa.table({
-            "scope_key": pa.array([wh.scope.key] * n, pa.string()),
-            "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
-            "id": pa.array(range(first, first + n), pa.int64()),
-            "kind": pa.array([r[0] for r in rows], pa.string()),
-            "authority": pa.array([AUTHORITY] * n, pa.string()),
-            "target": pa.array([r[1] for r in rows], pa.string()),
-            "detail": pa.array([r[2] for r in rows], pa.string()),
-            "recorded_at": pa.array([naive_utc(wh.clock.now())] * n, pa.timestamp("us")),
-        }))
+    wh.audit_many([(kind, AUTHORITY, target, detail) for kind, target, detail in rows])
 
 
 def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOutcome | Exception]:

@@ -25,11 +25,11 @@ import pyarrow as pa
 
 from ..review.authority import normalize_claim
 from ..contracts import evidence_ref
-from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError
+from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError, StorageError
 from ..stores.evidence import EvidenceStore
 from ..stores.jobs import JobStore
 from ..stores.pages import PageStore
-from ..stores.warehouse import dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc, storage_error
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
@@ -173,6 +173,16 @@ def _reflect(provider: Any, request: ReflectionRequest) -> tuple[str | None, Pro
     except Exception as exc:
         return None, ProviderError("reflection-provider-error", f"{type(exc).__name__}: {exc}")
 
+
+def _raise_disk_fault(exc: BaseException) -> None:
+    """Re-raise a failed disk write as :class:`StorageError`: the disk failed, not a candidate, so
+    confirming one by one (or skipping one) would only fail again or drop what is owed; the
+    confirms stay owed and the next run applies them once the disk is fixed."""
+    if isinstance(exc, StorageError):
+        raise exc
+    typed = storage_error(exc)
+    if typed is not None:
+        raise typed from exc
 
 class _Run:
     """State of one ``run_dream`` call."""
@@ -352,7 +362,7 @@ class _Run:
         """Commit finished sessions: one transaction for the batch, or one each if the batch fails."""
         if not done:
             return
-        with self.lock:
+        with self.lock, self.mem.review.batch():  # pages and user lines read once for the batch
             try:
                 with self.wh.transaction():
                     self._store(done)
@@ -509,11 +519,13 @@ class _Run:
             self.report.auto_confirmed.extend(confirmed)
             return
         except (RikoError, OSError) as exc:
+            _raise_disk_fault(exc)
             log.warning("auto-confirm of a batch failed, retrying one by one: %s", self._sanitize(str(exc)))
         for cid in ids:
             try:
                 self.report.auto_confirmed.extend(self.mem.review.auto_confirm([cid], policy))
             except (RikoError, OSError) as exc:
+                _raise_disk_fault(exc)
                 log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
         with self.wh.transaction():
             set_pending_confirms(self.wh, [])
@@ -772,7 +784,8 @@ def run_dream(
                secrets=_secrets(chosen, environ), executor=executor)
     try:
         with run.lock:
-            run._auto_confirm()  # what a killed run committed but did not confirm yet
+            with ctx.review.batch():
+                run._auto_confirm()  # what a killed run committed but did not confirm yet
             works = run.select(sessions)
         run.run(works)
     finally:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from ..errors import InvalidArgumentError
 
-__all__ = ["ArtifactRun", "prune_runs", "RAW_RESULTS", "SCHEMA_VERSION"]
+__all__ = ["ArtifactRun", "prune_runs", "write_atomic", "RAW_RESULTS", "SCHEMA_VERSION"]
 
 RAW_RESULTS = "raw-results.json"
 SCHEMA_VERSION = 1
@@ -40,7 +40,8 @@ def prune_runs(base: str | os.PathLike[str], prefix: str, keep: int) -> list[Pat
     return removed
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: readers see the old file or the new one."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -68,17 +69,17 @@ class ArtifactRun:
         """Rewrite ``raw-results.json`` with every outcome so far (corpus order)."""
         path = self.path / RAW_RESULTS
         payload = {"schemaVersion": SCHEMA_VERSION, "runId": self.run_id, **meta, "outcomes": outcomes}
-        _write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1, default=str))
+        write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1, default=str))
         return path
 
     def write_json(self, name: str, data: Any) -> Path:
         path = self.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1, default=str))
+        write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1, default=str))
         return path
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, text)
+        write_atomic(path, text)
         return path

@@ -41,6 +41,7 @@ from ..dream.http_providers import is_credential_ref_name, validate_endpoint_url
 from ..dream.prompt import prompt_key
 from ..dream.providers import make_provider
 from ..errors import ConfigError, ProviderError, RikoError
+from .artifacts import write_atomic
 from .qa_dataset import QADataset, QAQuestion, load_qa_dataset
 
 if TYPE_CHECKING:
@@ -153,15 +154,8 @@ class ReplyCache:
     def put(self, key: str, model: str, text: str, latency_ms: float) -> None:
         target = self._file(key)
         target.parent.mkdir(exist_ok=True)
-        body = json.dumps({"model": model, "text": text, "latency_ms": latency_ms, "created_at": time.time()})
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".reply-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(body)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, json.dumps({"model": model, "text": text, "latency_ms": latency_ms,
+                                         "created_at": time.time()}))
 
     def count(self) -> int:
         return sum(1 for _ in self.path.glob("??/*.json"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable
+from functools import lru_cache
+from typing import Any, Iterable
 
 from ..contracts import evidence_ref
 from ..scope import MemoryScope
@@ -13,13 +14,14 @@ from ..stores.evidence import EvidenceStore
 from ..stores.warehouse import Warehouse
 
 __all__ = ["normalize_claim", "latest_user_message", "claim_in_latest", "UserEvent", "user_grounded_match",
-           "grounded_event", "AUTHORITIES"]
+           "grounded_event", "AUTHORITIES", "UserLines"]
 
 AUTHORITIES = ("user", "management", "deterministic_rule", "model_proposal", "ingest")
 _TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+$")
 _LEAD = re.compile(r"^[\s\"'“”‘’(（]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_claim(text: str) -> str:
     """NFKC, casefold, collapsed whitespace, no surrounding quotes or trailing punctuation."""
     text = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
@@ -56,24 +58,69 @@ def claim_in_latest(claim: str, latest: UserEvent | None) -> bool:
     return bool(c) and latest is not None and c in normalize_claim(latest.text)
 
 
+class UserLines:
+    """The scope's valid user lines by normalized text, read in one query for many look-ups.
+
+    A snapshot: hold it only while the evidence cannot change under it (one unit of work of
+    the writer, such as one Dream batch).
+    """
+
+    def __init__(self, wh: Warehouse) -> None:
+        self._by_text: dict[str, list[tuple[str, int, str]]] = {}
+        self._lines: dict[tuple[str, int], tuple[str, Any]] = {}  # (session, seq) -> (text, stored time)
+        cur = EvidenceStore(wh).user_line_index()
+        while rows := cur.fetchmany(4096):
+            for sid, seq, text, when in rows:  # in session order, as user_grounded_match reads them
+                seq = int(seq)
+                self._by_text.setdefault(normalize_claim(text), []).append((sid, seq, text))
+                self._lines[(sid, seq)] = (text, when)
+
+    def has(self, session_id: str, seq: int) -> bool:
+        return (session_id, seq) in self._lines
+
+    def time_of(self, session_id: str, seq: int) -> tuple[bool, Any]:
+        """``(known, stored time)`` of a valid user line; ``known`` is False for any other address."""
+        line = self._lines.get((session_id, seq))
+        return (False, None) if line is None else (True, line[1])
+
+    def holds(self, event: UserEvent) -> bool:
+        """True when ``event`` is one of these lines, with that exact text (else: ask the warehouse)."""
+        line = self._lines.get((event.session_id, event.seq))
+        return line is not None and line[0] == event.text
+
+    def match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
+        """:func:`user_grounded_match` answered from the snapshot."""
+        target = normalize_claim(description)
+        found = self._by_text.get(target) if target else None
+        if not found:
+            return None
+        own = set(session_ids)
+        sid, seq, text = next((line for line in found if line[0] in own), found[0])
+        return UserEvent(sid, seq, text)
+
+
 def user_grounded_match(
-    wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str] = ()
+    wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str] = (),
+    lines: UserLines | None = None,
 ) -> UserEvent | None:
     """The user-authored L0 event of the scope whose normalized full text equals ``description``.
 
     The candidate's own sessions are searched first, then the rest of the scope. Evidence a
-    correction invalidated grounds nothing.
+    correction invalidated grounds nothing. ``lines``: a snapshot of the scope's user lines
+    that answers without a query.
     """
+    if lines is not None:
+        return lines.match(description, session_ids)
     target = normalize_claim(description)
     if not target:
         return None
     sids = sorted(set(session_ids))
-    lines = EvidenceStore(wh)
+    store = EvidenceStore(wh)
     # Only a whole line grounds an admission (the seed's rule): one fact split out of a longer
     # message, or a pronoun riko resolved, is no longer exactly what the user typed, so such a
     # candidate waits for review like any other.
     for inside in (True, False) if sids else (False,):
-        cur = lines.user_lines(sids, inside=inside)
+        cur = store.user_lines(sids, inside=inside)
         while rows := cur.fetchmany(2048):
             for sid, seq, text in rows:
                 if normalize_claim(text) == target:

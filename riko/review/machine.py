@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
 from ..aliases import repoint_aliases, upsert_alias
 from .authority import (
     UserEvent,
+    UserLines,
     claim_in_latest,
     grounded_event,
     latest_user_message,
@@ -94,6 +97,44 @@ class Review:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
         self._on_change = on_change
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
+        self._batch_owner: int | None = None
+        self._lines: UserLines | None = None
+
+    # -- one unit of work of the writer -----------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """A run of proposals and admissions (one Dream batch, under the scope's lock): the pages
+        and the user lines are read once for all of them instead of once per proposal."""
+        me = threading.get_ident()
+        mine = self._batch_owner is None
+        if mine:
+            self._batch_owner = me
+        try:
+            with self.canon.batch():
+                yield
+        finally:
+            if mine:
+                self._batch_owner, self._lines = None, None
+
+    def _user_lines(self) -> UserLines | None:
+        """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
+        if self._batch_owner != threading.get_ident():
+            return None
+        if self._lines is None:
+            self._lines = UserLines(self.wh)
+        return self._lines
+
+    def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
+        """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
+        return user_grounded_match(self.wh, self.scope, description, session_ids, lines=self._user_lines())
+
+    def _line_time(self, session_id: str, seq: int) -> Any:
+        lines = self._user_lines()
+        if lines is not None:
+            known, when = lines.time_of(session_id, seq)
+            if known:
+                return when
+        return self.evidence.line_time(session_id, seq)
 
     # -- candidates -----------------------------------------------------------------------------
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
@@ -111,11 +152,12 @@ class Review:
     def _known_refs(self, refs: Iterable[str]) -> list[str]:
         """The references that point at something real in this scope (a stored event or page)."""
         kept: set[str] = set()
+        lines = self._user_lines()
         for ref in refs:
             ref = str(ref).strip()
             parsed = parse_ref(ref)
             if parsed is not None:
-                if self.evidence.has_line(parsed[0], parsed[1]):
+                if (lines is not None and lines.has(*parsed)) or self.evidence.has_line(parsed[0], parsed[1]):
                     kept.add(ref)
             elif ref.startswith("page:") and self.canon.exists(ref[5:]):
                 kept.add(ref)
@@ -187,28 +229,15 @@ class Review:
         with self.canon.transaction():
             existing = self.cands.pending_of(fp)
             if existing is not None:
-                cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = existing
-                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
-                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
-                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                                 confidence=merged_conf, sensitivity=stricter, now=now)
-                self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id})
-                return ProposalOutcome(cid, "merged")
+                self._merge_into(existing, tags, sessions, refs, confidence, sensitivity, now)
+                self.wh.audit("candidate-merged", authority, existing[0], {"source": source, "session_id": session_id})
+                return ProposalOutcome(existing[0], "merged")
             same_slot = self._pending_slot_match(type, title) if (
                 canon_match is None and source == "dream" and category != ENTITY_CATEGORY) else None
             if same_slot is not None:
                 related, row = same_slot
-                cid, _, _, _, old_tags, old_sessions, old_evidence, old_conf, old_sens = row
-                merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
-                old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
-                stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
-                self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
-                                 source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
-                                 evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
-                                 confidence=merged_conf, sensitivity=stricter, now=now)
+                cid = row[0]
+                self._merge_into((cid, *row[4:]), tags, sessions, refs, confidence, sensitivity, now)
                 self.wh.audit("candidate-merged", authority, cid, {"source": source, "session_id": session_id,
                                                                      "relation": related, "title": title})
                 if related == "alias":  # the other wording, kept as a revocable edge to the candidate
@@ -237,6 +266,19 @@ class Review:
             self._on_change()  # the old page is now contested and leaves the Resident
         return ProposalOutcome(cid, "conflict" if conflict_id else "created", conflict_id)
 
+    def _merge_into(self, stored: tuple, tags: Sequence[str], sessions: Sequence[str], refs: Sequence[str],
+                    confidence: float | None, sensitivity: str, now: datetime | None) -> None:
+        """Fold a repeat into the open candidate ``stored`` = (id, tags, source_sessions, evidence,
+        confidence, sensitivity): lists united, the higher confidence, the stricter sensitivity."""
+        cid, old_tags, old_sessions, old_evidence, old_conf, old_sens = stored
+        merged_conf = max([c for c in (old_conf, confidence) if c is not None], default=None)
+        old_level = old_sens if old_sens in SENSITIVITIES else "provisional_sensitive"
+        stricter = old_level if rank(old_level) >= rank(sensitivity) else sensitivity
+        self.cands.merge(cid, tags=dumps(sorted(set(json.loads(old_tags or "[]")) | set(tags))),
+                         source_sessions=dumps(sorted(set(json.loads(old_sessions or "[]")) | set(sessions))),
+                         evidence=dumps(sorted(set(json.loads(old_evidence or "[]")) | set(refs))),
+                         confidence=merged_conf, sensitivity=stricter, now=now)
+
     def _pending_slot_match(self, type_: str, title: str) -> tuple[str, tuple] | None:
         """The pending Dream candidate of the same type and slot that ``title`` states again."""
         rows = self.cands.pending_statements()
@@ -249,7 +291,7 @@ class Review:
         """A repeat the user really said again adds that user event to the page's evidence."""
         if len(page.sources) >= MAX_REPEAT_EVIDENCE:
             return  # a page names enough of the times it was said; later repeats are only audited
-        match = user_grounded_match(self.wh, self.scope, claim, sessions)
+        match = self.grounded_match(claim, sessions)
         if match is None or match.ref in page.sources:
             return
         self.canon.save(page.replace(sources=sorted({*page.sources, match.ref}), version=page.version + 1),
@@ -281,8 +323,10 @@ class Review:
 
     def _confirm(self, candidate_id: str, *, authority: str, session_id: str | None = None,
                  grounded: UserEvent | None = None, audit_kind: str = "candidate-confirmed",
-                 mode: str | None = None, entities: EntityMap | None = None) -> Page:
-        cand = self.candidate(candidate_id)
+                 mode: str | None = None, entities: EntityMap | None = None,
+                 cand: dict[str, Any] | None = None) -> Page:
+        """:meth:`confirm` inside the caller's unit of work; ``cand``: the candidate's row, when just read."""
+        cand = cand if cand is not None else self.candidate(candidate_id)
         if cand["status"] == "pending_conflict":
             raise StateError(
                 f"candidate {candidate_id} contradicts page {cand['conflict_page_id']}; resolve it with "
@@ -292,7 +336,8 @@ class Review:
         evidence: UserEvent | None = None
         if authority == "user":
             if grounded is not None:
-                if not grounded_event(self.wh, self.scope, grounded):
+                lines = self._user_lines()
+                if not (lines is not None and lines.holds(grounded)) and not grounded_event(self.wh, self.scope, grounded):
                     self._refuse("candidate-confirm-refused", authority, candidate_id,
                                  f"grounding event {grounded.ref} is not a stored user message of this scope")
                 evidence = grounded
@@ -369,7 +414,7 @@ class Review:
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
-                when = self.evidence.line_time(parsed[0], parsed[1])
+                when = self._line_time(parsed[0], parsed[1])
                 if when is not None:
                     times.append(utc(when))
         return min(times) if times else None
@@ -404,16 +449,19 @@ class Review:
             return done
         state: _Consolidation | None = None  # built on the first grounded candidate
         contested = False
-        for cid in candidate_ids:
-            cand = self.candidate(cid)
+        ids = list(candidate_ids)
+        rows = self.cands.get_many(list(dict.fromkeys(ids)))  # one read; a row this loop changed is read again
+        touched: set[str] = set()
+        for cid in ids:
+            cand = rows[cid] if cid in rows and cid not in touched else self.candidate(cid)
+            touched.add(cid)
             if cand["status"] != "pending":
                 continue
             if policy == "all":
                 done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
-                                          mode=policy).id)
+                                          mode=policy, cand=cand).id)
                 continue
-            match = user_grounded_match(self.wh, self.scope, cand["description"] or "",
-                                        json.loads(cand["source_sessions"] or "[]"))
+            match = self.grounded_match(cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
             if match is None:
                 continue
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
@@ -429,16 +477,17 @@ class Review:
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                state.admit_entities(named_entities(match.said), match)
+                touched.update(state.admit_entities(named_entities(match.said), match))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            state.admit_entities(named_entities(match.said), match)
+            accepted = state.admit_entities(named_entities(match.said), match)
+            touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
-                                 mode=policy, entities=state.entities)
+                                 mode=policy, entities=state.entities, cand=None if cid in accepted else cand)
             state.index.add(page.id, said, is_page=True)
             state.said.setdefault(normalize_claim(page.description), page.id)
             done.append(page.id)
@@ -546,6 +595,7 @@ class Review:
         return new
 
     def _invalidate_evidence(self, refs: Iterable[str]) -> None:
+        self._lines = None  # invalidated lines ground nothing: the snapshot is read again
         for ref in refs:
             parsed = parse_ref(ref)
             if parsed:
@@ -583,6 +633,7 @@ class Review:
                    kind=old.kind, category=old.category, observed_at=self._observed_at(sources),
                    recorded_at=self.clock.now(), valid_from=start, supersedes=old.id)
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
+        self._lines = None
         with self.canon.transaction():
             retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
@@ -600,6 +651,7 @@ class Review:
                 raise InvalidArgumentError("a page cannot supersede itself")
             self.canon.get(by)
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
+        self._lines = None
         with self.canon.transaction():
             retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
@@ -793,15 +845,17 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.said, self.review.evidence.line_time(event.session_id, event.seq))
+        return facts(event.said, self.review._line_time(event.session_id, event.seq))
 
-    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> None:
+    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> list[str]:
         """Create or extend the entity page of every entity the user's words name (admitted like
         the fact that names it); an alias the words tie to the name is an explicit coreference,
-        a name riko only knows from its place list is a contested derived alias."""
-        from ..aliases import upsert_alias
+        a name riko only knows from its place list is a contested derived alias. Returns the
+        entity candidates accepted into those pages."""
+        from ..aliases import upsert_aliases
 
         review = self.review
+        accepted: list[str] = []
         for entity in named:
             if not grounded_in(entity, event.said):
                 continue
@@ -835,12 +889,12 @@ class _Consolidation:
                     review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
                                       detail={"evidence": event.ref, "aliases": new_names})
                     page = updated
-                for name in new_names:
-                    tied = said_in(name, event.said)
-                    upsert_alias(review.wh, review.scope, review.clock, page.id, name,
-                                 resolution_kind="explicit_coreference" if tied else "derived_inference",
-                                 confidence=1.0 if tied else 0.5, source_refs=(event.ref,))
+                upsert_aliases(review.wh, review.scope, review.clock, [
+                    (page.id, name, "explicit_coreference" if tied else "derived_inference", 1.0 if tied else 0.5,
+                     (event.ref,)) for name in new_names for tied in (said_in(name, event.said),)])
                 for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
                     review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
                     review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
+                    accepted.append(cid)
             self.entities.replace(page)
+        return accepted

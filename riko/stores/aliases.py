@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .base import Store
+from .base import Store, marks
 
 __all__ = ["AliasStore"]
 
@@ -26,6 +27,26 @@ class AliasStore(Store):
             "AND (resolution_kind <> 'derived_inference' OR status = 'invalidated') ORDER BY id LIMIT 1",
             [self.scope_key, normalized])
         return str(row[0]) if row else None
+
+    def decided_many(self, normalized: Sequence[str]) -> dict[str, str]:
+        """:meth:`decided` for many normalized aliases at once: normalized alias → edge id."""
+        if not normalized:
+            return {}
+        return {str(r[0]): str(r[1]) for r in self.wh.fetchall(
+            f"SELECT normalized_alias, min(id) FROM aliases WHERE scope_key = ? AND normalized_alias IN ({marks(normalized)}) "
+            "AND (resolution_kind <> 'derived_inference' OR status = 'invalidated') GROUP BY normalized_alias",
+            [self.scope_key, *normalized])}
+
+    def replace_many(self, rows: Sequence[dict[str, Any]]) -> None:
+        """:meth:`replace` for rows with distinct normalized aliases, in two statements."""
+        if not rows:
+            return
+        keys = [r["normalized_alias"] for r in rows]
+        ids = [r["id"] for r in rows]
+        self.wh.con.execute(
+            f"DELETE FROM aliases WHERE scope_key = ? AND (normalized_alias IN ({marks(keys)}) "
+            f"OR id IN ({marks(ids)}))", [self.scope_key, *keys, *ids])
+        self.wh.insert_many(self.table, rows)
 
     def replace(self, row: dict[str, Any]) -> None:
         """Write ``row``, dropping any edge with its normalized alias or its id first."""

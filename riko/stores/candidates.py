@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,15 @@ class CandidateStore(Store):
                                   [self.scope_key])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Whole rows (as :meth:`get` returns them) of the candidates with these ids, by id."""
+        if not ids:
+            return {}
+        cur = self.wh.con.execute(f"SELECT * FROM candidates WHERE scope_key = ? AND id IN ({marks(ids)})",
+                                  [self.scope_key, *ids])
+        names = [d[0] for d in cur.description]
+        return {row["id"]: row for row in (dict(zip(names, r)) for r in cur.fetchall())}
 
     def pending_of(self, fingerprint: str) -> tuple | None:
         """(id, tags, source_sessions, evidence, confidence, sensitivity) of the open candidate

@@ -165,6 +165,13 @@ class EvidenceStore:
             sql += f" AND session_id {'IN' if inside else 'NOT IN'} ({', '.join('?' for _ in session_ids)})"
         return self.wh.con.execute(sql + " ORDER BY session_id, seq", [self.scope_key, *session_ids])
 
+    def user_line_index(self) -> Any:
+        """A cursor over (session_id, seq, text, time) of every valid user line of the scope, in
+        session order (the lines :meth:`user_lines` reads, with their stored time)."""
+        return self.wh.con.execute(
+            "SELECT session_id, seq, text, time FROM evidence WHERE scope_key = ? AND is_user "
+            "AND NOT correction_invalidated AND text IS NOT NULL ORDER BY session_id, seq", [self.scope_key])
+
     def line_sensitivity(self, session_id: str, seq: int) -> tuple[str | None, str | None] | None:
         """(sensitivity, origin) of one line, or None when there is no such line."""
         return self.wh.fetchone("SELECT sensitivity, sensitivity_origin FROM evidence WHERE scope_key = ? "

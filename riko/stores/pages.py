@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from .base import Store
+from .migrations import RECORD_SCHEMA_VERSION
 
 __all__ = ["PageStore", "PAGE_COLUMNS", "ROW_COLUMNS", "peek_page_paths"]
 
@@ -48,6 +49,16 @@ class PageStore(Store):
         names = [d[0] for d in cur.description]
         rows = cur.fetchall()
         return dict(zip(names, rows[0])) if rows else None
+
+    def write(self, row: dict[str, Any], *, new: bool) -> None:
+        """Store a page row (every ``ROW_COLUMNS`` key): an insert when ``new``, else the row in place."""
+        if new:
+            self.wh.insert_rows(self.table, [row])
+            return
+        names = [name for name in ROW_COLUMNS if name != "id"]
+        self.wh.con.execute(
+            f"UPDATE pages SET schema_version = ?, {', '.join(f'{n} = ?' for n in names)} WHERE scope_key = ? AND id = ?",
+            [RECORD_SCHEMA_VERSION, *(row[n] for n in names), self.scope_key, row["id"]])
 
     def page_tuples(self, *, include_forgotten: bool = False) -> list[tuple]:
         """``PAGE_COLUMNS`` of every page, by id (the Resident refresh reads them all)."""
@@ -95,10 +106,10 @@ class PageStore(Store):
         row = self.wh.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [self.scope_key, page_id])
         return row[0] if row else None
 
-    def paths_except(self, page_id: str) -> set[str]:
-        """The file paths every other page holds."""
-        return {r[0] for r in self.wh.fetchall(
-            "SELECT path FROM pages WHERE scope_key = ? AND id <> ? AND path IS NOT NULL", [self.scope_key, page_id])}
+    def path_taken(self, rel: str, page_id: str) -> bool:
+        """Whether a page other than ``page_id`` holds the file path ``rel``."""
+        return self.wh.fetchone("SELECT 1 FROM pages WHERE scope_key = ? AND path = ? AND id <> ? LIMIT 1",
+                                [self.scope_key, rel, page_id]) is not None
 
     def files(self) -> list[tuple[str, str, str]]:
         """(path, id, file_hash) of every page that has a file."""

@@ -300,6 +300,11 @@ class Warehouse:
         return self._file is not None and self._file.con is not None
 
     @property
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open on the file (in this process)."""
+        return self._tx_depth > 0
+
+    @property
     def _tx_depth(self) -> int:
         return self._file.tx_depth if self._file is not None else 0
 
@@ -471,6 +476,17 @@ class Warehouse:
             for row in rows:
                 con.execute(sql, [self.scope.key, RECORD_SCHEMA_VERSION, *row.values()])
 
+    def insert_many(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
+        """:meth:`insert_rows` for many rows of the same keys, in one Arrow insert."""
+        if len(rows) < 2:
+            self.insert_rows(table, rows)
+            return
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist([{"scope_key": self.scope.key, "schema_version": RECORD_SCHEMA_VERSION, **row}
+                                     for row in rows])
+        self.insert_arrow(table, data)
+
     def upsert(self, table: str, row: dict[str, Any], key: Sequence[str]) -> None:
         """Replace the row with the same key columns (within this scope) by ``row``."""
         where = "".join(f" AND {k} = ?" for k in key)
@@ -496,6 +512,29 @@ class Warehouse:
                 ],
             )
             return ident
+
+    def audit_many(self, rows: Sequence[tuple[str, str, str | None, str | None]]) -> None:
+        """Append ``(kind, authority, target, detail json)`` audit rows with consecutive ids, in one
+        insert: what as many :meth:`audit` calls would write."""
+        if not rows:
+            return
+        import pyarrow as pa
+
+        self.require_writable()
+        with self.unit("write"):
+            n = len(rows)
+            first = self.reserve_audit_ids(n)
+            now = naive_utc(self.clock.now())
+            self.insert_arrow("audits", pa.table({
+                "scope_key": pa.array([self.scope.key] * n, pa.string()),
+                "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
+                "id": pa.array(range(first, first + n), pa.int64()),
+                "kind": pa.array([r[0] for r in rows], pa.string()),
+                "authority": pa.array([r[1] for r in rows], pa.string()),
+                "target": pa.array([r[2] for r in rows], pa.string()),
+                "detail": pa.array([r[3] for r in rows], pa.string()),
+                "recorded_at": pa.array([now] * n, pa.timestamp("us")),
+            }))
 
     def _max_audit_id(self) -> int:
         row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits", [])

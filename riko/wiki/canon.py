@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,7 +35,6 @@ from . import (
     parse_page,
     render_page,
     slugify,
-    write_atomic,
 )
 from .check import check_files
 from .check import duplicate_errors as _duplicate_errors
@@ -133,20 +133,72 @@ class Canon:
         self.clock = clock
         self._files = FileJournal(wh, wiki_dir)
         self.store = PageStore(wh)
+        self._batch_owner: int | None = None    # the thread whose batch() is open
+        self._batch_guard = threading.Lock()
+        self._memo: dict[str, Page] | None = None  # every page by id, while a batch is open
+        self._memo_sorted = True
+        self._memo_hooked = False
 
     # -- transactions spanning the warehouse and the files ------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """A warehouse transaction whose page-file writes commit or roll back with it.
 
-        The files' earlier bytes are journalled on disk first, so even a killed process is
-        undone by the next open (:func:`riko.wiki.journal.recover_journal`).
+        The files are written at the commit, after their earlier bytes are journalled on disk,
+        so even a killed process is undone by the next open (:func:`riko.wiki.journal.recover_journal`).
         """
         with self.wh.transaction():
             yield
 
-    def _remember(self, path: Path) -> None:
-        self._files.remember(path)
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Inside the block, on this thread, :meth:`pages`, :meth:`get` and :meth:`exists` answer
+        from memory: every page read once, kept current by :meth:`save`, dropped when a transaction
+        rolls back. For one unit of work of the writer, while no one else can change the pages."""
+        me = threading.get_ident()
+        with self._batch_guard:
+            mine = self._batch_owner is None
+            if mine:
+                self._batch_owner = me
+        try:
+            yield
+        finally:
+            if mine:
+                with self._batch_guard:
+                    self._batch_owner, self._memo = None, None
+
+    def _memo_pages(self) -> dict[str, Page] | None:
+        """The memo of the open batch of this thread (read on first use), or None."""
+        if self._batch_owner != threading.get_ident():
+            return None
+        if self._memo is None:
+            self._memo = {row[0]: _page_of(*row) for row in self.store.page_tuples(include_forgotten=True)}
+            self._memo_sorted = True
+            self._hook_memo()  # it may hold rows of the open transaction
+        elif not self._memo_sorted:
+            self._memo = dict(sorted(self._memo.items()))
+            self._memo_sorted = True
+        return self._memo
+
+    def _remember_saved(self, row: dict[str, Any]) -> None:
+        """Keep the memo current with a row just written (a rollback drops the memo)."""
+        if self._memo is None or self._batch_owner != threading.get_ident():
+            return
+        self._hook_memo()
+        if row["id"] not in self._memo:
+            self._memo_sorted = False
+        self._memo[row["id"]] = _page_of(*(row[name] for name in _PAGE_COLUMNS))
+
+    def _hook_memo(self) -> None:
+        """Drop the memo if the open transaction (whose rows it may hold) rolls back."""
+        if not self._memo_hooked and self.wh.in_transaction:
+            self._memo_hooked = True
+            self.wh.on_transaction_end(lambda: None, self._memo_ended)
+
+    def _memo_ended(self, committed: bool) -> None:
+        self._memo_hooked = False
+        if not committed:
+            self._memo = None
 
     def resident_written(self) -> None:
         """The Resident now reflects the pages (called inside the transaction that stored it)."""
@@ -162,16 +214,28 @@ class Canon:
         return _page_of(*(row[name] for name in _PAGE_COLUMNS))
 
     def pages(self, *, include_forgotten: bool = False) -> list[Page]:
+        memo = self._memo_pages()
+        if memo is not None:
+            return [p for p in memo.values() if include_forgotten or p.status != "forgotten"]
         # tuples straight into Page: the Resident refresh reads every page of the scope
         return [_page_of(*row) for row in self.store.page_tuples(include_forgotten=include_forgotten)]
 
     def get(self, page_id: str) -> Page:
+        memo = self._memo_pages()
+        if memo is not None:
+            page = memo.get(page_id)
+            if page is None:
+                raise NotFoundError("page", page_id, listing="pages")
+            return page
         row = self.store.row(page_id)
         if row is None:
             raise NotFoundError("page", page_id, listing="pages")
         return self._page(row)
 
     def exists(self, page_id: str) -> bool:
+        memo = self._memo_pages()
+        if memo is not None:
+            return page_id in memo
         return self.store.exists(page_id)
 
     def row(self, page_id: str) -> dict[str, Any]:
@@ -191,22 +255,25 @@ class Canon:
         fresh unique ``<folder>/<slug>.md``."""
         if current is None:
             current = self.store.path_of(page.id)
+        return self._path_for(page, current)
+
+    def _path_for(self, page: Page, current: str | None) -> Path:
         folder = TYPE_FOLDERS[page.type]
         if current and Path(current).parts[0] == folder:
             return self.dir / current
-        taken = self.store.paths_except(page.id)
         base = slugify(page.title)
         n = 1
         while True:
             rel = f"{folder}/{base}.md" if n == 1 else f"{folder}/{base}-{n}.md"
-            if rel not in taken and (rel == current or not (self.dir / rel).exists()):
+            if not self.store.path_taken(rel, page.id) and (rel == current or not self._files.exists(self.dir / rel)):
                 return self.dir / rel
             n += 1
 
     def _check_disk(self, page_id: str, rel: str, expected: str | None) -> None:
         """Refuse to overwrite or remove a file people changed since riko last read it."""
         path = self.dir / rel
-        actual = file_hash(path.read_bytes().decode("utf-8", errors="surrogateescape")) if path.exists() else None
+        text = self._files.text_at(path)
+        actual = file_hash(text) if text is not None else None
         if actual != expected:
             state = "was deleted" if actual is None else "was edited (or broken)"
             raise StateError(f"page file {path} {state} since riko last read it, so page {page_id} "
@@ -233,12 +300,13 @@ class Canon:
         ``on_disk=(rel, text)`` says the page's file currently is ``rel`` holding ``text`` (a file
         a person wrote or moved); otherwise the file must still be what riko last wrote or read.
         ``write_file=False`` records the file as it is instead of rendering it; ``verify_disk=False``
-        skips the check that the file is unchanged (for a file people deleted).
+        skips the check that the file is unchanged (for a file people deleted). The file itself
+        is written when the transaction commits (:class:`riko.wiki.journal.FileJournal`).
         """
         now = self.clock.now()
         with self.transaction():
             self._files.mark_resident_stale()
-            old = self.row(page.id) if self.exists(page.id) else None
+            old = self.store.row(page.id)
             where = on_disk[0] if on_disk else (old["path"] if old else None)
             expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)
             if previous is not None:
@@ -250,23 +318,22 @@ class Canon:
                 if page.status == "forgotten":
                     rel = digest = None
                     if where:
-                        self._remember(self.dir / where)
-                        (self.dir / where).unlink(missing_ok=True)
+                        self._files.stage(self.dir / where, None)
                 else:
-                    path = self.path_for(page, where)
+                    path = self._path_for(page, where)
                     body = render_page(page)
                     if where and (self.dir / where) != path:
-                        self._remember(self.dir / where)
-                        (self.dir / where).unlink(missing_ok=True)
-                    self._remember(path)
-                    write_atomic(path, body)
+                        self._files.stage(self.dir / where, None)
+                    self._files.stage(path, body)
                     rel, digest = path.relative_to(self.dir).as_posix(), file_hash(body)
             history = sensitivity_history
             if history is None:
                 history = json.loads(old["sensitivity_history"] or "[]") if old else []
             cands = list(source_candidates) or (json.loads(old["source_candidates"] or "[]") if old else [])
             reason = supersede_reason if supersede_reason is not None else (old["supersede_reason"] if old else None)
-            self.store.upsert(self._row(page, rel, digest, reason, cands, history, now))
+            row = self._row(page, rel, digest, reason, cands, history, now)
+            self.store.write(row, new=old is None)
+            self._remember_saved(row)
             self.wh.audit(audit_kind, authority, page.id, {"version": page.version, "title": page.title, **(detail or {})})
         return page
 
@@ -294,6 +361,7 @@ class Canon:
         the page keeps its last valid version (it is neither applied nor treated as deleted).
         A file whose bytes hash to the stored ``file_hash`` is unchanged and is not parsed.
         """
+        self._files.flush()  # pages this transaction wrote are read from disk like the rest
         known = {r[0]: (r[1], r[2]) for r in self.store.files()}
         found: dict[str, _FileState] = {}
         errors: list[WikiFormatError] = []

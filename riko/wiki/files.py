@@ -23,6 +23,7 @@ __all__ = [
     "page_path",
     "unique_page_path",
     "write_atomic",
+    "fsync_dir",
     "scan_pages",
     "page_files",
     "read_bytes",
@@ -78,11 +79,12 @@ def unique_page_path(
     return candidate
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, sync_dir: bool = True) -> None:
     """Replace ``path`` with ``text`` (UTF-8, ``\\n`` kept as is) all at once, or not at all.
 
     Parent directories are created. An existing file keeps its permission bits; on any failure
-    it is left untouched and the temporary file is removed.
+    it is left untouched and the temporary file is removed. ``sync_dir=False`` leaves making the
+    rename durable to the caller (:func:`fsync_dir`, once for many files of one folder).
     """
     path = Path(path)
     kind = faults.file_kind(path) if faults.ARMED else ""
@@ -114,10 +116,11 @@ def write_atomic(path: Path, text: str) -> None:
         if isinstance(exc, OSError):
             raise StorageError.from_os(exc, path) from exc
         raise
-    _fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     """Make the rename itself durable where the platform allows opening a directory."""
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -1,9 +1,11 @@
 """Page files that commit or roll back with the warehouse transaction that wrote them.
 
-Before a transaction changes a file, the file's earlier bytes go to a journal beside the
-database. A process killed before the commit leaves the journal behind; the next writer asks
-the warehouse which bytes each journalled path should hold (its ``file_hash``, or no file)
-and puts back the earlier bytes wherever the commit did not happen.
+A transaction stages its file writes; just before the warehouse commits, the earlier bytes of
+every staged file go to a journal beside the database (one durable write for the whole
+transaction), then the files are written. A process killed before the commit leaves the
+journal behind; the next writer asks the warehouse which bytes each journalled path should
+hold (its ``file_hash``, or no file) and puts back the earlier bytes wherever the commit did
+not happen. A failed commit puts them back at once.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from ..errors import RikoError
 from ..stores.jobs import JobStore
 from ..stores.warehouse import Warehouse, naive_utc
-from .files import write_atomic
+from .files import fsync_dir, write_atomic
 
 __all__ = ["JOURNAL_NAME", "RESIDENT_STALE", "FileJournal", "recover_journal", "resident_stale"]
 
@@ -31,27 +33,65 @@ RESIDENT_STALE = "resident-stale"  # a jobs row: pages changed since the Residen
 
 
 class FileJournal:
-    """Undo records of the files under ``base`` that the open warehouse transaction changes."""
+    """Staged writes, and undo records, of the files under ``base`` that the open warehouse
+    transaction changes."""
 
     def __init__(self, wh: Warehouse, base: Path) -> None:
         self.wh = wh
         self.base = Path(base)
         self.path = wh.directory / JOURNAL_NAME
-        self._before: dict[Path, bytes | None] = {}
+        self._staged: dict[Path, str | None] = {}    # text to write at commit; None: remove the file
+        self._before: dict[Path, bytes | None] = {}  # earlier bytes of every journalled file
+        self._changed: list[Path] = []               # files this transaction may have changed on disk
+        self._joined = False
         self._stale_marked = False
 
-    def remember(self, path: Path) -> None:
-        """Keep ``path``'s current bytes (durably) before the transaction changes it."""
+    def stage(self, path: Path, text: str | None) -> None:
+        """Write ``text`` at ``path`` (None: remove the file) when the open transaction commits."""
+        if not self._joined:
+            self._joined = True
+            self.wh.on_transaction_end(self.flush, self._end)
+        self._staged[Path(path)] = text
+
+    def text_at(self, path: Path) -> str | None:
+        """What ``path`` holds as this transaction sees it (staged text, else the file), None when absent."""
         path = Path(path)
-        if path in self._before:
+        if path in self._staged:
+            return self._staged[path]
+        try:
+            return path.read_bytes().decode("utf-8", errors="surrogateescape")
+        except FileNotFoundError:
+            return None
+
+    def exists(self, path: Path) -> bool:
+        path = Path(path)
+        if path in self._staged:
+            return self._staged[path] is not None
+        return path.exists()
+
+    def flush(self) -> None:
+        """Journal the earlier bytes of every staged file durably, then write the files (called just
+        before the commit, and by readers of the files that need them on disk)."""
+        if not self._staged:
             return
-        if not self._before:
-            self.wh.on_transaction_end(lambda: None, self._end)
-        self._before[path] = path.read_bytes() if path.exists() else None
+        staged, self._staged = self._staged, {}
+        for path in staged:
+            if path not in self._before:
+                self._before[path] = path.read_bytes() if path.exists() else None
         write_atomic(self.path, json.dumps({"files": [
             {"path": p.relative_to(self.base).as_posix(),
              "before": None if data is None else base64.b64encode(data).decode("ascii")}
             for p, data in self._before.items()]}))
+        folders: dict[Path, None] = {}
+        for path, text in staged.items():
+            self._changed.append(path)
+            if text is None:
+                path.unlink(missing_ok=True)
+            else:
+                write_atomic(path, text, sync_dir=False)
+                folders[path.parent] = None
+        for folder in folders:  # each rename durable before the commit that names the file
+            fsync_dir(folder)
 
     def mark_resident_stale(self) -> None:
         """Say, inside the transaction, that the Resident must be recompiled from these pages.
@@ -78,20 +118,30 @@ class FileJournal:
         self._stale_marked = False
 
     def _end(self, committed: bool) -> None:
+        journalled = bool(self._before)
         try:
             if not committed:
-                _restore(self._before)
+                _restore({p: self._before[p] for p in dict.fromkeys(self._changed)})
         finally:
-            self._before = {}
-            self.path.unlink(missing_ok=True)
+            self._staged, self._before, self._changed, self._joined = {}, {}, [], False
+            if journalled:
+                self.path.unlink(missing_ok=True)
 
 
 def _restore(before: dict[Path, bytes | None]) -> None:
     for path, data in reversed(list(before.items())):
         if data is None:
             path.unlink(missing_ok=True)
-        else:
+        elif not _holds(path, data):
             _write_bytes(path, data)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` already holds exactly ``data`` (nothing to put back)."""
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
