@@ -99,6 +99,7 @@ class Review:
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
+        self._sessions: set[str] = set()
 
     # -- one unit of work of the writer -----------------------------------------------------------
     @contextmanager
@@ -114,7 +115,7 @@ class Review:
                 yield
         finally:
             if mine:
-                self._batch_owner, self._lines = None, None
+                self._batch_owner, self._lines, self._sessions = None, None, set()
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
@@ -123,6 +124,16 @@ class Review:
         if self._lines is None:
             self._lines = UserLines(self.wh)
         return self._lines
+
+    def _has_session(self, session_id: str) -> bool:
+        """Whether the scope stores ``session_id`` (a batch remembers the sessions it found)."""
+        mine = self._batch_owner == threading.get_ident()
+        if mine and session_id in self._sessions:
+            return True
+        found = self.evidence.has_session(session_id)
+        if found and mine:
+            self._sessions.add(session_id)  # no session leaves the scope inside a batch of the writer
+        return found
 
     def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
         """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
@@ -200,7 +211,7 @@ class Review:
             raise InvalidArgumentError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
-        sessions = [session_id] if session_id and self.evidence.has_session(session_id) else []
+        sessions = [session_id] if session_id and self._has_session(session_id) else []
         refs = self._known_refs(evidence)
         baseline = sensitivity if sensitivity in SENSITIVITIES else "provisional_sensitive"
         # a proposer may only tighten: the conservative classifier runs over what it proposed

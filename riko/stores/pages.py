@@ -60,6 +60,13 @@ class PageStore(Store):
             f"UPDATE pages SET schema_version = ?, {', '.join(f'{n} = ?' for n in names)} WHERE scope_key = ? AND id = ?",
             [RECORD_SCHEMA_VERSION, *(row[n] for n in names), self.scope_key, row["id"]])
 
+    def all_rows(self) -> list[dict[str, Any]]:
+        """Every column of every page row of the scope (forgotten ones too), by id."""
+        cur = self.wh.con.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM pages WHERE scope_key = ? ORDER BY id",
+                                  [self.scope_key])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
     def page_tuples(self, *, include_forgotten: bool = False) -> list[tuple]:
         """``PAGE_COLUMNS`` of every page, by id (the Resident refresh reads them all)."""
         where = "" if include_forgotten else "AND status <> 'forgotten'"
