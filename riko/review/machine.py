@@ -99,7 +99,7 @@ class Review:
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
-        self._sessions: set[str] = set()
+        self._sessions: set[str] | None = None
 
     # -- one unit of work of the writer -----------------------------------------------------------
     @contextmanager
@@ -115,7 +115,7 @@ class Review:
                 yield
         finally:
             if mine:
-                self._batch_owner, self._lines, self._sessions = None, None, set()
+                self._batch_owner, self._lines, self._sessions = None, None, None
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
@@ -126,14 +126,13 @@ class Review:
         return self._lines
 
     def _has_session(self, session_id: str) -> bool:
-        """Whether the scope stores ``session_id`` (a batch remembers the sessions it found)."""
-        mine = self._batch_owner == threading.get_ident()
-        if mine and session_id in self._sessions:
-            return True
-        found = self.evidence.has_session(session_id)
-        if found and mine:
-            self._sessions.add(session_id)  # no session leaves the scope inside a batch of the writer
-        return found
+        """Whether the scope stores ``session_id`` (a batch reads the scope's sessions once: none
+        comes or goes while the writer holds the scope)."""
+        if self._batch_owner != threading.get_ident():
+            return self.evidence.has_session(session_id)
+        if self._sessions is None:
+            self._sessions = set(self.evidence.watermarks())
+        return session_id in self._sessions
 
     def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
         """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""

@@ -375,7 +375,7 @@ class Canon:
             cands = list(source_candidates) or (json.loads(old["source_candidates"] or "[]") if old else [])
             reason = supersede_reason if supersede_reason is not None else (old["supersede_reason"] if old else None)
             row = self._row(page, rel, digest, reason, cands, history, now)
-            self.store.write(row, new=old is None)
+            self.store.write(row, old)
             self._remember_saved(row)
             self.wh.audit(audit_kind, authority, page.id, {"version": page.version, "title": page.title, **(detail or {})})
         return page
