@@ -16,9 +16,10 @@ over all of them (so the last pass is as sure to be hit as the first), the errno
 (ENOSPC or EIO on a write, EIO on fsync, EIO or ENOSPC on rename, ENOSPC or EIO at commit).
 Printed per phase and write point, then summed per write point: faults raised, how many reached
 the caller as a typed RikoError, as something else, or were absorbed by a best-effort write,
-trials whose pass never came (``unreached``), and the same lost / duplicated / corrupt /
-leftover / audit counts after the re-run. The target is zero in every one of those columns and
-in ``untyped`` and ``unreached``.
+trials whose pass never came (``unreached``), the ``*-failed`` audits a faulted run wrote of its
+own failure (``failure_audits``: expected, so left out of the audit comparison), and the same
+lost / duplicated / corrupt / leftover / audit counts after the re-run. The target is zero in
+``untyped``, ``unreached`` and every one of those last columns.
 
 Full-disk trials (``--full-disk-trials``, as root): the same operations on a real 96 MB tmpfs
 filled to leave 0-256 KB free, so DuckDB and the page files meet a genuine ENOSPC wherever it
@@ -46,9 +47,10 @@ import chaos_harness
 
 KILL_COLS = ("phase", "trials", "killed", "in_flight", "temp_left", "untyped", "lost", "duplicated", "corrupt",
              "leftover", "audit_mismatch", "lock_free_median_s", "lock_free_max_s", "seconds")
-FAULT_COLS = ("phase", "point", "passes", "trials", "fired", "typed", "untyped", "absorbed", "unreached", "lost",
-              "duplicated", "corrupt", "leftover", "audit_mismatch", "seconds")
-POINT_COLS = ("point", "phases", "trials", "fired", "typed", "untyped", "absorbed", "unreached", "lost", "duplicated",
+FAULT_COLS = ("phase", "point", "passes", "trials", "fired", "typed", "untyped", "absorbed", "unreached",
+              "failure_audits", "lost", "duplicated", "corrupt", "leftover", "audit_mismatch", "seconds")
+POINT_COLS = ("point", "phases", "trials", "fired", "typed", "untyped", "absorbed", "unreached", "failure_audits",
+              "lost", "duplicated",
               "corrupt", "leftover", "audit_mismatch")
 
 

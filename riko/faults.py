@@ -1,7 +1,8 @@
 """Injected I/O faults at riko's write points, for durability tests; off (and free) unless asked for.
 
 ``RIKO_FAULTS=<point>:<errno>:<n>`` makes the ``n``-th pass through ``point`` fail with that
-errno (``page.write:ENOSPC:3``); ``RIKO_FAULTS=count:<file>`` counts the passes through every
+errno (``page.write:ENOSPC:3``), and with ``<n>+`` every pass from the n-th on (a disk that stays
+full: ``page.write:ENOSPC:1+``); ``RIKO_FAULTS=count:<file>`` counts the passes through every
 point and writes them to ``file`` as JSON at exit. Points are ``<kind>.<step>``: kind ``page``,
 ``journal``, ``resident`` or ``file`` (the file being written), step ``write``, ``fsync`` or
 ``rename``; and ``duckdb.commit`` for a warehouse transaction's commit. Call sites test
@@ -22,7 +23,7 @@ __all__ = ["ARMED", "ENV", "configure", "hit", "file_kind"]
 ENV = "RIKO_FAULTS"
 ARMED = False
 FIRED = 0  # faults raised in this process so far
-_target: tuple[str, int, int] | None = None  # (point, errno, n)
+_target: tuple[str, int, int, bool] | None = None  # (point, errno, n, and every pass after it)
 _counts: Counter[str] = Counter()
 _count_file: str | None = None
 
@@ -41,7 +42,7 @@ def configure(spec: str | None) -> None:
         atexit.register(write_counts)
         return
     point, name, n = spec.rsplit(":", 2)
-    _target = (point, getattr(_errno, name), int(n))
+    _target = (point, getattr(_errno, name), int(n.rstrip("+")), n.endswith("+"))
 
 
 def write_counts() -> None:
@@ -53,7 +54,8 @@ def write_counts() -> None:
 def hit(point: str) -> None:
     """One pass through ``point``: raise the armed fault when this is its turn."""
     _counts[point] += 1
-    if _target is not None and _target[0] == point and _counts[point] == _target[2]:
+    if _target is not None and _target[0] == point and (
+            _counts[point] == _target[2] or (_target[3] and _counts[point] > _target[2])):
         global FIRED
         FIRED += 1
         code = _target[1]

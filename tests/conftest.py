@@ -40,13 +40,29 @@ settings.load_profile(PROFILE)
 SLOW_MODULES = frozenset({"test_chaos", "test_concurrency", "test_executor_ray", "test_review_page_browser",
                           "test_server_live", "test_notebooks", "test_demo", "test_dream_http_e2e", "test_lock_files",
                           "test_readme", "test_cli_docs", "test_wiki_watch"})
-#: A test whose own code starts another process (or a loopback server) is slow too.
-_SLOW_CALLS = ("subprocess.", "sys.executable", "uvicorn", "multiprocessing", "serve_in_thread", "ray.")
+#: A test whose own code starts another process (or a loopback server), or loads the embedded e5
+#: model, is slow too.
+_SLOW_CALLS = ("subprocess.", "sys.executable", "uvicorn", "multiprocessing", "serve_in_thread", "ray.",
+               '"embedding_provider": "local"', "E5", "use_corpus", "companion_run")
+#: Single tests measured at several seconds of CPU each (whole-corpus runs, large property tests).
+SLOW_TESTS = frozenset({
+    "test_the_whole_rendered_context_never_exceeds_the_budget", "test_page_files_with_edge_dates_sync_or_are_named",
+    "test_compiler_properties", "test_render_parse_round_trip_is_byte_stable", "test_command_writes_per_question_records",
+    "test_command_prints_the_table_and_writes_records", "test_calibration_gate_every_case_passes",
+    "test_invalidated_exactly_when_contradictions_reach_support", "test_resident_never_exceeds_the_cap",
+    "test_cli_flags_at_the_edges", "test_suppressed_and_forgotten_versions_do_not_fill_the_raw_evidence_window",
+    "test_dense_channel_filters_hidden_pages_inside_the_search", "test_embedded_model_loads_offline_and_ranks_related_text_first",
+    "test_int8_storage_is_small_and_keeps_float32_neighbours", "test_ingest_pipeline_raises_only_riko_errors_and_keeps_good_files",
+    "test_every_vector_has_unit_norm", "test_gym_membership_current_page_survives_thirty_expired_and_ten_superseded",
+    "test_review_flow_end_to_end", "test_log_reader_turns_every_bad_line_into_an_issue",
+})
 
 
 def _is_slow(item: pytest.Item) -> bool:
     module = getattr(item, "module", None)
     if module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES:
+        return True
+    if getattr(item, "originalname", item.name) in SLOW_TESTS:
         return True
     test = getattr(item, "obj", None)
     try:

@@ -41,7 +41,8 @@ _CLAUSE = re.compile(
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|my)\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"
     r"|(?:但是|不过|可是)")
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yep|yup|no|nope|hey|hi|hello|oh|ah|um|uh|hmm|wow|great|"
+    # "No," is a filler; "No mucking around" is a negation and stays
+    r"^(?:(?:no|nope)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yep|yup|hey|hi|hello|oh|ah|um|uh|hmm|wow|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|thanks|thank\s+you|got\s+it|understood|exactly|absolutely|definitely|indeed|true|fair\s+enough|"
     r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so)\b[\s,.!:;\-–—]*)+", _I)
@@ -61,7 +62,9 @@ _REQUEST = re.compile(
     r"analy[sz]e|design|develop|review|consider|use|try|focus|imagine|pretend|act|answer|respond|stop|wait|"
     r"remember|note|put|move\s+on|detail|map|plan\s+out|refine|confirm|update|adjust|change|fix|ensure|draw)\b"
     r"|\b(?:can|could|would|will)\s+you\b|\b(?:I\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to)\b"
-    r"|^\s*(?:请|帮我|给我|告诉我|你能|你可以|麻烦你|能不能|可不可以)", _I)
+    r"|^\s*(?:请|帮我|给我|告诉我|你能|你可以|麻烦你|能不能|可不可以)"
+    # "Please work this into the letter", "… for me, please": asked of the other side (a boundary is caught first)
+    r"|^\s*please\b|,?\s+please[\s.!]*$", _I)
 _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
     r"\b(?:thank(?:s|\s+you)|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
@@ -91,6 +94,24 @@ _SUBJECTLESS = re.compile(
     r"sent|paid|spent|left|met|saw|found|wrote|read|built|booked|finished|started|working|waiting|planning|"
     r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
+# A clause that points into the conversation ("I'll get it done", "I'm attaching the file now") and
+# names at most two things of its own is not self-contained: it says nothing a later reader can use.
+_POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them|here|there)\b", _I)
+_OWN_WORD = re.compile(r"[A-Za-z][a-z'\-]{2,}")
+_GENERIC = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very also still
+some any much more most not don't can't won't get got need needs want wants make made going done ready sure think know like
+would could should will let's okay yes yeah now right time way thing things lot all one back here there this that these
+those them it's that's what when how try keep take put bring send see look give start finish right away soon""".split())
+_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:night|week|month|year)|"
+                    r"next\s+(?:week|month|year)|this\s+(?:morning|week|weekend))\b)")
+
+
+def _points_back(clause: str) -> bool:
+    if not _POINTS_BACK.search(clause) or _NAMED.search(clause):
+        return False
+    return sum(1 for w in _OWN_WORD.findall(clause) if w.casefold() not in _GENERIC) <= 2
+
+
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 _STATE_ZH = re.compile(r"我(?:们)?|咱")
 # A Chinese statement about something named, without 我: "新品发布会的地点是北京", "舅妈今年45岁了",
@@ -112,7 +133,12 @@ _VAGUE = re.compile(
     r"|^(?:I|we)\s+(?:\w+\s+){0,2}(?:it|that|this|them|you|him|her|those|these)(?:\s+(?:one|too|so\s+much|a\s+lot))?[\s.!]*$"
     # ordering something, not a preference: "I'd like a coffee"
     r"|^I(?:'d|\s+would)\s+like\s+(?:a|an|some|the|one|two)\s+\w+(?:\s+\w+)?[\s.!]*$"
-    r"|^我叫了", _I)
+    r"|^我叫了"
+    # how-are-you small talk: "I'm doing well, thanks for asking", "我挺好的"
+    r"|^(?:I|we|Im)(?:'m|\s+am|'re|\s+are)?\s+(?:doing\s+|feeling\s+)?(?:really\s+|pretty\s+|very\s+)?"
+    r"(?:well|good|great|fine|ok(?:ay)?|alright|not\s+(?:too\s+)?bad)(?:\s+(?:too|also|as\s+well|today|now|myself))*"
+    r"(?:[\s,.!]+(?:thanks|thank\s+you|thx)(?:\s+for\s+asking)?|[\s,.!]+(?:how|and|what)\s+about\s+you)?[\s.!]*$"
+    r"|^我(?:也)?(?:很好|挺好的?|还不错|还行|不错|一切都好)[\s。!！~～]*$", _I)
 _PAST_TASTE = re.compile(r"\bused\s+to\s+(?:like|love|enjoy|prefer|hate)\b", _I)  # not a current taste
 _META = re.compile(r"\b(?:your\s+(?:answer|response|suggestion|list|plan|draft|message|reply|system)|"
                    r"you\s+(?:said|mentioned|suggested|asked|wrote|provided|gave)|as\s+(?:I|you)\s+(?:said|mentioned))\b", _I)
@@ -205,7 +231,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return False
     if zh:
         return bool(_STATE_ZH.search(clause) or _THIRD.match(clause) or _DECLARATIVE_ZH.search(clause))
-    if _DEICTIC.match(clause) or _TO_YOU.search(clause):
+    if _DEICTIC.match(clause) or _TO_YOU.search(clause) or _points_back(clause):
         return False  # about what the other side said, not about the speaker's world
     if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause):
         return True

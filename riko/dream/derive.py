@@ -264,7 +264,12 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
      re.compile(r"\ballergic\s+to\s+(.+)|\b(\w+)\s+allergy\b", _I),
      re.compile(r"对(.+?)过敏")),
     ("likes", "preference", True,
-     re.compile(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|adore|adores|into|fan\s+of|"
+     # "like" as a comparison is no taste: "feels like it's splitting", "sounds like fun", "costs like $5"
+     re.compile(r"(?<!feel\s)(?<!feels\s)(?<!felt\s)(?<!look\s)(?<!looks\s)(?<!sound\s)(?<!sounds\s)(?<!seem\s)"
+                r"(?<!seems\s)(?<!just\s)(?<!,\s)(?<!something\s)(?<!stuff\s)(?<!things\s)(?<!more\s)(?<!less\s)"
+                r"\b(?:like|likes)\s+(?!(?:this|that|it|a\s+(?:lot|bit|ton)|when|how|what|those|these|crazy|forever|\d)\b)(.+)|"
+                r"\b(?:'m|am|are|'re|is|'s|really|totally|so|big|not)\s+into\s+(.+)|"
+                r"\b(?:love|loves|prefer|prefers|enjoy|enjoys|adore|adores|fan\s+of|"
                 r"hate|hates|dislike|dislikes|detest|can't\s+stand|cannot\s+stand)\s+(.+)|"
                 r"\bfavou?rite\s+(\w+(?:\s+\w+)?)\s+(?:is|are)\s+(.+)", _I),
      re.compile(r"(?:喜欢|热爱|喜爱|偏好|爱喝|爱吃|爱看|爱听|爱|迷上了|讨厌|受不了|反感|不喜欢|不爱)(.+)|最喜欢的(.+)")),

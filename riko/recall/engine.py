@@ -478,7 +478,22 @@ class _Run:
         doc = self._doc(doc_id)
         if doc is None:
             return "source-page-not-recallable"
-        return eligibility_reason(doc, mode=self.plan.temporal_mode, now=self.now, at_time=self.plan.at_time)
+        return self._searched_reason(doc)
+
+    def _searched_reason(self, doc: RecallDoc) -> str | None:
+        """``doc``'s eligibility as the channels searched with it: its code in this query's
+        arrays (which also hold the lines and observations a hidden page covers), so a
+        candidate is judged once and by the same rule as the window it came through."""
+        cache = self.cache
+        if doc.kind == "page":
+            at, codes = cache.page_position(doc.doc_id), self.page_codes
+        elif doc.kind == "observation":
+            at, codes = cache.observation_position(doc.doc_id), self.observation_codes
+        else:
+            at, codes = cache.evidence.ref_line.get(doc.doc_id), self.line_codes
+        if at is None or at >= len(codes):
+            return eligibility_reason(doc, mode=self.plan.temporal_mode, now=self.now, at_time=self.plan.at_time)
+        return reason_of(int(codes[at]))
 
     def _eligible(self, rankings: Mapping[str, list[str]]) -> dict[str, list[str]]:
         """Reject ineligible candidates once each (counted in the trace) and cap every channel."""
@@ -499,7 +514,7 @@ class _Run:
                     if doc is None:
                         verdict[doc_id] = "stale"  # a dense hit for a document that is gone
                         continue
-                    reason = eligibility_reason(doc, mode=plan.temporal_mode, now=self.now, at_time=plan.at_time)
+                    reason = self._searched_reason(doc)
                     verdict[doc_id] = reason
                     if reason is None:
                         self._docs[doc_id] = doc

@@ -226,6 +226,7 @@ class ObservationSide:
     table: DocTable | None = None
     anchors: Any = None
     anchors_key: Any = None
+    position: dict[str, int] | None = None
 
 
 class RecallCache:
@@ -622,6 +623,13 @@ class RecallCache:
         if side.position is None:
             side.position = {pid: i for i, pid in enumerate(side.ids)}
         return side.position.get(page_id)
+
+    def observation_position(self, observation_id: str) -> int | None:
+        """The index position of a cached observation (None when it is not cached)."""
+        side = self.observations
+        if side.position is None:
+            side.position = {oid: i for i, oid in enumerate(side.ids)}
+        return side.position.get(observation_id)
 
     def page_sources(self) -> tuple[Any, Any, Any]:
         """``(page positions, line positions, forgotten lines)``: which cached L0 line each

@@ -150,3 +150,32 @@ def test_every_fact_is_grounded_in_its_line():
 
 def test_assistant_lines_never_become_facts():
     assert pages(("assistant", "I love jazz. My name is Riko."), ("user", "Hi!")) == ()
+
+
+def test_a_leading_no_is_dropped_only_as_a_filler():
+    assert texts("No, I live in Porto.") == ["I live in Porto"]
+    assert all(not t.startswith("mucking") for t in texts("No mucking around, we need the final list today."))
+
+
+@pytest.mark.parametrize("message", ["I'm doing well, thanks for asking!", "Im doing good", "I'm fine too.", "我挺好的。"])
+def test_how_are_you_small_talk_states_nothing(message):
+    assert texts(message) == []
+
+
+def test_a_state_after_small_talk_is_kept():
+    assert texts("I'm doing well, just cleaning my apartment today.") == [
+        "I'm doing well, just cleaning my apartment today"]
+    assert texts("I am doing great at my new job.") == ["I am doing great at my new job"]
+
+
+def test_a_clause_that_only_points_back_into_the_conversation_is_not_a_fact():
+    assert texts("I'll get it done.") == []
+    assert texts("I'll bring them right back here.") == []
+    # a pointer beside a name, a number or enough words of its own is still a fact
+    assert texts("I bought it in Berlin.") == ["I bought it in Berlin"]
+    assert texts("I sold that old bike for 200 euros.") == ["I sold that old bike for 200 euros"]
+
+
+def test_please_asks_the_other_side_unless_it_sets_a_boundary():
+    assert texts("Please work this into the cover letter.") == []
+    assert texts("Please don't bring up my ex again.") == ["Please don't bring up my ex again"]

@@ -113,3 +113,29 @@ def test_derivation_is_deterministic_and_total():
         assert d.kind in KINDS and "/" in d.slot
         assert d == derive(text)
     assert isinstance(derive("My dog Rex is old.").entities[0], Entity)
+
+
+@pytest.mark.parametrize("text", [
+    "My head still feels like it's splitting.",
+    "That sounds like a lot of fun.",
+    "Comparing it to my grocery cart, like those school fees, really helped.",
+    "I got the new routine integrated into my week.",
+])
+def test_like_and_into_as_comparison_or_direction_are_no_taste(text):
+    assert derive(text).kind != "preference"
+
+
+@pytest.mark.parametrize("text, slot", [
+    ("I really like the beach.", "user/likes:beach"),
+    ("I'm into jazz.", "user/likes:jazz"),
+    ("我很喜欢爬山。", "user/likes:爬山"),
+])
+def test_a_taste_is_still_a_preference(text, slot):
+    d = derive(text)
+    assert (d.kind, d.slot) == ("preference", slot)
+
+
+def test_chinese_relatives_beyond_the_immediate_family_are_people():
+    (aunt,) = [e for e in derive("我舅妈在苏州工作。").entities if e.kind == "person"]
+    assert aunt.name == "my aunt" and "舅妈" in aunt.aliases
+    assert any(e.name == "my boss" for e in derive("我上司住在深圳。").entities)

@@ -46,3 +46,13 @@ def test_a_fault_at_every_write_point_is_typed_and_loses_nothing(world, phase):
     for tally in tallies:  # the first pass of each point
         assert tally.fired == tally.trials == FAULTS_PER_POINT, (tally.to_dict(), tally.failures)
         assert tally.typed == tally.fired and tally.clean, (tally.to_dict(), tally.failures)
+
+
+@pytest.mark.slow
+def test_a_disk_that_stays_full_stops_dream_with_its_confirmations_still_owed(world):
+    """Every page write fails from the first on: Dream must stop with a StorageError, not skip the
+    candidates it owes confirmation one by one (which dropped them), so the re-run confirms them."""
+    work, bases = world
+    [tally] = chaos_harness.run_faults("dream", bases, work, 2, ("page.write",), persistent=True)
+    assert tally.fired == tally.trials == 2 and tally.typed == 2, (tally.to_dict(), tally.failures)
+    assert tally.clean, (tally.to_dict(), tally.failures)

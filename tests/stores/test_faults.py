@@ -56,3 +56,12 @@ def test_counting_mode_counts_every_pass(tmp_path: Path, armed: None) -> None:
     faults.write_counts()
     seen = __import__("json").loads(counts.read_text())
     assert seen["page.write"] >= 1 and seen["duckdb.commit"] >= 1 and seen["journal.write"] >= 1
+
+
+def test_a_persistent_fault_fails_every_pass_from_the_nth_on(tmp_path: Path, armed: None) -> None:
+    faults.configure("page.write:ENOSPC:2+")
+    faults.hit("page.write")  # the first pass goes through
+    for _ in range(3):
+        with pytest.raises(OSError):
+            faults.hit("page.write")
+    assert faults.FIRED == 3

@@ -300,6 +300,7 @@ class Tally:
     untyped: int = 0  # ... as something else (kill trials: a run that failed on its own)
     absorbed: int = 0  # ... and the operation finished anyway (a best-effort write; room enough left)
     unreached: int = 0  # fault trials whose pass never came (the run passed the point fewer times)
+    failure_audits: int = 0  # ``*-failed`` audits a faulted run wrote of its own failure (expected, not a mismatch)
     lost: int = 0
     duplicated: int = 0
     corrupt: int = 0
@@ -316,7 +317,7 @@ class Tally:
     def to_dict(self) -> dict[str, Any]:
         row: dict[str, Any] = {k: getattr(self, k) for k in (
             "phase", "point", "passes", "trials", "killed", "in_flight", "temp_left", "fired", "typed", "untyped",
-            "absorbed", "unreached", *BAD[2:])}
+            "absorbed", "unreached", "failure_audits", *BAD[2:])}
         waits = sorted(self.lock_free_s)
         row["lock_free_median_s"] = round(waits[len(waits) // 2], 3) if waits else None
         row["lock_free_max_s"] = round(waits[-1], 3) if waits else None
@@ -330,6 +331,10 @@ BAD = ("untyped", "unreached", "lost", "duplicated", "corrupt", "leftover", "aud
 
 def compare(tally: Tally, label: str, got: dict[str, Any], want: dict[str, Any]) -> None:
     problems = []
+    if tally.point != "kill":  # a failed run may audit its own failure: that record is the fault's, not a mismatch
+        failed = Counter({k: n for k, n in got["audits"].items() if k.endswith("-failed")}) - want["audits"]
+        tally.failure_audits += sum(failed.values())
+        got = {**got, "audits": got["audits"] - failed}
     for key in ("pages", "candidates", "evidence"):
         lost = sum((want[key] - got[key]).values())
         extra = sum((got[key] - want[key]).values())
@@ -457,9 +462,10 @@ def fault_index(trial: int, trials: int, passes: int) -> int:
 
 
 def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int,
-               points: tuple[str, ...] = FAULT_POINTS) -> list[Tally]:
+               points: tuple[str, ...] = FAULT_POINTS, *, persistent: bool = False) -> list[Tally]:
     """``per_point`` injected faults at every write point ``phase`` passes through, at passes chosen by
-    :func:`fault_index` (not at random, so the last pass is as sure to be hit as the first)."""
+    :func:`fault_index` (not at random, so the last pass is as sure to be hit as the first);
+    ``persistent``: every later pass fails too, as on a disk that stays full."""
     want, _, hits = reference(phase, bases, work)
     tallies = []
     for point in points:
@@ -471,7 +477,7 @@ def run_faults(phase: str, bases: dict[str, Path], work: Path, per_point: int,
 
         def attempt(trial: int, root: Path, point: str = point, passes: int = tally.passes,
                     errnos: tuple[str, ...] = errnos) -> tuple[str, bool, dict[str, Any]]:
-            spec = f"{point}:{errnos[trial % len(errnos)]}:{fault_index(trial, per_point, passes)}"
+            spec = f"{point}:{errnos[trial % len(errnos)]}:{fault_index(trial, per_point, passes)}{'+' * persistent}"
             _, _, report = zygote().run(phase, root, bases["logs"], faults=spec)
             return spec, False, report
 
