@@ -323,14 +323,22 @@ class _Run:
         postings = [p for p in postings if len(p)]
         if not postings:
             return
-        matched = np.unique(np.concatenate(postings))
-        if ids is None:  # evidence postings name chunks: count their lines
-            matched = np.unique(cache.line_table().chunk_line[matched])
-        found_codes = codes[matched]
-        rejected = matched[(found_codes != 0) & (found_codes != _FORGOTTEN)]
-        found, counts = np.unique(codes[rejected], return_counts=True)
-        for code, count in zip(found.tolist(), counts.tolist()):
-            self.trace.reject(str(reason_of(code)), count)
+        # Marks, not a sorted union: each posting list sets its documents, then one pass keeps
+        # the rejected ones (a union by np.unique cost a quarter of recall with 600 hidden versions).
+        chunk_line = cache.line_table().chunk_line if ids is None else None
+        hit = np.zeros(len(codes) if chunk_line is None else len(chunk_line), dtype=bool)
+        for posting in postings:
+            hit[posting] = True
+        if chunk_line is not None:  # evidence postings name chunks: count their lines
+            lines = np.zeros(len(codes), dtype=bool)
+            lines[chunk_line[hit]] = True
+            hit = lines
+        rejected = np.flatnonzero(hit & (codes != 0) & (codes != _FORGOTTEN))
+        if not len(rejected):
+            return
+        tally = np.bincount(codes[rejected])
+        for code in np.flatnonzero(tally).tolist():
+            self.trace.reject(str(reason_of(code)), int(tally[code]))
         if self.options.get("debug"):
             for position in rejected.tolist():
                 doc = cache.evidence_doc(position, keep=False) if ids is None else cache.doc(ids[position])
