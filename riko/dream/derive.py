@@ -254,10 +254,18 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
                 r"manager|writer|artist|lawyer|chef|scientist|researcher))\b", _I),
      re.compile(r"(?:是一名|是一个|是一位|是个|当)(.+?(?:师|员|生|家|者|工|手|医生|老板))|是(.{1,6}(?:师|员|生|家|者|工|手))")),
     ("studies", "identity", False,
-     re.compile(r"\b(?:study|studies|studying|major\s+in|majoring\s+in)\s+(.+)", _I),
+     # the subject studies a field; not "the study cafe", "my study session", "case studies"
+     re.compile(r"\b(?:I|we|he|she|they|(?-i:[A-Z][a-z]+))(?:'m|\s+am|\s+is|\s+are|'re)?\s+(?:currently\s+|also\s+|now\s+)?"
+                r"(?:study|studies|studying|studied|majoring\s+in|major\s+in|majored\s+in)\s+"
+                r"(?!(?:session|plan|cafe|block|group|schedule|time|hard|for|the|a|an|it|this|that|with|at|in|on|all|every)\b)(.+)"
+                r"|\bmy\s+major\s+is\s+(.+)", _I),
      re.compile(r"(?:学的是|专业是|在读|读的是)(.+)")),
     ("diet", "identity", False,
-     re.compile(r"\b((?:vegetarian|vegan|pescatarian|gluten[-\s]free|lactose[-\s]intolerant|halal|kosher))\b|"
+     # a diet someone keeps ("I'm vegan", "my vegan diet", "Lena is vegetarian"), not any mention of vegan food
+     re.compile(r"(?:\b(?:'m|am|is|are|'re|been|I\s+(?:eat|follow|keep|went))\s+(?:a\s+|an\s+|strict(?:ly)?\s+|fully\s+|mostly\s+)*"
+                r"|\b(?:my|our|his|her|their)\s+(?:strict\s+)?(?=\w+\s+diet\b))"
+                r"(vegetarian|vegan|pescatarian|gluten[-\s]free|lactose[-\s]intolerant|halal|kosher)\b"
+                r"(?!\s+(?:friendly|options?|food|restaurants?|places?|cafes?|meals?|menu|dishes?|community|kitchen|recipes?))|"
                 r"\b(?:don't|do\s+not|never)\s+eat\s+(meat|pork|beef|fish|dairy|eggs)\b", _I),
      re.compile(r"(素食|吃素|不吃肉|不吃猪肉|不吃牛肉|乳糖不耐)")),
     ("allergy", "identity", False,

@@ -139,3 +139,26 @@ def test_chinese_relatives_beyond_the_immediate_family_are_people():
     (aunt,) = [e for e in derive("我舅妈在苏州工作。").entities if e.kind == "person"]
     assert aunt.name == "my aunt" and "舅妈" in aunt.aliases
     assert any(e.name == "my boss" for e in derive("我上司住在深圳。").entities)
+
+
+@pytest.mark.parametrize("text, slot", [
+    ("I am vegan.", "user/diet"),
+    ("My vegan diet matters to me.", "user/diet"),
+    ("I study medicine.", "user/studies"),
+    ("I majored in history.", "user/studies"),
+    ("我吃素。", "user/diet"),
+])
+def test_diet_and_studies_are_what_someone_keeps_or_studies(text, slot):
+    assert derive(text).slot == slot
+
+
+@pytest.mark.parametrize("text", [
+    "The details about their vegan food system were great.",
+    "I need to know how their kitchen handles a vegan menu.",
+    "The study cafe was full of people typing.",
+    "I should be free for my study session on Thursday.",
+    "We have no case studies yet.",
+])
+def test_a_mention_of_vegan_food_or_a_study_session_is_no_diet_or_field(text):
+    # single-valued slots: a false one would make unrelated statements replace each other
+    assert derive(text).attribute not in ("diet", "studies")
