@@ -93,6 +93,7 @@ class Setting:
     margin: float | None = None  # dense-only hits admitted only within this cosine of the best
     neighbour: float = 0.0  # share of each neighbouring line's fused score a line receives
     prefix: str = "query"  # how the query is embedded: "query:" or as a "passage:"
+    keep: int = 0  # the lexical ranking's first ``keep`` stay on top, in their order
 
     @property
     def name(self) -> str:
@@ -109,19 +110,25 @@ class Setting:
             parts.append(f"nb{self.neighbour:g}")
         if self.prefix != "query":
             parts.append("passage-prefix")
+        if self.keep:
+            parts.append(f"keep{self.keep}")
         return ",".join(parts)
 
 
-#: What riko ships (riko.recall.engine: DENSE_WEIGHTS, DENSE_ONLY_RANKS for e5).
-SHIPPED = Setting(weight=0.7, rank_cap=10)
+#: What riko ships (riko.recall.engine: RETRIEVE_DENSE_WEIGHTS, DENSE_ONLY_RANKS for e5).
+SHIPPED = Setting(weight=1.0, rank_cap=10)
+#: What riko shipped before this grid's four-set fit (DENSE_WEIGHTS 0.7, DENSE_ONLY_RANKS 10).
+BEFORE = Setting(weight=0.7, rank_cap=10)
 LEXICAL = Setting(weight=0.0)
 
 
 def grid() -> list[Setting]:
-    out = [LEXICAL, SHIPPED]
-    for w, k, cap, margin, lo in itertools.product((0.3, 0.5, 0.7, 1.0), (RRF_K, 120, 240), (None, 5, 10, 20),
-                                                   (None, 0.02, 0.05), (None, 0.2)):
-        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=margin, agree=lo))
+    out = [LEXICAL, SHIPPED, BEFORE]
+    for w, k, cap, margin, lo, keep in itertools.product((0.3, 0.5, 0.7, 1.0), (20, 30, RRF_K, 120, 240),
+                                                         (None, 10, 20), (None, 0.05), (None, 0.2), (0, 1)):
+        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=margin, agree=lo, keep=keep))
+    for w, k, cap in itertools.product((0.5, 0.7), (RRF_K, 120), (5, 10)):
+        out.append(Setting(weight=w, dense_k=k, rank_cap=cap, margin=0.02))
     # directions measured before and found inconsistent or harmful, kept as a check
     for w, cap in itertools.product((0.5, 0.7), (None, 10)):
         out.append(Setting(weight=w, rank_cap=cap, prefix="passage"))
@@ -160,8 +167,11 @@ def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
         present = fused[:-1] > 0
         score = score + present * setting.neighbour * (fused[nb[:, 0]] + fused[nb[:, 1]])
     present_ids = np.flatnonzero(score > 0)
-    order = present_ids[np.lexsort((present_ids, -score[present_ids]))]
-    return order[:DEPTH].tolist()
+    order = present_ids[np.lexsort((present_ids, -score[present_ids]))].tolist()
+    if setting.keep and setting.weight > 0:
+        top = q["_lexical_order"][:setting.keep]
+        order = top + [d for d in order if d not in top]
+    return order[:DEPTH]
 
 
 def ranks_of(q: Mapping[str, Any], ranking: Sequence[int]) -> list[int | None]:
@@ -182,6 +192,7 @@ def prepare(q: dict[str, Any]) -> dict[str, Any]:
         found[ids] = True
     q["_found"] = found
     q["_nb"] = np.asarray(q["nb"], dtype=np.int64).reshape(n, 2)
+    q["_lexical_order"] = rank_with(LEXICAL, q)
     return q
 
 
@@ -314,6 +325,36 @@ def _label(system: RikoSystem, cache: Any, doc_id: str) -> str | None:
     return system.label.get((doc.session_id, int(doc.seq)))
 
 
+class _Model:
+    """The provider identity ``fuse_retrieved`` reads (its model name), for re-fusing kept lists."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+
+def engine_mismatches(questions: Sequence[Mapping[str, Any]]) -> int:
+    """Questions whose kept channel lists ``fuse_retrieved`` (this tree's engine) ranks otherwise
+    than the grid's :data:`SHIPPED` row (document numbers keep the doc_id order as padded strings)."""
+    from riko.recall.channels import Hits
+    from riko.recall.engine import fuse_retrieved
+
+    wrong = 0
+    for q in questions:
+        name = lambda d: f"{d:08d}"  # noqa: E731
+        found = {c: Hits(ids=[name(d) for d in ids]) for c, ids in q["lex"].items()}
+        found["dense"] = Hits(ids=[name(d) for d in q["dq"]])
+        fused = [int(f.doc_id) for f in fuse_retrieved(found, _Model("multilingual-e5-small"), rrf_k=RRF_K)][:DEPTH]
+        wrong += fused != rank_with(SHIPPED, q)
+    return wrong
+
+
+def _joined(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """The info of one set measured in two runs: counts added, notes kept side by side."""
+    out = {k: a.get(k, 0) + b.get(k, 0) for k in a if isinstance(a.get(k), (int, float))}
+    out["note"] = f"{a.get('note')} + {b.get('note')}"
+    return out
+
+
 def _public(q: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in q.items() if not k.startswith("_")}
 
@@ -370,7 +411,12 @@ def main() -> None:
     for path in args.load:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             for name, entry in json.load(fh)["sets"].items():
-                sets[name] = {"info": entry["info"], "questions": [prepare(q) for q in entry["questions"]]}
+                loaded = [prepare(q) for q in entry["questions"]]
+                if name in sets:  # the same set measured in parts (other conversations): one set
+                    sets[name]["questions"] += loaded
+                    sets[name]["info"] = _joined(sets[name]["info"], entry["info"])
+                else:
+                    sets[name] = {"info": entry["info"], "questions": loaded}
     wanted = [d.strip() for d in args.datasets.split(",") if d.strip() and d.strip() not in sets]
     if wanted:
         if not args.data or not args.vector_cache:
@@ -400,6 +446,8 @@ def main() -> None:
     sets = {n: e for n, e in sets.items() if e["questions"]}
     if not sets:
         raise SystemExit("no questions were measured")
+    for entry in sets.values():
+        entry["info"]["engine_mismatch_shipped"] = engine_mismatches(entry["questions"])
     settings = grid()
     names = [s.name for s in settings]
     summaries: dict[str, dict[str, dict[str, float]]] = {}
@@ -434,12 +482,13 @@ def report(sets: Mapping[str, Mapping[str, Any]], summaries: Mapping[str, Mappin
               f"{out['frac@10'] - lex['frac@10']:+.3f} | {out['mrr'] - lex['mrr']:+.3f} |")
     print(f"\nchosen: {chosen} (worst set gain {min(gains[chosen][d] for d in order):+.4f}, on "
           f"{min(order, key=lambda d: gains[chosen][d])})")
-    print("\nlexical: riko retrieve without the dense channel; current: with it as shipped; e5: riko's chunk "
-          "vectors alone (a turn at its best chunk, top 300); rrf: bm25s and e5, k = 60")
+    print(f"\nlexical: riko retrieve without the dense channel; {SHIPPED.name}: with it as shipped; {BEFORE.name}: "
+          "as shipped before; e5: riko's chunk vectors alone (a turn at its best chunk, top 300); rrf: bm25s and e5, "
+          "k = 60")
     print("\n| set | system | n | hit@10 | frac@10 | MRR |")
     print("| --- | --- | --- | --- | --- | --- |")
     for d in order:
-        for s in dict.fromkeys(("lexical", "current", chosen, "bm25s", "e5", "rrf")):
+        for s in dict.fromkeys(("lexical", BEFORE.name, SHIPPED.name, chosen, "bm25s", "e5", "rrf")):
             row = summaries[d][s]
             print(f"| {d} | {s} | {int(row['queries'])} | {row['hit@10']:.3f} | {row['frac@10']:.3f} | {row['mrr']:.3f} |")
     top = sorted(names, key=lambda s: -min(gains[s][d] for d in order))[:15]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..context import ScopeContext
 
 __all__ = ["recall", "retrieve", "retrieve_hits", "fuse_retrieved", "build_index", "dense_status", "channel_weights", "DENSE_WEIGHTS", "DENSE_MARGINS",
-           "DENSE_ONLY_RANKS",
+           "DENSE_ONLY_RANKS", "RETRIEVE_DENSE_WEIGHTS",
            "RETRIEVE_CHANNELS", "AUTHORITATIVE_RESERVE"]
 
 #: Fusion weight of the dense channel per embedding model, measured on the public dev sets
@@ -81,11 +81,17 @@ DENSE_BRIDGE_MARGINS: dict[str, float] = {
     "use-multilingual-v3": 0.25,
 }
 #: In ``retrieve`` (no gates), a hit only the dense channel found enters the fusion only within
-#: this rank of the dense list. Chosen by leave-one-dataset-out on the four public conversation
-#: sets (benchmarks/fusion_grid.py): of the settings fitted on three sets, the one whose worst
-#: set gained most over lexical; it ties the uncapped list within noise (RealMem 20 questions).
+#: this rank of the dense list, and the dense channel weighs :data:`RETRIEVE_DENSE_WEIGHTS`
+#: there. Both were chosen by leave-one-dataset-out on the four public conversation sets
+#: (benchmarks/fusion_grid.py; the table is in benchmarks/README.md): of the settings fitted on
+#: three sets, the one whose worst set and metric (hit@10, frac@10 or MRR) gained most over
+#: lexical. Gated ``recall`` keeps :data:`DENSE_WEIGHTS`, which its admission margins and gate
+#: cases were measured with.
 DENSE_ONLY_RANKS: dict[str, int] = {
     "multilingual-e5-small": 10,
+}
+RETRIEVE_DENSE_WEIGHTS: dict[str, float] = {
+    "multilingual-e5-small": 1.0,
 }
 #: How many of each other channel's top documents a dense-only hit may bridge to.
 _BRIDGE_ROOTS = 3
@@ -702,14 +708,20 @@ def retrieve_hits(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Ite
 
 def fuse_retrieved(found: Mapping[str, Hits], provider: Any, *, rrf_k: int = 60,
                    weights: Mapping[str, float] | None = None) -> list[Fused]:
-    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`),
-    the dense-only hits cut at their model's rank (see :data:`DENSE_ONLY_RANKS`)."""
+    """The ``retrieve`` ranking of the channels' hits: weighted RRF (see :func:`channel_weights`,
+    the dense channel at :data:`RETRIEVE_DENSE_WEIGHTS` where its model has one), the dense-only
+    hits cut at their model's rank (see :data:`DENSE_ONLY_RANKS`)."""
     rankings = {c: h.ids for c, h in found.items() if h.ids}
-    cap = DENSE_ONLY_RANKS.get(getattr(provider, "model", ""))
+    model = getattr(provider, "model", "")
+    cap = DENSE_ONLY_RANKS.get(model)
     if cap is not None and "dense" in rankings:
         other = {d for c, ids in rankings.items() if c != "dense" for d in ids}
         rankings["dense"] = [d for i, d in enumerate(rankings["dense"]) if d in other or i < cap]
-    return rrf(rankings, k=rrf_k, weights=channel_weights(provider, weights))
+    fused_weights = channel_weights(provider)
+    if provider is not None and model in RETRIEVE_DENSE_WEIGHTS:
+        fused_weights["dense"] = RETRIEVE_DENSE_WEIGHTS[model]
+    fused_weights.update(weights or {})
+    return rrf(rankings, k=rrf_k, weights=fused_weights)
 
 
 # -- index --------------------------------------------------------------------------------------

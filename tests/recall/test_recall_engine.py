@@ -550,3 +550,18 @@ def test_retrieve_fusion_admits_dense_only_hits_within_the_models_rank() -> None
         model = "deterministic-local-v1"
 
     assert {f"d{i}" for i in range(cap + 5)} <= {f.doc_id for f in fuse_retrieved(found, Other())}
+
+
+def test_retrieve_weighs_the_dense_channel_at_its_retrieve_weight_and_recall_keeps_its_own() -> None:
+    from riko.recall.channels import Hits
+    from riko.recall.engine import DENSE_WEIGHTS, RETRIEVE_DENSE_WEIGHTS, channel_weights, fuse_retrieved
+
+    class E5:
+        model = "multilingual-e5-small"
+
+    found = {"rawEvidence": Hits(ids=["lex"]), "dense": Hits(ids=["dense"])}
+    scores = {f.doc_id: f.score for f in fuse_retrieved(found, E5(), rrf_k=60)}
+    assert scores["dense"] == pytest.approx(RETRIEVE_DENSE_WEIGHTS[E5.model] / 61)
+    assert channel_weights(E5())["dense"] == DENSE_WEIGHTS[E5.model]  # gated recall's weight
+    overridden = {f.doc_id: f.score for f in fuse_retrieved(found, E5(), rrf_k=60, weights={"dense": 0.25})}
+    assert overridden["dense"] == pytest.approx(0.25 / 61)  # the caller's weights still win
