@@ -562,10 +562,12 @@ class Memory:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         from .purge import purge_session
 
-        if not dry_run and not self.read_only:
+        if not self.read_only:
             from .recall.index_cache import flush_activation
 
-            flush_activation(self._ctx)  # counts in flight land first, so the purge removes the purged ones
+            # counts in flight land first, in the dry run too: the token covers the activation rows,
+            # so a write landing between the dry run and the purge would void its confirmation
+            flush_activation(self._ctx)
         result = purge_session(self._ctx, session_id, dry_run=dry_run, confirmation=confirmation)
         if not dry_run:
             self._drop_recall_cache()

@@ -201,7 +201,7 @@ _PLACE_EN = {p.casefold(): p for p in _PLACES}
 
 # -- words that start with a capital letter without naming anything --------------------------------
 _NOT_NAMES = frozenset("""
-i i'm i've i'll i'd a an the and but or so if then this that these those it its my our your his her
+i i'm i've i'll i'd im ive a an the and but or so if then this that these those it its my our your his her
 their we you he she they me us them hi hello hey ok okay yes no yeah well oh also just please thanks
 thank sorry sure great good nice cool wow lol what when where why how who which there here today
 tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sunday january february

@@ -21,11 +21,20 @@ _TRAIL = re.compile(r"[\s.,;:!?。，；：！？、…\"'“”‘’()（）]+
 _LEAD = re.compile(r"^[\s\"'“”‘’(（]+")
 
 
-@lru_cache(maxsize=1 << 16)
+_CACHED_CHARS = 400  # titles and facts repeat across a batch; long messages are normalized once
+
+
 def normalize_claim(text: str) -> str:
     """NFKC, casefold, collapsed whitespace, no surrounding quotes or trailing punctuation."""
+    return _normalized(text) if len(text) <= _CACHED_CHARS else _normalize(text)
+
+
+def _normalize(text: str) -> str:
     text = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
     return _LEAD.sub("", _TRAIL.sub("", text))
+
+
+_normalized = lru_cache(maxsize=1 << 15)(_normalize)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ class Review:
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
+        self._sessions: set[str] | None = None
 
     # -- one unit of work of the writer -----------------------------------------------------------
     @contextmanager
@@ -114,7 +115,7 @@ class Review:
                 yield
         finally:
             if mine:
-                self._batch_owner, self._lines = None, None
+                self._batch_owner, self._lines, self._sessions = None, None, None
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
@@ -123,6 +124,15 @@ class Review:
         if self._lines is None:
             self._lines = UserLines(self.wh)
         return self._lines
+
+    def _has_session(self, session_id: str) -> bool:
+        """Whether the scope stores ``session_id`` (a batch reads the scope's sessions once: none
+        comes or goes while the writer holds the scope)."""
+        if self._batch_owner != threading.get_ident():
+            return self.evidence.has_session(session_id)
+        if self._sessions is None:
+            self._sessions = set(self.evidence.watermarks())
+        return session_id in self._sessions
 
     def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
         """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
@@ -200,7 +210,7 @@ class Review:
             raise InvalidArgumentError("a candidate needs a non-empty title")
         fp = candidate_fingerprint(type, title)
         now = naive_utc(self.clock.now())
-        sessions = [session_id] if session_id and self.evidence.has_session(session_id) else []
+        sessions = [session_id] if session_id and self._has_session(session_id) else []
         refs = self._known_refs(evidence)
         baseline = sensitivity if sensitivity in SENSITIVITIES else "provisional_sensitive"
         # a proposer may only tighten: the conservative classifier runs over what it proposed

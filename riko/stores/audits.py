@@ -50,6 +50,7 @@ def last_detail(wh: Warehouse, target: str, kind: str) -> str | None:
 def scrub_audits(wh: Warehouse, *, details: list[int], targets: list[int], detail: str, target: str) -> None:
     """Overwrite the ``detail`` of audit rows ``details`` and the ``target`` of rows ``targets``
     (the only change an audit row ever sees: a purge removing what it said)."""
+    wh.flush_audits()  # rows the open transaction holds back
     if details:
         wh.con.execute("UPDATE audits SET detail = ? WHERE scope_key = ? AND list_contains(?, id)",
                        [detail, wh.scope.key, details])

@@ -50,15 +50,24 @@ class PageStore(Store):
         rows = cur.fetchall()
         return dict(zip(names, rows[0])) if rows else None
 
-    def write(self, row: dict[str, Any], *, new: bool) -> None:
-        """Store a page row (every ``ROW_COLUMNS`` key): an insert when ``new``, else the row in place."""
-        if new:
+    def write(self, row: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Store a page row (every ``ROW_COLUMNS`` key): an insert when there is no ``old`` row,
+        else an update of the columns that differ from ``old`` (the row as stored now)."""
+        if old is None:
             self.wh.insert_rows(self.table, [row])
             return
-        names = [name for name in ROW_COLUMNS if name != "id"]
+        names = [n for n in ROW_COLUMNS if n != "id" and (row[n] != old[n] or type(row[n]) is not type(old[n]))]
         self.wh.con.execute(
-            f"UPDATE pages SET schema_version = ?, {', '.join(f'{n} = ?' for n in names)} WHERE scope_key = ? AND id = ?",
+            f"UPDATE pages SET {', '.join(['schema_version = ?', *(f'{n} = ?' for n in names)])} "
+            "WHERE scope_key = ? AND id = ?",
             [RECORD_SCHEMA_VERSION, *(row[n] for n in names), self.scope_key, row["id"]])
+
+    def all_rows(self) -> list[dict[str, Any]]:
+        """Every column of every page row of the scope (forgotten ones too), by id."""
+        cur = self.wh.con.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM pages WHERE scope_key = ? ORDER BY id",
+                                  [self.scope_key])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
 
     def page_tuples(self, *, include_forgotten: bool = False) -> list[tuple]:
         """``PAGE_COLUMNS`` of every page, by id (the Resident refresh reads them all)."""

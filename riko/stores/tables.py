@@ -37,12 +37,16 @@ def text_columns(wh: Warehouse, table: str) -> list[str]:
 
 def mentioning(wh: Warehouse, table: str, extra: str = "false", params: Sequence[Any] = ()) -> pl.DataFrame:
     """Every row of ``table`` in the scope with a boolean ``_riko_extra`` column: ``extra`` of the row."""
+    if table == "audits":
+        wh.flush_audits()  # rows the open transaction holds back
     return wh.frame(f"SELECT *, ({extra}) AS _riko_extra FROM {_table(table)} WHERE scope_key = ?",
                     [*params, wh.scope.key])
 
 
 def select_rows(wh: Warehouse, table: str, where: str, params: Sequence[Any]) -> Any:
     """The rows of ``table`` matching ``where``, as an Arrow table (for a snapshot)."""
+    if table == "audits":
+        wh.flush_audits()  # rows the open transaction holds back
     rel = wh.con.sql(f"SELECT * FROM {_table(table)} WHERE scope_key = ? AND ({where})",
                      params=[wh.scope.key, *params])
     return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
@@ -50,6 +54,8 @@ def select_rows(wh: Warehouse, table: str, where: str, params: Sequence[Any]) ->
 
 def replace_rows(wh: Warehouse, table: str, where: str, params: Sequence[Any], rows: Any) -> None:
     """Put ``rows`` (a snapshot) back in place of what now matches ``where``."""
+    if table == "audits":
+        wh.flush_audits()  # rows the open transaction holds back
     wh.con.execute(f"DELETE FROM {_table(table)} WHERE scope_key = ? AND ({where})", [wh.scope.key, *params])
     if rows.num_rows:
         wh.insert_arrow(table, rows)
@@ -57,6 +63,8 @@ def replace_rows(wh: Warehouse, table: str, where: str, params: Sequence[Any], r
 
 def delete_ids(wh: Warehouse, table: str, column: str, ids: Sequence[Any]) -> None:
     """Remove the rows of ``table`` whose ``column`` is one of ``ids``."""
+    if table == "audits":
+        wh.flush_audits()  # rows the open transaction holds back
     if ids:
         wh.con.execute(f"DELETE FROM {_table(table)} WHERE scope_key = ? AND list_contains(?, {column})",
                        [wh.scope.key, list(ids)])
@@ -64,6 +72,7 @@ def delete_ids(wh: Warehouse, table: str, column: str, ids: Sequence[Any]) -> No
 
 def delete_audits_after(wh: Warehouse, mark: int) -> None:
     """Remove the audit rows appended after id ``mark`` (an apply that is being undone wrote them)."""
+    wh.flush_audits()  # rows the open transaction holds back
     wh.con.execute("DELETE FROM audits WHERE scope_key = ? AND id > ?", [wh.scope.key, mark])
 
 

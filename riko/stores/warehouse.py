@@ -91,6 +91,9 @@ class _SharedFile:
         self.tx_depth = 0
         self.hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         self.next_audit_id: int | None = None
+        #: audit rows of the open transaction not yet inserted: (id, kind, authority, target, detail, recorded_at)
+        self.pending_audits: list[tuple[Any, ...]] = []
+        self.audits_hooked = False
         self.migrated = False
         self.fold_on_close = False  # the next close folds the log into the file (after a compaction)
         self.refs = 0
@@ -495,7 +498,11 @@ class Warehouse:
             self.insert_rows(table, [row])
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: Any = None) -> int:
-        """Append one audit row (audit rows are never updated; only purge scrubs them)."""
+        """Append one audit row (audit rows are never updated; only purge scrubs them).
+
+        Inside a transaction the row is inserted with the others of the transaction just before
+        it commits (or whenever a query reads the audits first), under the id it gets now.
+        """
         self.require_writable()
         with self.unit("write") as con:
             f = self._handle()
@@ -503,38 +510,58 @@ class Warehouse:
                 f.next_audit_id = self._max_audit_id() + 1
             ident = f.next_audit_id
             f.next_audit_id += 1
+            row = (ident, kind, authority, target, dumps(detail) if detail is not None else None,
+                   naive_utc(self.clock.now()))
+            if f.tx_depth:
+                if not f.audits_hooked:
+                    f.audits_hooked = True
+                    self.on_transaction_end(self.flush_audits, self._audits_ended)
+                f.pending_audits.append(row)
+                return ident
             con.execute(
                 "INSERT INTO audits (scope_key, schema_version, id, kind, authority, target, detail, recorded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    self.scope.key, RECORD_SCHEMA_VERSION, ident, kind, authority, target,
-                    dumps(detail) if detail is not None else None, naive_utc(self.clock.now()),
-                ],
-            )
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [self.scope.key, RECORD_SCHEMA_VERSION, *row])
             return ident
 
-    def audit_many(self, rows: Sequence[tuple[str, str, str | None, str | None]]) -> None:
-        """Append ``(kind, authority, target, detail json)`` audit rows with consecutive ids, in one
-        insert: what as many :meth:`audit` calls would write."""
-        if not rows:
+    def flush_audits(self) -> None:
+        """Insert the audit rows the open transaction holds back (before anything reads the audits)."""
+        f = self._handle()
+        if not f.pending_audits:
             return
         import pyarrow as pa
 
+        rows, f.pending_audits = f.pending_audits, []
+        n = len(rows)
+        self.insert_arrow("audits", pa.table({
+            "scope_key": pa.array([self.scope.key] * n, pa.string()),
+            "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
+            "id": pa.array([r[0] for r in rows], pa.int64()),
+            "kind": pa.array([r[1] for r in rows], pa.string()),
+            "authority": pa.array([r[2] for r in rows], pa.string()),
+            "target": pa.array([r[3] for r in rows], pa.string()),
+            "detail": pa.array([r[4] for r in rows], pa.string()),
+            "recorded_at": pa.array([r[5] for r in rows], pa.timestamp("us")),
+        }))
+
+    def _audits_ended(self, committed: bool) -> None:
+        f = self._file or self._released
+        if f is not None:
+            f.pending_audits, f.audits_hooked = [], False
+
+    def audit_many(self, rows: Sequence[tuple[str, str, str | None, str | None]]) -> None:
+        """Append ``(kind, authority, target, detail json)`` audit rows with consecutive ids: what
+        as many :meth:`audit` calls would write, in one insert."""
+        if not rows:
+            return
         self.require_writable()
-        with self.unit("write"):
-            n = len(rows)
-            first = self.reserve_audit_ids(n)
+        with self.transaction():
+            f = self._handle()
+            first = self.reserve_audit_ids(len(rows))
             now = naive_utc(self.clock.now())
-            self.insert_arrow("audits", pa.table({
-                "scope_key": pa.array([self.scope.key] * n, pa.string()),
-                "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
-                "id": pa.array(range(first, first + n), pa.int64()),
-                "kind": pa.array([r[0] for r in rows], pa.string()),
-                "authority": pa.array([r[1] for r in rows], pa.string()),
-                "target": pa.array([r[2] for r in rows], pa.string()),
-                "detail": pa.array([r[3] for r in rows], pa.string()),
-                "recorded_at": pa.array([now] * n, pa.timestamp("us")),
-            }))
+            if not f.audits_hooked:
+                f.audits_hooked = True
+                self.on_transaction_end(self.flush_audits, self._audits_ended)
+            f.pending_audits.extend((first + i, *row, now) for i, row in enumerate(rows))
 
     def _max_audit_id(self) -> int:
         row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits", [])
@@ -542,6 +569,8 @@ class Warehouse:
 
     # -- reading ------------------------------------------------------------------------------
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        if "audits" in sql:
+            self._before_audit_read()
         with self.unit("read") as con:
             return con.execute(sql, list(params)).fetchall()
 
@@ -553,10 +582,17 @@ class Warehouse:
         """Run a (scoped) query and return a polars DataFrame."""
         import polars as pl
 
+        if "audits" in sql:
+            self._before_audit_read()
         with self.unit("read") as con:
             rel = con.sql(sql, params=list(params))
             fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
             return pl.from_arrow(fetch())
+
+    def _before_audit_read(self) -> None:
+        f = self._file
+        if f is not None and f.pending_audits and f.owner == threading.get_ident():
+            self.flush_audits()
 
     def count(self, table: str) -> int:
         row = self.fetchone(f"SELECT count(*) FROM {table} WHERE scope_key = ?", [self.scope.key])

@@ -123,6 +123,40 @@ class _FileState:
 
 _UNCHANGED = _FileState(None, None, None)  # the file is what riko last wrote or read
 
+
+class _Memo:
+    """Every page row of the scope (``ROW_COLUMNS``, typed as the warehouse returns them), its
+    Page and the paths in use, for one batch of the writer."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.pages: dict[str, Page] = {}
+        self.paths: dict[str, set[str]] = {}
+        self._sorted = True
+        for row in rows:
+            self.put(row)
+        self._sorted = True
+
+    def put(self, row: dict[str, Any]) -> None:
+        row = {**row, "version": int(row["version"]), "consent": bool(row["consent"]), "locked": bool(row["locked"]),
+               "confidence": None if row["confidence"] is None else float(row["confidence"])}
+        pid = row["id"]
+        old = self.rows.get(pid)
+        if old is None:
+            self._sorted = False
+        elif old["path"] is not None:
+            self.paths.get(old["path"], set()).discard(pid)
+        self.rows[pid] = row
+        if row["path"] is not None:
+            self.paths.setdefault(row["path"], set()).add(pid)
+        self.pages[pid] = _page_of(*(row[name] for name in _PAGE_COLUMNS))
+
+    def sort(self) -> None:
+        """Pages in id order, as the warehouse lists them."""
+        if not self._sorted:
+            self.pages = dict(sorted(self.pages.items()))
+            self._sorted = True
+
 class Canon:
     """Canonical pages of one scope: ``wiki/<owner>/<preset>/<folder>/<slug>.md`` + ``pages`` rows."""
 
@@ -135,8 +169,7 @@ class Canon:
         self.store = PageStore(wh)
         self._batch_owner: int | None = None    # the thread whose batch() is open
         self._batch_guard = threading.Lock()
-        self._memo: dict[str, Page] | None = None  # every page by id, while a batch is open
-        self._memo_sorted = True
+        self._memo: _Memo | None = None  # every page row, while a batch is open
         self._memo_hooked = False
 
     # -- transactions spanning the warehouse and the files ------------------------------------
@@ -168,26 +201,36 @@ class Canon:
                     self._batch_owner, self._memo = None, None
 
     def _memo_pages(self) -> dict[str, Page] | None:
-        """The memo of the open batch of this thread (read on first use), or None."""
+        """The pages of the open batch of this thread by id (read on first use), or None."""
+        memo = self._open_memo()
+        return memo.pages if memo is not None else None
+
+    def _open_memo(self) -> "_Memo | None":
         if self._batch_owner != threading.get_ident():
             return None
         if self._memo is None:
-            self._memo = {row[0]: _page_of(*row) for row in self.store.page_tuples(include_forgotten=True)}
-            self._memo_sorted = True
+            self._memo = _Memo(self.store.all_rows())
             self._hook_memo()  # it may hold rows of the open transaction
-        elif not self._memo_sorted:
-            self._memo = dict(sorted(self._memo.items()))
-            self._memo_sorted = True
+        self._memo.sort()
         return self._memo
+
+    def _stored_row(self, page_id: str) -> dict[str, Any] | None:
+        """Every column of a page row (as :meth:`PageStore.row` reads it), from the batch's memo when open."""
+        memo = self._open_memo()
+        return memo.rows.get(page_id) if memo is not None else self.store.row(page_id)
+
+    def _path_taken(self, rel: str, page_id: str) -> bool:
+        memo = self._open_memo()
+        if memo is None:
+            return self.store.path_taken(rel, page_id)
+        return bool(memo.paths.get(rel, set()) - {page_id})
 
     def _remember_saved(self, row: dict[str, Any]) -> None:
         """Keep the memo current with a row just written (a rollback drops the memo)."""
         if self._memo is None or self._batch_owner != threading.get_ident():
             return
         self._hook_memo()
-        if row["id"] not in self._memo:
-            self._memo_sorted = False
-        self._memo[row["id"]] = _page_of(*(row[name] for name in _PAGE_COLUMNS))
+        self._memo.put(row)
 
     def _hook_memo(self) -> None:
         """Drop the memo if the open transaction (whose rows it may hold) rolls back."""
@@ -265,7 +308,7 @@ class Canon:
         n = 1
         while True:
             rel = f"{folder}/{base}.md" if n == 1 else f"{folder}/{base}-{n}.md"
-            if not self.store.path_taken(rel, page.id) and (rel == current or not self._files.exists(self.dir / rel)):
+            if not self._path_taken(rel, page.id) and (rel == current or not self._files.exists(self.dir / rel)):
                 return self.dir / rel
             n += 1
 
@@ -306,7 +349,7 @@ class Canon:
         now = self.clock.now()
         with self.transaction():
             self._files.mark_resident_stale()
-            old = self.store.row(page.id)
+            old = self._stored_row(page.id)
             where = on_disk[0] if on_disk else (old["path"] if old else None)
             expected = file_hash(on_disk[1]) if on_disk else (old["file_hash"] if old else None)
             if previous is not None:
@@ -332,7 +375,7 @@ class Canon:
             cands = list(source_candidates) or (json.loads(old["source_candidates"] or "[]") if old else [])
             reason = supersede_reason if supersede_reason is not None else (old["supersede_reason"] if old else None)
             row = self._row(page, rel, digest, reason, cands, history, now)
-            self.store.write(row, new=old is None)
+            self.store.write(row, old)
             self._remember_saved(row)
             self.wh.audit(audit_kind, authority, page.id, {"version": page.version, "title": page.title, **(detail or {})})
         return page

@@ -162,3 +162,7 @@ def test_diet_and_studies_are_what_someone_keeps_or_studies(text, slot):
 def test_a_mention_of_vegan_food_or_a_study_session_is_no_diet_or_field(text):
     # single-valued slots: a false one would make unrelated statements replace each other
     assert derive(text).attribute not in ("diet", "studies")
+
+
+def test_a_contraction_typed_without_its_apostrophe_is_no_name():
+    assert [e.name for e in derive("Im making pasta tonight with Bella.").entities] == ["Bella"]
