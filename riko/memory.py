@@ -132,9 +132,9 @@ class Memory:
             if self._watcher is not None:
                 self._watcher.stop()
             if not self.read_only:
-                from .recall.index_cache import flush_activation
+                from .recall.index_cache import finish_activation
 
-                flush_activation(self._ctx)  # pending recall counts are written before the file goes
+                finish_activation(self._ctx)  # pending recall counts are written before the file goes
             self._closed = True
             self._wh.close()
 

@@ -95,6 +95,21 @@ def flush_activation(ctx: "ScopeContext") -> None:
         cache.flush_activation()
 
 
+#: Longest wait for the activation writer thread when a memory closes or the process exits.
+WRITER_EXIT_WAIT_S = 10.0
+
+
+def finish_activation(ctx: "ScopeContext") -> None:
+    """Flush the pending counts, then wait for the writer thread to end: a memory that closes
+    leaves no thread of its own inside the database (a daemon thread still in DuckDB's C++ code
+    when the interpreter exits aborts the process)."""
+    flush_activation(ctx)
+    with ctx.recall_cache_guard:
+        cache = ctx.recall_cache
+    if cache is not None:
+        cache.wait_for_writes(WRITER_EXIT_WAIT_S)
+
+
 @atexit.register
 def _flush_all() -> None:
     """Counts still pending when the interpreter exits are written by memories left open."""
@@ -106,6 +121,7 @@ def _flush_all() -> None:
             cache.flush_activation()
         except Exception:
             pass  # a closed memory: its last second of counts is lost, and truth never was at stake
+        cache.wait_for_writes(WRITER_EXIT_WAIT_S)
 
 
 def page_text(page: Page) -> str:
@@ -521,12 +537,13 @@ class RecallCache:
                                                 name=f"riko-activation-{self.scope_key}", daemon=True)
                 self._writer.start()
 
-    def wait_for_writes(self) -> None:
-        """Return once the writer thread's last write has ended. Call it from outside any unit of
-        work of this scope: the writer waits for the unit, so a holder of it would wait forever."""
+    def wait_for_writes(self, timeout: float | None = None) -> None:
+        """Return once the writer thread's last write has ended (or ``timeout`` seconds passed).
+        Call it from outside any unit of work of this scope: the writer waits for the unit, so
+        a holder of it would wait for the timeout."""
         writer = self._writer
         if writer is not None and writer is not threading.current_thread():
-            writer.join()
+            writer.join(timeout)
 
     def _write_in_background(self, batch: dict[str, tuple[int, datetime | None]]) -> None:
         """The writer thread: write ``batch`` unless a flush took it back first. It waits for

@@ -529,6 +529,30 @@ def test_close_writes_pending_activation_counts(tmp_path):
     assert counts and all(c[0] >= 1 for c in counts)
 
 
+def test_a_closed_memory_leaves_no_activation_writer_running(tmp_path, monkeypatch):
+    """The writer thread is a daemon; one still at work when the interpreter exits can be cut
+    down inside DuckDB's C++ code, which aborts the process, so closing waits for it (here the
+    writer lingers after its write, as a descheduled thread would)."""
+    import time
+
+    from riko.recall.index_cache import RecallCache
+
+    write = RecallCache._write_in_background
+
+    def slow_writer(self, batch):
+        write(self, batch)
+        time.sleep(0.5)
+
+    monkeypatch.setattr(RecallCache, "_write_in_background", slow_writer)
+    with riko.open(tmp_path, preset="companion", config={"recall_enabled": True}) as m:
+        m.create_page("Sister", "My sister Lena lives in Berlin.", type="relationship")
+        for _ in range(3):
+            assert m.recall("Where does my sister Lena live?").context
+        started = [t for t in threading.enumerate() if t.name.startswith("riko-activation-")]
+        assert started, "the first recall hands its counts to the writer thread"
+    assert not any(t.is_alive() for t in started)
+
+
 def test_retrieve_fusion_admits_dense_only_hits_within_the_models_rank() -> None:
     from riko.recall.channels import Hits
     from riko.recall.engine import DENSE_ONLY_RANKS, fuse_retrieved
