@@ -143,13 +143,12 @@ class ReplyCache:
         return self.path / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> tuple[str, float] | None:
+        path = self._file(key)
         try:
-            data = json.loads(self._file(key).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            return None  # an unreadable entry is a miss: the reply is asked again and rewritten
-        return str(data["text"]), float(data["latency_ms"])
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return str(data["text"]), float(data["latency_ms"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # an unreadable or partial entry is a miss: the reply is asked again and rewritten
 
     def put(self, key: str, model: str, text: str, latency_ms: float) -> None:
         target = self._file(key)

@@ -87,12 +87,14 @@ def drop_cache(ctx: "ScopeContext") -> None:
         ctx.recall_cache = None
 
 
-def flush_activation(ctx: "ScopeContext") -> None:
-    """Write the recall counts ``ctx`` holds in memory to its store now (a no-op when none)."""
+def flush_activation(ctx: "ScopeContext") -> "RecallCache | None":
+    """Write the recall counts ``ctx`` holds in memory to its store now (a no-op when none);
+    the cache that held them, if any."""
     with ctx.recall_cache_guard:
         cache = ctx.recall_cache
     if cache is not None:
         cache.flush_activation()
+    return cache
 
 
 #: Longest wait for the activation writer thread when a memory closes or the process exits.
@@ -103,9 +105,7 @@ def finish_activation(ctx: "ScopeContext") -> None:
     """Flush the pending counts, then wait for the writer thread to end: a memory that closes
     leaves no thread of its own inside the database (a daemon thread still in DuckDB's C++ code
     when the interpreter exits aborts the process)."""
-    flush_activation(ctx)
-    with ctx.recall_cache_guard:
-        cache = ctx.recall_cache
+    cache = flush_activation(ctx)
     if cache is not None:
         cache.wait_for_writes(WRITER_EXIT_WAIT_S)
 
