@@ -1,7 +1,7 @@
 """Memory quality on the public sets: what Dream extracts, scored against the sets' gold memories.
 
 Run: ``python benchmarks/dream_quality.py [--datasets realmem,realtalk,memdaily] [--provider heuristic]
-[--check] [--e5] [--out DIR]``.
+[--check] [--e5] [--out DIR]``, or ``--extraction-only`` for the heuristic's facts alone.
 
 Every dataset runs through :func:`riko.evaluation.dream_quality.run_dream_quality`: one fresh
 scope per conversation, the real Dream, every proposal mapped to the turns it cites and scored
@@ -9,6 +9,12 @@ with the fact-level rule beside the two trivial baselines (every first-person se
 whole non-assistant turn) in the same run. RealMem reports its User and Assistant points apart;
 REALTALK scores the authors' per-session events; MemDaily (3,000 short conversations) keeps a
 fixed subset by default, the first 10 conversations of each of its 26 groups.
+
+``--extraction-only`` skips the warehouse, admission and consolidation: every session's
+transcript goes straight through ``HeuristicProvider.extract`` → ``parse_file_blocks`` →
+``ground`` (as ``mem.dream`` locates and checks each page) and the grounded pages are scored
+with the same rule and baselines (MemDaily: all 3,000 conversations unless
+``--memdaily-per-group`` is given). It takes about a minute for all three sets.
 
 The archives ``../shared/datasets/*.tar.zst`` are extracted once into ``--scratch`` and never
 enter the repository. ``--check`` writes the reference-scorer folder of each set and runs
@@ -31,7 +37,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from riko.evaluation.dream_quality import run_dream_quality  # noqa: E402
+from riko.evaluation.datasets import Session, load_dataset  # noqa: E402
+from riko.evaluation.dream_quality import _CJK, _groups, _multi_party, _text, gold_points, run_dream_quality  # noqa: E402
+from riko.evaluation.memory_score import (  # noqa: E402
+    Cited,
+    Score,
+    baseline_first_person,
+    baseline_whole_turns,
+    score,
+    speaker_names,
+)
 
 DATASETS = ("realmem", "realtalk", "memdaily")
 GOLD = {"realmem": "memories.jsonl", "realtalk": "session_events.jsonl", "memdaily": "queries.jsonl"}
@@ -105,6 +120,104 @@ def markdown(reports: list) -> str:  # type: ignore[type-arg]
     return "\n".join(rows)
 
 
+# -- extraction only -------------------------------------------------------------------------------
+def transcript_of(session: Session, multi: bool):  # type: ignore[no-untyped-def]
+    """The Dream transcript of one dataset session (turn ``seq`` as the line's sequence number) and
+    the dialogId of every sequence number."""
+    from riko.dream.transcript import Transcript, TranscriptLine
+
+    lines, label = [], {}
+    for turn in session.turns:
+        assistant = not multi and turn.speaker.lower() == "assistant"
+        text = f"{turn.speaker}: {turn.text}" if multi else turn.text
+        lines.append(TranscriptLine(turn.seq, "assistant" if assistant else "user", text))
+        label[turn.seq] = turn.dialog_id
+    return Transcript(session.name, tuple(lines)), label
+
+
+def grounded_pages(conv: str, transcript, label: dict[int, str], answer: str) -> list[Cited]:  # type: ignore[no-untyped-def]
+    """Parse a heuristic answer, locate and check every page as ``mem.dream`` does, and cite the
+    dialogIds of the user turns that carry it (pages that fail the check are dropped)."""
+    from riko.dream.grounding import ground
+    from riko.dream.protocol import parse_file_blocks
+
+    if not answer.strip():
+        return []
+    parsed = parse_file_blocks(answer, max_pages=48, allow_empty=True)
+    out = []
+    for page in parsed.pages:
+        g = ground(page.title, page.description, page.body, page.turns, transcript.lines, quote=page.quote)
+        if g.supported:
+            out.append(Cited(conv, frozenset(label[s] for s in g.turns),
+                             _text(page.title, page.description, page.body), {"kind": page.kind or ""}))
+    return out
+
+
+class Extraction:
+    """One dataset loaded for extraction-only scoring: its gold groups, names, turns and baselines."""
+
+    def __init__(self, folder: Path, conversations: list[str] | None = None) -> None:
+        self.data = load_dataset(folder, conversations=conversations)
+        self.kind, gold = gold_points(self.data)
+        self.cjk = self.kind == "evidence" and any(_CJK.search(g.text) for g in gold)
+        self.groups = _groups(self.kind, gold)
+        self.names = {c: frozenset().union(*(speaker_names(t.speaker) for t in conv.turns()))
+                      for c, conv in self.data.conversations.items()}
+        self.turns = sum(len(c.turns()) for c in self.data.conversations.values())
+        all_turns = [(c, t.dialog_id, t.speaker, t.text) for c, conv in self.data.conversations.items()
+                     for t in conv.turns()]
+        self.baselines = {"first-person": baseline_first_person(all_turns, cjk=self.cjk),
+                          "whole-turns": baseline_whole_turns(all_turns)}
+
+    @property
+    def group(self) -> str:
+        """The group the selection is judged on: RealMem's User points, else all."""
+        return "User" if self.kind == "memories" else "all"
+
+    def sessions(self):  # type: ignore[no-untyped-def]
+        """``(conversation, transcript, label)`` for every session, the transcript as the provider reads it."""
+        from riko.dream.heuristic import HeuristicProvider
+
+        limit = HeuristicProvider().max_transcript_chars
+        for name, conv in self.data.conversations.items():
+            multi = _multi_party(conv)
+            for session in conv.sessions:
+                transcript, label = transcript_of(session, multi)
+                yield name, transcript.tail(limit), label
+
+    def score(self, proposals: list[Cited], group: str | None = None) -> Score:
+        return score(proposals, self.groups[group or self.group], self.names, self.turns, cjk=self.cjk)
+
+    def run(self) -> tuple[dict[str, dict[str, Score]], float]:
+        """Every group's scores of riko's heuristic extraction and the baselines, and the CPU
+        seconds of extract + parse + ground."""
+        from riko.dream.heuristic import HeuristicProvider
+
+        provider = HeuristicProvider()
+        riko_props: list[Cited] = []
+        started = time.process_time()
+        for conv, transcript, label in self.sessions():
+            riko_props += grounded_pages(conv, transcript, label, provider.extract(transcript))
+        seconds = time.process_time() - started
+        systems = {"riko": riko_props, **self.baselines}
+        return ({g: {s: self.score(p, g) for s, p in systems.items()} for g in self.groups}, seconds)
+
+
+def extraction_only(shared: Path, scratch: Path, chosen: list[str], per_group: int) -> None:
+    rows = ["| set | gold | system | gold points | fact recall | precision | F1 | proposals / 100 turns | "
+            "median words |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in chosen:
+        folder = extract(shared / f"{name}.tar.zst", scratch, GOLD[name])
+        conversations = memdaily_subset(folder, per_group) if name == "memdaily" and per_group else None
+        scores, seconds = Extraction(folder, conversations).run()
+        print(f"{name}: extract + parse + ground {seconds:.1f} CPU s", flush=True)
+        for group, systems in scores.items():
+            for system, sc in systems.items():
+                rows.append(f"| {name} | {group} | {system} | {sc.gold:,} | {sc.recall:.3f} | {sc.precision:.3f} | "
+                            f"{sc.f1:.3f} | {sc.per_100_turns:.1f} | {sc.median_words:g} |")
+    print("\n".join(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated (default all three)")
@@ -118,9 +231,14 @@ def main() -> None:
     parser.add_argument("--vector-cache", default=None, help="passage-vector cache for --e5")
     parser.add_argument("--check", action="store_true", help="compare every figure with the reference scorer")
     parser.add_argument("--out", default=None, metavar="DIR", help="write <set>.json per-proposal records here")
+    parser.add_argument("--extraction-only", action="store_true",
+                        help="the heuristic's grounded facts alone (no warehouse, admission or consolidation)")
     args = parser.parse_args()
     shared, scratch = Path(args.shared), Path(args.scratch)
     chosen = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    if args.extraction_only:
+        per_group = args.memdaily_per_group if "--memdaily-per-group" in sys.argv else 0
+        return extraction_only(shared, scratch, chosen, per_group)
     reports, checks = [], []
     for name in chosen:
         if name not in DATASETS:

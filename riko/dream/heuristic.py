@@ -26,11 +26,12 @@ from .cues import (
     split_clauses,
     split_sentences,
 )
-from .atoms import Fact, extract_facts, split_speaker
+from .atoms import Fact
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
 from .reflection import ReflectionRequest
+from .selection import scored_facts
 from .transcript import Transcript
 
 __all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
@@ -160,24 +161,13 @@ def _is_emotion(text: str) -> bool:
 
 
 def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
-    """``(seq, fact)`` for every atomic fact of the transcript's user lines, in order.
+    """``(seq, fact)`` for every atomic fact of the transcript's user lines that Dream proposes,
+    in order: those :mod:`riko.dream.selection` keeps.
 
     In a multi-party log (most user lines start ``Name: ``) each fact is its speaker's, and a
     speaker's earlier lines are the context their pronouns resolve against.
     """
-    users = [line for line in transcript.lines if line.role == "user"]
-    split = [split_speaker(line.text) for line in users]
-    prefixed = sum(1 for who, _ in split if who)
-    multi = bool(users) and prefixed * 2 > len(users) and len({who for who, _ in split if who}) <= 8
-    said: dict[str | None, list[str]] = {}
-    out: list[tuple[int, Fact]] = []
-    for line, (who, rest) in zip(users, split):
-        speaker, text = (who, rest) if multi and who else (None, line.text)
-        earlier = said.setdefault(speaker, [])
-        for fact in extract_facts(text, speaker=speaker, context=tuple(earlier[-3:])):
-            out.append((line.seq, fact))
-        earlier.append(text)
-    return out
+    return [(s.seq, s.fact) for s in scored_facts(transcript) if s.kept]
 
 
 def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
