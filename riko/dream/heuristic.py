@@ -31,7 +31,7 @@ from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
 from .reflection import ReflectionRequest
-from .selection import scored_facts
+from .selection import choose, scored_facts
 from .transcript import Transcript
 
 __all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
@@ -162,12 +162,12 @@ def _is_emotion(text: str) -> bool:
 
 def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     """``(seq, fact)`` for every atomic fact of the transcript's user lines that Dream proposes,
-    in order: those :mod:`riko.dream.selection` keeps.
+    in order: those :func:`riko.dream.selection.choose` keeps.
 
     In a multi-party log (most user lines start ``Name: ``) each fact is its speaker's, and a
     speaker's earlier lines are the context their pronouns resolve against.
     """
-    return [(s.seq, s.fact) for s in scored_facts(transcript) if s.kept]
+    return [(s.seq, s.fact) for s in choose(scored_facts(transcript))]
 
 
 def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
