@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
+__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "given_name", "could_be_name", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
            "relation_alias", "canonical_place", "ZH_RELATION_WORDS"]
 
 #: The kinds of statement, most specific first (``fact`` is what is left).
@@ -30,7 +30,7 @@ KINDS = ("identity", "preference", "relationship", "event", "plan", "boundary", 
 ENTITY_KINDS = ("person", "pet", "place", "organisation", "project", "other")
 #: The Wiki page type (the seed's vocabulary) a derived kind is stored under.
 KIND_PAGE_TYPES = {
-    "identity": "entity",
+    "identity": "synthesis",
     "preference": "concept",
     "relationship": "relationship",
     "event": "episode",
@@ -621,9 +621,45 @@ def derive(text: str, *, speaker: str | None = None, context: Sequence[str] = ()
     return _derive(text, speaker, tuple(context))
 
 
+# A name as people give it: one to four capitalised words ("Mira", "Mira Chen", "Jean-Luc"), or
+# one to four CJK characters ("小明"), so "call me tomorrow" gives no name.
+_GIVEN_NAME = re.compile(r"(?:[A-Z][\w'\-]*)(?:\s+[A-Z][\w'\-]*){0,3}|[\u3400-\u9fff]{1,4}")
+
+
+def given_name(derived: Derived) -> str | None:
+    """The name a statement gives its own subject ("My name is Mira" → ``Mira``, "我叫小明" →
+    ``小明``), or None when it gives none (another attribute, a negation, words that are no name).
+
+    That name is the subject's own (an alias of the user's page, or of a speaker's), not another
+    person the statement speaks of."""
+    if derived.attribute != "name" or derived.negated:
+        return None
+    value = derived.value.strip(" .!?。！？")
+    return value if _GIVEN_NAME.fullmatch(value) else None
+
+
+def could_be_name(text: str) -> bool:
+    """Whether ``text`` (a speaker's ``Name: `` prefix) may name someone: not a word that starts a
+    sentence without naming anything ("Next", "Update") and not a shouted heading ("SUMMARISE")."""
+    words = text.split()
+    return bool(words) and not (text.isupper() and len(text) > 3) \
+        and not any(w.casefold().strip("'.") in _NOT_NAMES for w in words)
+
+
+def _not_given(derived: Derived) -> tuple[Entity, ...]:
+    """The entities a statement speaks of, without the name it gives its own subject."""
+    name = given_name(derived)
+    if name is None:
+        return derived.entities
+    names = {name.casefold(), name.split()[0].casefold()}
+    return tuple(e for e in derived.entities if e.name.casefold() not in names)
+
+
 def derived_fields(derived: Derived) -> dict[str, object]:
-    """The page frontmatter keys that carry a derivation: ``slot`` and ``entities`` (names)."""
+    """The page frontmatter keys that carry a derivation: ``slot`` and ``entities`` (names; a
+    name the statement gives its own subject is that subject's alias, not an entity of its own)."""
     fields: dict[str, object] = {"slot": derived.slot}
-    if derived.entities:
-        fields["entities"] = [e.name for e in derived.entities]
+    entities = _not_given(derived)
+    if entities:
+        fields["entities"] = [e.name for e in entities]
     return fields

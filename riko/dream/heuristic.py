@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .cues import (
@@ -33,7 +33,7 @@ from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, norma
 from .reflection import ReflectionRequest
 from .transcript import Transcript
 
-__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
+__all__ = ["HeuristicProvider", "Finding", "find_statements", "multi_party", "render_facts", "transcript_facts"]
 
 _TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
 _MAX_TITLE = 100
@@ -159,6 +159,17 @@ def _is_emotion(text: str) -> bool:
     return any(p.search(folded) for p in _EMOTION.patterns)
 
 
+def _multi_party(split: Sequence[tuple[str | None, str]]) -> bool:
+    prefixed = sum(1 for who, _ in split if who)
+    return bool(split) and prefixed * 2 > len(split) and len({who for who, _ in split if who}) <= 8
+
+
+def multi_party(user_lines: Iterable[str]) -> bool:
+    """Whether a session's user lines are a multi-party log: most of them start ``Name: `` and at
+    most eight names speak. Then each line's ``Name: `` is its speaker, whose facts they are."""
+    return _multi_party([split_speaker(text) for text in user_lines])
+
+
 def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     """``(seq, fact)`` for every atomic fact of the transcript's user lines, in order.
 
@@ -167,8 +178,7 @@ def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     """
     users = [line for line in transcript.lines if line.role == "user"]
     split = [split_speaker(line.text) for line in users]
-    prefixed = sum(1 for who, _ in split if who)
-    multi = bool(users) and prefixed * 2 > len(users) and len({who for who, _ in split if who}) <= 8
+    multi = _multi_party(split)
     said: dict[str | None, list[str]] = {}
     out: list[tuple[int, Fact]] = []
     for line, (who, rest) in zip(users, split):
