@@ -225,6 +225,37 @@ _NEG_EN = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|won't|can
                      r"wasn't|haven't|hasn't|hate|dislike|detest|loathe)\b|n't\b", _I)
 _NEG_ZH = re.compile(r"不|没|别|讨厌|厌恶|受不了")
 
+# Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
+_JOB_NOUNS_EN = """
+accountant actor actress administrator agent analyst animator architect artist assistant attorney auditor author
+baker banker barber barista bartender blogger bookkeeper broker builder butcher carpenter cashier caregiver carer
+ceo cfo chef chemist cleaner clerk coach composer consultant contractor cook copywriter counselor counsellor
+courier cto dancer dentist designer detective developer dietitian diplomat director doctor driver economist
+editor electrician engineer entrepreneur executive farmer firefighter fisherman founder freelancer gardener
+guard guide hairdresser historian housekeeper illustrator influencer instructor intern janitor journalist judge
+landlord lawyer lecturer librarian lifeguard lobbyist machinist manager marketer mechanic midwife miner model
+musician nanny novelist nurse officer painter paralegal paramedic pharmacist photographer physician physicist
+physio physiotherapist pilot plumber poet policeman policewoman politician postdoc producer professor
+programmer psychiatrist psychologist publisher realtor receptionist recruiter reporter researcher salesman
+salesperson saleswoman scientist secretary senator singer soldier solicitor statistician streamer student
+supervisor surgeon surveyor tailor teacher technician therapist trader translator tutor underwriter vet
+veterinarian waiter waitress welder writer youtuber
+""".split()
+# a word before the job noun ("data engineer", "retired teacher"), never one that starts a phrase of its own
+_JOB_MODIFIER = (r"(?:(?!(?:of|the|a|an|for|with|to|in|at|on|and|or|but|who|that|which|my|your|his|her|their|our|"
+                 r"like|than|as|not|from|by|big|huge|total|complete|bit|little|lot)\b)[\w\-/&.']+\s+){0,3}")
+_JOB_EN = (_JOB_MODIFIER + r"(?:" + "|".join(sorted(_JOB_NOUNS_EN, key=len, reverse=True))
+           + r"|\w+(?:ologist|ician|grapher|iatrist))s?\b")
+_JOB_NOUNS_ZH = """
+工程师 程序员 设计师 医生 护士 老师 教师 律师 会计 会计师 审计师 学生 大学生 研究生 博士生 硕士生 本科生 高中生 中学生
+小学生 留学生 实习生 记者 作家 编辑 厨师 司机 警察 销售 经理 产品经理 项目经理 公务员 员工 店员 服务员 演员 歌手 画家
+摄影师 翻译 教授 研究员 科学家 分析师 架构师 咨询师 顾问 主管 老板 创业者 自由职业者 农民 工人 军人 飞行员 空姐 导游 药剂师
+牙医 兽医 保安 快递员 外卖员 主播 博主 模特 运动员 教练 音乐家 艺术家 建筑师 心理咨询师 治疗师 营养师 健身教练 律师助理
+会计助理 秘书 前台 客服 兵 士兵 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
+""".split()
+_JOB_ZH = (r"[\u4e00-\u9fff]{0,4}?(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
+           + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[\u4e00-\u9fff]师)")
+
 # (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
 # A pattern's last group, when it has one, is the value.
 _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
@@ -249,10 +280,15 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
      re.compile(r"\bworks?\s+(?:at|for)\s+(.+)|\bworking\s+(?:at|for)\s+(.+)|\bjob\s+at\s+(.+)", _I),
      re.compile(r"在(.{1,20}?)(?:工作|上班|实习)")),
     ("occupation", "identity", False,
-     re.compile(r"\bworks?\s+as\s+(?:an?\s+)?(.+)|\bI(?:'m|\s+am)\s+(?:an?\s+)(?!(?:bit|little|lot|fan|few|couple|big\s+fan)\b)(.+)|"
-                r"\b(?:is|'s)\s+an?\s+((?:\w+\s+)?(?:engineer|developer|teacher|nurse|doctor|designer|student|"
-                r"manager|writer|artist|lawyer|chef|scientist|researcher))\b", _I),
-     re.compile(r"(?:是一名|是一个|是一位|是个|当)(.+?(?:师|员|生|家|者|工|手|医生|老板))|是(.{1,6}(?:师|员|生|家|者|工|手))")),
+     # a job: "works as a …", "I'm a (data) engineer", "Lena is a nurse" — not every "I'm a …"
+     # ("I'm a beginner", "I'm a big fan of …", "I'm a morning person")
+     re.compile(r"\b(?:I|I'm|I've|we|he|she|they|(?!(?:This|That|It|There|Here|What|Which|Everything|Something)\b)"
+                r"(?-i:[A-Z][a-z]+))\b(?:\s+\w+){0,3}?\s+work(?:s|ed|ing)?\s+as\s+"
+                r"(?:an?\s+|the\s+)(.+)|"
+                r"\bI(?:'m|\s+am|\s+was)\s+(?:now\s+|currently\s+|also\s+|still\s+)?(?:an?|the)\s+(" + _JOB_EN + r")|"
+                r"\b(?:is|'s|was)\s+(?:now\s+|currently\s+|also\s+)?(?:an?|the)\s+(" + _JOB_EN + r")", _I),
+     re.compile(r"(?:是|当(?!然|时|中|地|初|天|年|前|下|面))(?:了|过)?(?:一名|一个|一位|个|名|位)?(" + _JOB_ZH + r")"
+                r"|(?:我的)?(?:职业|工作)是(?:一名|一个|一位|个)?(" + _JOB_ZH + r")|从事(.{1,10}?)(?:工作|行业)")),
     ("studies", "identity", False,
      # the subject studies a field; not "the study cafe", "my study session", "case studies"
      re.compile(r"\b(?:I|we|he|she|they|(?-i:[A-Z][a-z]+))(?:'m|\s+am|\s+is|\s+are|'re)?\s+(?:currently\s+|also\s+|now\s+)?"
@@ -640,7 +676,7 @@ def given_name(derived: Derived) -> str | None:
 
 def could_be_name(text: str) -> bool:
     """Whether ``text`` (a speaker's ``Name: `` prefix) may name someone: not a word that starts a
-    sentence without naming anything ("Next", "Update") and not a shouted heading ("SUMMARISE")."""
+    sentence without naming anything ("Next", "Monday") and not a shouted heading ("SUMMARISE")."""
     words = text.split()
     return bool(words) and not (text.isupper() and len(text) > 3) \
         and not any(w.casefold().strip("'.") in _NOT_NAMES for w in words)
