@@ -20,9 +20,10 @@ __all__ = ["ENTITY_CATEGORY", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_de
 
 #: The ``category`` of an entity page.
 ENTITY_CATEGORY = "entity"
-#: The user's own entity page: every first-person fact links it. Its ``kind`` is ``self``, so it
-#: is a link target only: recall never walks through it (it would join every fact to every other)
-#: and the Resident never shows it.
+#: The user's own entity page: every first-person fact of the user links it (a multi-party
+#: speaker's facts link the speaker's person page instead), and its tags hold the names the user
+#: gave themselves. Its ``kind`` is ``self``, so it is a link target only: recall never walks
+#: through it (it would join every fact to every other) and the Resident never shows it.
 USER_TITLE = "User"
 SELF_KIND = "self"
 
