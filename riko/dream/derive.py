@@ -228,22 +228,25 @@ _NEG_ZH = re.compile(r"不|没|别|讨厌|厌恶|受不了")
 # Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
 _JOB_NOUNS_EN = """
 accountant actor actress administrator agent analyst animator architect artist assistant attorney auditor author
-baker banker barber barista bartender blogger bookkeeper broker builder butcher carpenter cashier caregiver carer
+baker banker barber barista bartender blogger bookkeeper broker builder businessman businesswoman butcher carpenter cashier caregiver carer
 ceo cfo chef chemist cleaner clerk coach composer consultant contractor cook copywriter counselor counsellor
 courier cto dancer dentist designer detective developer dietitian diplomat director doctor driver economist
 editor electrician engineer entrepreneur executive farmer firefighter fisherman founder freelancer gardener
 guard guide hairdresser historian housekeeper illustrator influencer instructor intern janitor journalist judge
 landlord lawyer lecturer librarian lifeguard lobbyist machinist manager marketer mechanic midwife miner model
 musician nanny novelist nurse officer painter paralegal paramedic pharmacist photographer physician physicist
-physio physiotherapist pilot plumber poet policeman policewoman politician postdoc producer professor
+physio physiotherapist pilot plumber poet policeman policewoman politician postdoc president producer professor
 programmer psychiatrist psychologist publisher realtor receptionist recruiter reporter researcher salesman
 salesperson saleswoman scientist secretary senator singer soldier solicitor statistician streamer student
-supervisor surgeon surveyor tailor teacher technician therapist trader translator tutor underwriter vet
+supervisor surgeon surveyor tailor teacher technician therapist tradesman tradie trader translator tutor underwriter vet
 veterinarian waiter waitress welder writer youtuber
 """.split()
 # a word before the job noun ("data engineer", "retired teacher"), never one that starts a phrase of its own
-_JOB_MODIFIER = (r"(?:(?!(?:of|the|a|an|for|with|to|in|at|on|and|or|but|who|that|which|my|your|his|her|their|our|"
-                 r"like|than|as|not|from|by|big|huge|total|complete|bit|little|lot)\b)[\w\-/&.']+\s+){0,3}")
+# or judges ("a good cook", "an incredible director" say how well, not what someone does for a living)
+_JOB_MODIFIER = (r"(?:(?!(?:of|the|a|an|for|with|to|in|at|on|or|but|who|that|which|my|your|his|her|their|our|"
+                 r"like|than|as|not|from|by|big|huge|total|complete|bit|little|lot|good|great|bad|best|better|amazing|incredible|"
+                 r"talented|brilliant|excellent|awesome|wonderful|fantastic|terrible|horrible|famous|real|true|natural|"
+                 r"born|decent|terrific|genius|crazy)\b)[\w\-/&.']+\s+){0,4}")
 _JOB_EN = (_JOB_MODIFIER + r"(?:" + "|".join(sorted(_JOB_NOUNS_EN, key=len, reverse=True))
            + r"|\w+(?:ologist|ician|grapher|iatrist))s?\b")
 _JOB_NOUNS_ZH = """
@@ -286,7 +289,8 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
                 r"(?-i:[A-Z][a-z]+))\b(?:\s+\w+){0,3}?\s+work(?:s|ed|ing)?\s+as\s+"
                 r"(?:an?\s+|the\s+)(.+)|"
                 r"\bI(?:'m|\s+am|\s+was)\s+(?:now\s+|currently\s+|also\s+|still\s+)?(?:an?|the)\s+(" + _JOB_EN + r")|"
-                r"\b(?:is|'s|was)\s+(?:now\s+|currently\s+|also\s+)?(?:an?|the)\s+(" + _JOB_EN + r")", _I),
+                r"\b(?:he|she|(?-i:[A-Z][a-z]+)|" + _REL_EN + r"),?(?:'s|\s+is|\s+was)\s+(?:now\s+|currently\s+|also\s+)?"
+                r"(?:an?|the)\s+(" + _JOB_EN + r")", _I),
      re.compile(r"(?:是|当(?!然|时|中|地|初|天|年|前|下|面))(?:了|过)?(?:一名|一个|一位|个|名|位)?(" + _JOB_ZH + r")"
                 r"|(?:我的)?(?:职业|工作)是(?:一名|一个|一位|个)?(" + _JOB_ZH + r")|从事(.{1,10}?)(?:工作|行业)")),
     ("studies", "identity", False,

@@ -188,14 +188,18 @@ def _occupation_cases(seed: int = 5) -> tuple[list[tuple[str, str]], list[str]]:
     positives += [(text, job) for text, job in (
         ("我是一名程序员。", "程序员"), ("我是软件工程师", "软件工程师"), ("她是一位老师", "老师"), ("我的职业是律师", "律师"),
         ("我现在是一名护士", "护士"), ("我从事金融行业", "金融"), ("我当过兵", "兵"), ("李梓轩是一名医生", "医生"),
-        ("我是大学生", "大学生"), ("我在当服务员", "服务员"))]
+        ("我是大学生", "大学生"), ("我在当服务员", "服务员"), ("I'm a businessman, not a data entry clerk", "businessman"),
+        ("I'm a SaaS Marketing and Product Manager", "SaaS Marketing"), ("She's a nurse", "nurse"),
+        ("My sister is a surgeon in Leeds", "surgeon"))]
     selves = ["beginner", "big fan of jazz", "total newbie", "morning person", "night owl", "perfectionist",
               "failure", "huge nerd", "man", "woman", "little tired", "bit nervous", "great communicator",
               "team player", "visual learner", "picky eater", "people pleaser", "fan of the teacher",
-              "lot happier now", "quick learner", "first-time traveler", "cat person", "vegan"]
+              "lot happier now", "quick learner", "first-time traveler", "cat person", "vegan", "good cook",
+              "great teacher to my kids", "terrible singer"]
     negatives = [rng.choice(["I'm a{n} {s}", "I am a{n} {s}", "honestly I'm a{n} {s}"]).format(
         n="n" if s[0] in "aeiou" else "", s=s) for s in selves]
-    negatives += ["It works as expected", "This works as a bridge between the two apps", "I'm an exam taker",
+    negatives += ["I think Miyazaki is an incredible director, artist and storyteller", "It works as expected",
+                  "I always envied the guy who was the main cook", "This works as a bridge between the two apps", "I'm an exam taker",
                   "我是个新手", "这是我家", "我是会员", "我是一个很有耐心的人", "当然可以", "我是他们的好朋友", "这是王先生",
                   "我当时很紧张", "我们是一个团队"]
     return positives, negatives
