@@ -223,7 +223,8 @@ _FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself)\b", 
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 _NEG_EN = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|"
                      r"wasn't|haven't|hasn't|hate|dislike|detest|loathe)\b|n't\b", _I)
-_NEG_ZH = re.compile(r"不|没|别|讨厌|厌恶|受不了")
+# 别 is "don't" on its own, not inside 性别 (sex), 区别, 特别, 分别, 告别 … or in 别人 / 别的 / 别处 (others)
+_NEG_ZH = re.compile(r"不|没|(?<![性区特分告识级类差个辨鉴派离送道])别(?![人的处])|讨厌|厌恶|受不了")
 
 # Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
 _JOB_NOUNS_EN = """
@@ -254,9 +255,9 @@ _JOB_NOUNS_ZH = """
 小学生 留学生 实习生 记者 作家 编辑 厨师 司机 警察 销售 经理 产品经理 项目经理 公务员 员工 店员 服务员 演员 歌手 画家
 摄影师 翻译 教授 研究员 科学家 分析师 架构师 咨询师 顾问 主管 老板 创业者 自由职业者 农民 工人 军人 飞行员 空姐 导游 药剂师
 牙医 兽医 保安 快递员 外卖员 主播 博主 模特 运动员 教练 音乐家 艺术家 建筑师 心理咨询师 治疗师 营养师 健身教练 律师助理
-会计助理 秘书 前台 客服 兵 士兵 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
+会计助理 秘书 前台 客服 兵 士兵 主任 主席 总监 总经理 董事长 经纪人 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
 """.split()
-_JOB_ZH = (r"[\u4e00-\u9fff]{0,4}?(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
+_JOB_ZH = (r"[\u4e00-\u9fff]{0,4}(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
            + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[\u4e00-\u9fff]师)")
 
 # (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
@@ -291,8 +292,12 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
                 r"\bI(?:'m|\s+am|\s+was)\s+(?:now\s+|currently\s+|also\s+|still\s+)?(?:an?|the)\s+(" + _JOB_EN + r")|"
                 r"\b(?:he|she|(?-i:[A-Z][a-z]+)|" + _REL_EN + r"),?(?:'s|\s+is|\s+was)\s+(?:now\s+|currently\s+|also\s+)?"
                 r"(?:an?|the)\s+(" + _JOB_EN + r")", _I),
-     re.compile(r"(?:是|当(?!然|时|中|地|初|天|年|前|下|面))(?:了|过)?(?:一名|一个|一位|个|名|位)?(" + _JOB_ZH + r")"
-                r"|(?:我的)?(?:职业|工作)是(?:一名|一个|一位|个)?(" + _JOB_ZH + r")|从事(.{1,10}?)(?:工作|行业)")),
+     # said of oneself, a pronoun or a relative ("我是…", "她是…", "我同事是…"): a Chinese name is no subject
+     # riko derives, so "李强是个警察" must not become the user's job
+     re.compile(r"(?:我|他|她|" + _REL_ZH + r")(?:现在|目前|以前|曾经|已经|也|还|就|一直|在)?"
+                r"(?:是|当(?!然|时|中|地|初|天|年|前|下|面))(?:了|过)?(?:一名|一个|一位|个|名|位)?(" + _JOB_ZH + r")"
+                r"|我的(?:职业|工作)是(?:一名|一个|一位|个)?(" + _JOB_ZH + r")"
+                r"|我(?:现在|目前|以前|一直|主要)?从事(.{1,10}?)(?:工作|行业)")),
     ("studies", "identity", False,
      # the subject studies a field; not "the study cafe", "my study session", "case studies"
      re.compile(r"\b(?:I|we|he|she|they|(?-i:[A-Z][a-z]+))(?:'m|\s+am|\s+is|\s+are|'re)?\s+(?:currently\s+|also\s+|now\s+)?"

@@ -187,7 +187,7 @@ def _occupation_cases(seed: int = 5) -> tuple[list[tuple[str, str]], list[str]]:
         positives.append((opener.format(n=article, job=job), job))
     positives += [(text, job) for text, job in (
         ("我是一名程序员。", "程序员"), ("我是软件工程师", "软件工程师"), ("她是一位老师", "老师"), ("我的职业是律师", "律师"),
-        ("我现在是一名护士", "护士"), ("我从事金融行业", "金融"), ("我当过兵", "兵"), ("李梓轩是一名医生", "医生"),
+        ("我现在是一名护士", "护士"), ("我从事金融行业", "金融"), ("我当过兵", "兵"), ("我同事是编辑部主任", "编辑部主任"),
         ("我是大学生", "大学生"), ("我在当服务员", "服务员"), ("I'm a businessman, not a data entry clerk", "businessman"),
         ("I'm a SaaS Marketing and Product Manager", "SaaS Marketing"), ("She's a nurse", "nurse"),
         ("My sister is a surgeon in Leeds", "surgeon"))]
@@ -201,7 +201,9 @@ def _occupation_cases(seed: int = 5) -> tuple[list[tuple[str, str]], list[str]]:
     negatives += ["I think Miyazaki is an incredible director, artist and storyteller", "It works as expected",
                   "I always envied the guy who was the main cook", "This works as a bridge between the two apps", "I'm an exam taker",
                   "我是个新手", "这是我家", "我是会员", "我是一个很有耐心的人", "当然可以", "我是他们的好朋友", "这是王先生",
-                  "我当时很紧张", "我们是一个团队"]
+                  "我当时很紧张", "我们是一个团队",
+                  # a third person by name: riko derives no Chinese name as a subject, so it would be the user's job
+                  "李强是个警察", "张雅静的职业是记者", "张丽华是做护士的"]
     return positives, negatives
 
 
@@ -254,3 +256,22 @@ def test_a_speaker_prefix_may_be_a_name(prefix, ok):
     from riko.dream.derive import could_be_name
 
     assert could_be_name(prefix) is ok
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("王志鹏是我的上司，其性别是男性。", False), ("我特别喜欢喝乌龙茶", False), ("别人都说我很安静", False),
+    ("这两个没有区别", True), ("别提我的前任", True), ("我不喜欢下雨天", True),
+])
+def test_a_chinese_negation_is_a_word_of_its_own(text, negated):
+    # "性别" (sex) is no "别" (don't): read as one, two facts about a person contradicted each other
+    assert derive(text).negated is negated
+
+
+def test_two_facts_about_one_person_in_chinese_do_not_contradict():
+    from datetime import datetime
+
+    from riko.dream.consolidate import compare, facts
+
+    when = datetime(2024, 4, 2)
+    assert compare(facts("王志鹏是我的上司，其性别是男性。", when),
+                   facts("王志鹏是我的上司，其工作地是广东深圳。", when)) != "contradiction"
