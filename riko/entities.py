@@ -10,29 +10,48 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from .dream.atoms import split_speaker
 from .dream.consolidate import entity_key
-from .dream.derive import Entity, derive
+from .dream.derive import Entity, could_be_name, derive, given_name
 from .wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_description", "is_entity_page",
            "link_line", "grounded_in", "named_entities", "said_in"]
 
-#: The ``category`` of an entity page (identity facts are ``entity`` pages of another category).
+#: The ``category`` of an entity page.
 ENTITY_CATEGORY = "entity"
-#: The user's own entity page: every first-person fact links it. Its ``kind`` is ``self``, so it
-#: is a link target only: recall never walks through it (it would join every fact to every other)
-#: and the Resident never shows it.
+#: The user's own entity page: every first-person fact of the user links it (a multi-party
+#: speaker's facts link the speaker's person page instead), and its tags hold the names the user
+#: gave themselves. Its ``kind`` is ``self``, so it is a link target only: recall never walks
+#: through it (it would join every fact to every other) and the Resident never shows it.
 USER_TITLE = "User"
 SELF_KIND = "self"
 
 
-def named_entities(text: str) -> tuple[Entity, ...]:
-    """The entities a statement names (riko's derivation), and the user's page when the user is
-    its subject ("I prefer dark mode" is about the user)."""
-    derived = derive(text)
-    if derived.subject == "user":
-        return (*derived.entities, Entity(USER_TITLE, SELF_KIND))
-    return derived.entities
+def named_entities(text: str, *, multi_party: bool = False) -> tuple[Entity, ...]:
+    """The entities a statement names (riko's derivation), and the page of whoever is its subject
+    when that is its speaker: the user's own page ("I prefer dark mode" is about the user), or, in
+    a multi-party log (``multi_party``: the user lines are ``Name: text``), the speaker's person
+    page ("Fahim Khan: I went running" is about Fahim Khan, not about the user).
+
+    A name the subject gives themselves ("My name is Mira") is an alias of that page, not another
+    person: the user is not a stranger called Mira.
+    """
+    speaker, said = split_speaker(text) if multi_party else (None, text)
+    if speaker is not None and not could_be_name(speaker):
+        speaker, said = None, text
+    derived = derive(said, speaker=speaker) if speaker else derive(text)
+    if derived.subject != (speaker or "user"):
+        return derived.entities
+    own = Entity(speaker, "person") if speaker else Entity(USER_TITLE, SELF_KIND)
+    named = [e for e in derived.entities if entity_key(e) != entity_key(own)]
+    name = given_name(derived)
+    if name is not None:
+        first = name.split()[0]
+        named = [e for e in named if _fold(e.name) not in (_fold(name), _fold(first))]
+        if _fold(name) != _fold(own.name):
+            own = Entity(own.name, own.kind, (name,))
+    return (*named, own)
 
 
 def _fold(text: str) -> str:

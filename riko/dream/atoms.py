@@ -15,14 +15,14 @@ fillers trimmed and a pronoun that points outside it replaced by the name it poi
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
 from .derive import ZH_RELATION_WORDS, Derived, derive, relation_alias
 
-__all__ = ["Fact", "extract_facts", "split_speaker", "line_claims"]
+__all__ = ["Fact", "extract_facts", "multi_party", "split_speaker", "line_claims"]
 
 _I = re.IGNORECASE
 MAX_FACT_CHARS = 240
@@ -175,6 +175,17 @@ def split_speaker(line: str) -> tuple[str | None, str]:
     if m and m.group(1).casefold() not in _NOT_SPEAKERS:
         return m.group(1), line[m.end():]
     return None, line
+
+
+def _multi_party(split: Sequence[tuple[str | None, str]]) -> bool:
+    prefixed = sum(1 for who, _ in split if who)
+    return bool(split) and prefixed * 2 > len(split) and len({who for who, _ in split if who}) <= 8
+
+
+def multi_party(user_lines: Iterable[str]) -> bool:
+    """Whether a session's user lines are a multi-party log: most of them start ``Name: `` and at
+    most eight names speak. Then each line's ``Name: `` is its speaker, whose facts they are."""
+    return _multi_party([split_speaker(text) for text in user_lines])
 
 
 def _sentences(text: str) -> list[str]:

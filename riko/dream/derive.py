@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
+__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "given_name", "could_be_name", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
            "relation_alias", "canonical_place", "ZH_RELATION_WORDS"]
 
 #: The kinds of statement, most specific first (``fact`` is what is left).
@@ -30,7 +30,7 @@ KINDS = ("identity", "preference", "relationship", "event", "plan", "boundary", 
 ENTITY_KINDS = ("person", "pet", "place", "organisation", "project", "other")
 #: The Wiki page type (the seed's vocabulary) a derived kind is stored under.
 KIND_PAGE_TYPES = {
-    "identity": "entity",
+    "identity": "synthesis",
     "preference": "concept",
     "relationship": "relationship",
     "event": "episode",
@@ -223,7 +223,42 @@ _FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself)\b", 
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 _NEG_EN = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|"
                      r"wasn't|haven't|hasn't|hate|dislike|detest|loathe)\b|n't\b", _I)
-_NEG_ZH = re.compile(r"不|没|别|讨厌|厌恶|受不了")
+# 别 is "don't" on its own, not inside 性别 (sex), 区别, 特别, 分别, 告别 … or in 别人 / 别的 / 别处 (others)
+_NEG_ZH = re.compile(r"不|没|(?<![性区特分告识级类差个辨鉴派离送道])别(?![人的处])|讨厌|厌恶|受不了")
+
+# Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
+_JOB_NOUNS_EN = """
+accountant actor actress administrator agent analyst animator architect artist assistant attorney auditor author
+baker banker barber barista bartender blogger bookkeeper broker builder businessman businesswoman butcher carpenter cashier caregiver carer
+ceo cfo chef chemist cleaner clerk coach composer consultant contractor cook copywriter counselor counsellor
+courier cto dancer dentist designer detective developer dietitian diplomat director doctor driver economist
+editor electrician engineer entrepreneur executive farmer firefighter fisherman founder freelancer gardener
+guard guide hairdresser historian housekeeper illustrator influencer instructor intern janitor journalist judge
+landlord lawyer lecturer librarian lifeguard lobbyist machinist manager marketer mechanic midwife miner model
+musician nanny novelist nurse officer painter paralegal paramedic pharmacist photographer physician physicist
+physio physiotherapist pilot plumber poet policeman policewoman politician postdoc president producer professor
+programmer psychiatrist psychologist publisher realtor receptionist recruiter reporter researcher salesman
+salesperson saleswoman scientist secretary senator singer soldier solicitor statistician streamer student
+supervisor surgeon surveyor tailor teacher technician therapist tradesman tradie trader translator tutor underwriter vet
+veterinarian waiter waitress welder writer youtuber
+""".split()
+# a word before the job noun ("data engineer", "retired teacher"), never one that starts a phrase of its own
+# or judges ("a good cook", "an incredible director" say how well, not what someone does for a living)
+_JOB_MODIFIER = (r"(?:(?!(?:of|the|a|an|for|with|to|in|at|on|or|but|who|that|which|my|your|his|her|their|our|"
+                 r"like|than|as|not|from|by|big|huge|total|complete|bit|little|lot|good|great|bad|best|better|amazing|incredible|"
+                 r"talented|brilliant|excellent|awesome|wonderful|fantastic|terrible|horrible|famous|real|true|natural|"
+                 r"born|decent|terrific|genius|crazy)\b)[\w\-/&.']+\s+){0,4}")
+_JOB_EN = (_JOB_MODIFIER + r"(?:" + "|".join(sorted(_JOB_NOUNS_EN, key=len, reverse=True))
+           + r"|\w+(?:ologist|ician|grapher|iatrist))s?\b")
+_JOB_NOUNS_ZH = """
+工程师 程序员 设计师 医生 护士 老师 教师 律师 会计 会计师 审计师 学生 大学生 研究生 博士生 硕士生 本科生 高中生 中学生
+小学生 留学生 实习生 记者 作家 编辑 厨师 司机 警察 销售 经理 产品经理 项目经理 公务员 员工 店员 服务员 演员 歌手 画家
+摄影师 翻译 教授 研究员 科学家 分析师 架构师 咨询师 顾问 主管 老板 创业者 自由职业者 农民 工人 军人 飞行员 空姐 导游 药剂师
+牙医 兽医 保安 快递员 外卖员 主播 博主 模特 运动员 教练 音乐家 艺术家 建筑师 心理咨询师 治疗师 营养师 健身教练 律师助理
+会计助理 秘书 前台 客服 兵 士兵 主任 主席 总监 总经理 董事长 经纪人 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
+""".split()
+_JOB_ZH = (r"[\u4e00-\u9fff]{0,4}(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
+           + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[\u4e00-\u9fff]师)")
 
 # (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
 # A pattern's last group, when it has one, is the value.
@@ -249,10 +284,20 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
      re.compile(r"\bworks?\s+(?:at|for)\s+(.+)|\bworking\s+(?:at|for)\s+(.+)|\bjob\s+at\s+(.+)", _I),
      re.compile(r"在(.{1,20}?)(?:工作|上班|实习)")),
     ("occupation", "identity", False,
-     re.compile(r"\bworks?\s+as\s+(?:an?\s+)?(.+)|\bI(?:'m|\s+am)\s+(?:an?\s+)(?!(?:bit|little|lot|fan|few|couple|big\s+fan)\b)(.+)|"
-                r"\b(?:is|'s)\s+an?\s+((?:\w+\s+)?(?:engineer|developer|teacher|nurse|doctor|designer|student|"
-                r"manager|writer|artist|lawyer|chef|scientist|researcher))\b", _I),
-     re.compile(r"(?:是一名|是一个|是一位|是个|当)(.+?(?:师|员|生|家|者|工|手|医生|老板))|是(.{1,6}(?:师|员|生|家|者|工|手))")),
+     # a job: "works as a …", "I'm a (data) engineer", "Lena is a nurse" — not every "I'm a …"
+     # ("I'm a beginner", "I'm a big fan of …", "I'm a morning person")
+     re.compile(r"\b(?:I|I'm|I've|we|he|she|they|(?!(?:This|That|It|There|Here|What|Which|Everything|Something)\b)"
+                r"(?-i:[A-Z][a-z]+))\b(?:\s+\w+){0,3}?\s+work(?:s|ed|ing)?\s+as\s+"
+                r"(?:an?\s+|the\s+)(.+)|"
+                r"\bI(?:'m|\s+am|\s+was)\s+(?:now\s+|currently\s+|also\s+|still\s+)?(?:an?|the)\s+(" + _JOB_EN + r")|"
+                r"\b(?:he|she|(?-i:[A-Z][a-z]+)|" + _REL_EN + r"),?(?:'s|\s+is|\s+was)\s+(?:now\s+|currently\s+|also\s+)?"
+                r"(?:an?|the)\s+(" + _JOB_EN + r")", _I),
+     # said of oneself, a pronoun or a relative ("我是…", "她是…", "我同事是…"): a Chinese name is no subject
+     # riko derives, so "李强是个警察" must not become the user's job
+     re.compile(r"(?:我|他|她|" + _REL_ZH + r")(?:现在|目前|以前|曾经|已经|也|还|就|一直|在)?"
+                r"(?:是|当(?!然|时|中|地|初|天|年|前|下|面))(?:了|过)?(?:一名|一个|一位|个|名|位)?(" + _JOB_ZH + r")"
+                r"|我的(?:职业|工作)是(?:一名|一个|一位|个)?(" + _JOB_ZH + r")"
+                r"|我(?:现在|目前|以前|一直|主要)?从事(.{1,10}?)(?:工作|行业)")),
     ("studies", "identity", False,
      # the subject studies a field; not "the study cafe", "my study session", "case studies"
      re.compile(r"\b(?:I|we|he|she|they|(?-i:[A-Z][a-z]+))(?:'m|\s+am|\s+is|\s+are|'re)?\s+(?:currently\s+|also\s+|now\s+)?"
@@ -621,9 +666,45 @@ def derive(text: str, *, speaker: str | None = None, context: Sequence[str] = ()
     return _derive(text, speaker, tuple(context))
 
 
+# A name as people give it: one to four capitalised words ("Mira", "Mira Chen", "Jean-Luc"), or
+# one to four CJK characters ("小明"), so "call me tomorrow" gives no name.
+_GIVEN_NAME = re.compile(r"(?:[A-Z][\w'\-]*)(?:\s+[A-Z][\w'\-]*){0,3}|[\u3400-\u9fff]{1,4}")
+
+
+def given_name(derived: Derived) -> str | None:
+    """The name a statement gives its own subject ("My name is Mira" → ``Mira``, "我叫小明" →
+    ``小明``), or None when it gives none (another attribute, a negation, words that are no name).
+
+    That name is the subject's own (an alias of the user's page, or of a speaker's), not another
+    person the statement speaks of."""
+    if derived.attribute != "name" or derived.negated:
+        return None
+    value = derived.value.strip(" .!?。！？")
+    return value if _GIVEN_NAME.fullmatch(value) else None
+
+
+def could_be_name(text: str) -> bool:
+    """Whether ``text`` (a speaker's ``Name: `` prefix) may name someone: not a word that starts a
+    sentence without naming anything ("Next", "Monday") and not a shouted heading ("SUMMARISE")."""
+    words = text.split()
+    return bool(words) and not (text.isupper() and len(text) > 3) \
+        and not any(w.casefold().strip("'.") in _NOT_NAMES for w in words)
+
+
+def _not_given(derived: Derived) -> tuple[Entity, ...]:
+    """The entities a statement speaks of, without the name it gives its own subject."""
+    name = given_name(derived)
+    if name is None:
+        return derived.entities
+    names = {name.casefold(), name.split()[0].casefold()}
+    return tuple(e for e in derived.entities if e.name.casefold() not in names)
+
+
 def derived_fields(derived: Derived) -> dict[str, object]:
-    """The page frontmatter keys that carry a derivation: ``slot`` and ``entities`` (names)."""
+    """The page frontmatter keys that carry a derivation: ``slot`` and ``entities`` (names; a
+    name the statement gives its own subject is that subject's alias, not an entity of its own)."""
     fields: dict[str, object] = {"slot": derived.slot}
-    if derived.entities:
-        fields["entities"] = [e.name for e in derived.entities]
+    entities = _not_given(derived)
+    if entities:
+        fields["entities"] = [e.name for e in entities]
     return fields

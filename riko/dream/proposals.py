@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -249,9 +249,12 @@ def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOu
     return [o if o is not None else ValueError("proposal was not stored") for o in outcomes]
 
 
-def with_entities(proposals: Sequence[Proposal]) -> tuple[list[Proposal], int]:
+def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = ()) -> tuple[list[Proposal], int]:
     """The proposals with riko's own entity links on each fact, followed by one entity candidate
-    per entity they name (merged by fingerprint; admitted only with a fact the user's words hold)."""
+    per entity they name (merged by fingerprint; admitted only with a fact the user's words hold).
+
+    ``multi_party``: the sessions whose user lines are a multi-party log, where a fact's ``Name: ``
+    prefix is its speaker, whose person page it links (not the user's own page)."""
     out: list[Proposal] = []
     entities: dict[str, Proposal] = {}
     for p in proposals:
@@ -259,7 +262,8 @@ def with_entities(proposals: Sequence[Proposal]) -> tuple[list[Proposal], int]:
         if page.type == "entity" and page.category == ENTITY_CATEGORY:
             out.append(p)
             continue
-        named = named_entities(page.description or page.title) if page.title.strip() else ()
+        named = named_entities(page.description or page.title, multi_party=p.session_id in multi_party) \
+            if page.title.strip() else ()
         if named:
             links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
             page = dataclasses.replace(page, links=links)

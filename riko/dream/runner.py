@@ -34,6 +34,7 @@ from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
 from .grounding import SUPPORT, ground, rederive
+from .heuristic import multi_party
 from .known import related_pages
 from .prompt import KnownPage
 from .proposals import Proposal, propose_batch, with_entities
@@ -398,7 +399,9 @@ class _Run:
                 proposals.append(Proposal(derived, w.session_id, evidence))
                 owners.append(w)
         # riko's own entity links on every fact, and one entity candidate per entity named
-        expanded, _ = with_entities(proposals)
+        multi = {w.session_id for w in done if w.transcript
+                 and multi_party(line.text for line in w.transcript.lines if line.role == "user")}
+        expanded, _ = with_entities(proposals, multi)
         proposals = expanded[:len(proposals)]
         outcomes = propose_batch(self.mem.review, expanded)[:len(proposals)] if proposals else []
         settled: dict[int, list[tuple[ProposedPage, Any]]] = {id(w): [] for w in done}

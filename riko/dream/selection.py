@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _trim, extract_facts, split_speaker
+from .atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript
 
 __all__ = ["BIAS", "BUDGET", "FEATURES", "WEIGHTS", "Scored", "choose", "features", "probability", "scored_facts"]
@@ -170,8 +170,7 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
     lines = transcript.lines
     users = [line for line in lines if line.role == "user"]
     split = [split_speaker(line.text) for line in users]
-    prefixed = sum(1 for who, _ in split if who)
-    multi = bool(users) and prefixed * 2 > len(users) and len({who for who, _ in split if who}) <= 8
+    multi = _multi_party(split)
     said: dict[str | None, list[str]] = {}
     texts = [rest if multi and who else line.text for line, (who, rest) in zip(users, split)]
     asks = [_asks(text) for text in texts]

@@ -64,7 +64,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 def is_entity_page(page_type: str | None, kind: str | None, category: str | None = None) -> bool:
     """An entity page (a person, place, pet... with its aliases) indexes facts rather than
-    stating one; identity statements are typed ``entity`` too but stay facts."""
+    stating one; identity statements (typed ``entity`` on pages written before they became
+    ``synthesis`` pages) stay facts."""
     return page_type == "entity" and (category == ENTITY_CATEGORY or (kind or "") != "identity")
 
 

@@ -33,9 +33,11 @@ from ..contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
-from ..dream.derive import Entity, derive, derived_fields
-from ..entities import (ENTITY_CATEGORY, EntityMap, entity_description, grounded_in, is_entity_page, link_line,
-                       named_entities, said_in)
+from ..dream.derive import Entity, could_be_name, derive, derived_fields
+from ..dream.atoms import split_speaker
+from ..dream.heuristic import multi_party
+from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_description, grounded_in, is_entity_page,
+                        link_line, named_entities, said_in)
 from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from ..scope import MemoryScope
 from ..sensitivity.rules import AUTHORITIES as SENSITIVITY_AUTHORITIES
@@ -100,6 +102,8 @@ class Review:
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
         self._sessions: set[str] | None = None
+        # multi-party sessions by session ids, for the batch's snapshot of user lines they were read with
+        self._multi: tuple[UserLines | None, dict[tuple[str, ...], bool]] = (None, {})
 
     # -- one unit of work of the writer -----------------------------------------------------------
     @contextmanager
@@ -133,6 +137,24 @@ class Review:
         if self._sessions is None:
             self._sessions = set(self.evidence.watermarks())
         return session_id in self._sessions
+
+    def multi_party(self, refs: Iterable[str], text: str) -> bool:
+        """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
+        of a multi-party log: it starts ``Name: `` and its sessions' user lines are such a log
+        (:func:`riko.dream.heuristic.multi_party`). Read once per batch for each set of sessions."""
+        speaker = split_speaker(text)[0]
+        if speaker is None or not could_be_name(speaker):
+            return False
+        sessions = tuple(sorted({parsed[0] for parsed in map(parse_ref, refs) if parsed}))
+        if not sessions:
+            return False
+        lines = self._user_lines()
+        if lines is None or self._multi[0] is not lines:
+            self._multi = (lines, {})
+        known = self._multi[1]
+        if sessions not in known:
+            known[sessions] = multi_party(row[2] for row in self.evidence.user_lines(list(sessions), inside=True).fetchall())
+        return known[sessions]
 
     def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
         """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
@@ -362,6 +384,8 @@ class Review:
             self._refuse("candidate-confirm-refused", authority, candidate_id,
                          f"authority {authority!r} cannot confirm; only user evidence or management can")
         page = self._page_from_candidate(cand, grounded)
+        if entities is None and not is_entity_page(page):
+            entities = self._admit_own_page(page, authority)
         page = self._with_entity_links(page, entities)
         if evidence is not None and evidence.ref not in page.sources:
             page = page.replace(sources=sorted({*page.sources, evidence.ref}))
@@ -390,7 +414,9 @@ class Review:
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
             # riko's own derivation from the user's words decides type, kind and slot; the proposer's do not
-            derived = derive(text)
+            # (a multi-party line "Name: text" is its speaker's: the speaker is the slot's subject)
+            speaker, said = split_speaker(text) if self.multi_party(sources, text) else (None, text)
+            derived = derive(said, speaker=speaker) if speaker else derive(text)
             return Page(id=pid, type=derived.page_type, title=title, description=_one_line(text),
                         body=text if "\n" in text else "", status="confirmed", consent=True, locked=False,
                         sensitivity=level, version=1, sources=sources, confidence=cand["confidence"],
@@ -414,10 +440,24 @@ class Review:
         words = page.description or page.title
         if entities is None:
             entities = EntityMap(self.canon.pages())
-        line = link_line(named_entities(words), entities, words)
+        line = link_line(named_entities(words, multi_party=self.multi_party(page.sources, words)), entities, words)
         if not line or line in page.body:
             return page
         return page.replace(body=f"{page.body}\n\n{line}".strip())
+
+    def _admit_own_page(self, page: Page, authority: str) -> EntityMap:
+        """A person confirms the name the user gave ("My name is Mira"): the user's own page takes
+        it as an alias (and is written, if no fact wrote it yet), as automatic admission does, so
+        the name never stands for a stranger. Returns the scope's entity pages."""
+        state = _Consolidation(self, index=False)
+        words = page.description or page.title
+        ref = next((parsed for parsed in map(parse_ref, page.sources) if parsed), None)
+        if ref is not None:
+            own = [e for e in named_entities(words, multi_party=self.multi_party(page.sources, words))
+                   if e.kind == SELF_KIND and e.aliases]
+            if own:
+                state.admit_entities(own, UserEvent(ref[0], ref[1], words), authority=authority)
+        return state.entities
 
     def _observed_at(self, refs: Iterable[str]) -> datetime | None:
         times = []
@@ -487,14 +527,16 @@ class Review:
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                touched.update(state.admit_entities(named_entities(match.said), match))
+                touched.update(state.admit_entities(
+                    named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            accepted = state.admit_entities(named_entities(match.said), match)
+            accepted = state.admit_entities(
+                named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match)
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities, cand=None if cid in accepted else cand)
@@ -840,11 +882,14 @@ class Review:
 class _Consolidation:
     """What one automatic admission pass consults: the live pages by slot and the entity pages."""
 
-    def __init__(self, review: Review) -> None:
+    def __init__(self, review: Review, *, index: bool = True) -> None:
+        """``index=False``: the entity pages only (to admit entities), without the slot index."""
         self.review = review
         pages = [p for p in review.canon.pages()
                  if p.status == "confirmed" and p.superseded_by is None and p.valid_to is None]
         self.entities = EntityMap(pages)
+        if not index:
+            pages = []
         #: live pages by their normalized words (the first page holding them wins, as before)
         self.said: dict[str, str] = {}
         for page in sorted(pages, key=lambda p: p.id):
@@ -857,11 +902,11 @@ class _Consolidation:
     def facts(self, event: UserEvent) -> Facts:
         return facts(event.said, self.review._line_time(event.session_id, event.seq))
 
-    def admit_entities(self, named: Iterable[Entity], event: UserEvent) -> list[str]:
+    def admit_entities(self, named: Iterable[Entity], event: UserEvent, *, authority: str = "user") -> list[str]:
         """Create or extend the entity page of every entity the user's words name (admitted like
-        the fact that names it); an alias the words tie to the name is an explicit coreference,
-        a name riko only knows from its place list is a contested derived alias. Returns the
-        entity candidates accepted into those pages."""
+        the fact that names it, with its ``authority``); an alias the words tie to the name is an
+        explicit coreference, a name riko only knows from its place list is a contested derived
+        alias. Returns the entity candidates accepted into those pages."""
         from ..aliases import upsert_aliases
 
         review = self.review
@@ -887,7 +932,7 @@ class _Consolidation:
                                 sensitivity=classify_text("\n".join(entity.names()), "normal"), version=1,
                                 tags=aliases, sources=[event.ref], kind=entity.kind, category=ENTITY_CATEGORY,
                                 observed_at=review._observed_at([event.ref]), recorded_at=review.clock.now())
-                    review.canon.save(page, authority="user", audit_kind="entity-page-created",
+                    review.canon.save(page, authority=authority, audit_kind="entity-page-created",
                                       detail={"evidence": event.ref, "entity": entity.name, "kind": entity.kind})
                     new_names = aliases
                 else:
@@ -896,7 +941,7 @@ class _Consolidation:
                                            description=entity_description(page.title, page.kind or entity.kind, tags),
                                            body=("Also called: " + " · ".join(tags)) if tags else page.body,
                                            version=page.version + 1)
-                    review.canon.save(updated, authority="user", audit_kind="entity-aliases-added", previous=page,
+                    review.canon.save(updated, authority=authority, audit_kind="entity-aliases-added", previous=page,
                                       detail={"evidence": event.ref, "aliases": new_names})
                     page = updated
                 upsert_aliases(review.wh, review.scope, review.clock, [
@@ -904,7 +949,7 @@ class _Consolidation:
                      (event.ref,)) for name in new_names for tied in (said_in(name, event.said),)])
                 for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
                     review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
-                    review.wh.audit("candidate-merged-into-page", "user", cid, {"page": page.id, "evidence": event.ref})
+                    review.wh.audit("candidate-merged-into-page", authority, cid, {"page": page.id, "evidence": event.ref})
                     accepted.append(cid)
             self.entities.replace(page)
         return accepted

@@ -166,3 +166,112 @@ def test_a_mention_of_vegan_food_or_a_study_session_is_no_diet_or_field(text):
 
 def test_a_contraction_typed_without_its_apostrophe_is_no_name():
     assert [e.name for e in derive("Im making pasta tonight with Bella.").entities] == ["Bella"]
+
+
+# -- occupation: a job, not every "I'm a …" ----------------------------------------------------------
+def _occupation_cases(seed: int = 5) -> tuple[list[tuple[str, str]], list[str]]:
+    """Generated statements: (text, the job it names) that are occupations, and texts that are not."""
+    import random
+
+    rng = random.Random(seed)
+    jobs = ["nurse", "data engineer", "teacher", "software developer", "chef", "lawyer", "barista",
+            "graphic designer", "pharmacist", "photographer", "psychologist", "electrician", "PhD student",
+            "project manager", "freelance translator", "physician", "accountant", "nanny"]
+    openers = ["I'm a{n} {job}", "I am a{n} {job}", "I work as a{n} {job}", "I'm currently working as a{n} {job}",
+               "I was a{n} {job} for ten years", "Lena is a{n} {job}", "My brother works as a{n} {job}",
+               "Honestly, I'm a{n} {job} at a small clinic"]
+    positives = []
+    for job in jobs:
+        opener = rng.choice(openers)
+        article = "n" if job[0].lower() in "aeiou" else ""
+        positives.append((opener.format(n=article, job=job), job))
+    positives += [(text, job) for text, job in (
+        ("我是一名程序员。", "程序员"), ("我是软件工程师", "软件工程师"), ("她是一位老师", "老师"), ("我的职业是律师", "律师"),
+        ("我现在是一名护士", "护士"), ("我从事金融行业", "金融"), ("我当过兵", "兵"), ("我同事是编辑部主任", "编辑部主任"),
+        ("我是大学生", "大学生"), ("我在当服务员", "服务员"), ("I'm a businessman, not a data entry clerk", "businessman"),
+        ("I'm a SaaS Marketing and Product Manager", "SaaS Marketing"), ("She's a nurse", "nurse"),
+        ("My sister is a surgeon in Leeds", "surgeon"))]
+    selves = ["beginner", "big fan of jazz", "total newbie", "morning person", "night owl", "perfectionist",
+              "failure", "huge nerd", "man", "woman", "little tired", "bit nervous", "great communicator",
+              "team player", "visual learner", "picky eater", "people pleaser", "fan of the teacher",
+              "lot happier now", "quick learner", "first-time traveler", "cat person", "vegan", "good cook",
+              "great teacher to my kids", "terrible singer"]
+    negatives = [rng.choice(["I'm a{n} {s}", "I am a{n} {s}", "honestly I'm a{n} {s}"]).format(
+        n="n" if s[0] in "aeiou" else "", s=s) for s in selves]
+    negatives += ["I think Miyazaki is an incredible director, artist and storyteller", "It works as expected",
+                  "I always envied the guy who was the main cook", "This works as a bridge between the two apps", "I'm an exam taker",
+                  "我是个新手", "这是我家", "我是会员", "我是一个很有耐心的人", "当然可以", "我是他们的好朋友", "这是王先生",
+                  "我当时很紧张", "我们是一个团队",
+                  # a third person by name: riko derives no Chinese name as a subject, so it would be the user's job
+                  "李强是个警察", "张雅静的职业是记者", "张丽华是做护士的"]
+    return positives, negatives
+
+
+_POSITIVE, _NEGATIVE = _occupation_cases()
+
+
+@pytest.mark.parametrize("text, job", _POSITIVE)
+def test_a_job_is_an_occupation_in_either_language(text, job):
+    d = derive(text)
+    assert d.attribute == "occupation" and d.slot.endswith("/occupation"), (d.attribute, d.slot)
+    assert job.casefold() in d.value.casefold()
+
+
+@pytest.mark.parametrize("text", _NEGATIVE)
+def test_a_self_description_that_names_no_job_is_no_occupation(text):
+    # a single-valued slot: a false one would make unrelated self-descriptions replace each other
+    assert derive(text).attribute != "occupation"
+
+
+def test_two_self_descriptions_are_not_a_replacement_of_one_occupation():
+    from datetime import datetime
+
+    from riko.dream.consolidate import compare, facts
+
+    when = datetime(2026, 3, 9)
+    assert compare(facts("I'm a big fan of hiking", when), facts("I'm a beginner", when)) == "distinct"
+    assert compare(facts("I'm a total newbie at chess", when), facts("I'm a morning person", when)) == "distinct"
+    assert compare(facts("I work as a nurse", when), facts("I'm a teacher", when)) == "replacement"
+
+
+# -- names: a given name, and a speaker's prefix that may be a name ----------------------------------
+@pytest.mark.parametrize("text, name", [
+    ("My name is Mira, by the way.", "Mira"), ("my name is Raman and today I want to talk", "Raman"),
+    ("I'm called Mira Chen.", "Mira Chen"), ("我叫小明。", "小明"), ("我的名字是王芳", "王芳"),
+    ("My name is not important", None), ("I love green tea", None), ("My name is spelled with two Ls", None),
+])
+def test_the_name_a_statement_gives_its_subject(text, name):
+    from riko.dream.derive import derived_fields, given_name
+
+    d = derive(text)
+    assert given_name(d) == name
+    if name:  # the subject's own name: no entity of its own on the page
+        assert name not in derived_fields(d).get("entities", [])
+
+
+@pytest.mark.parametrize("prefix, ok", [("Fahim Khan", True), ("elise", True), ("Akib", True), ("DAN", True),
+                                         ("SUMMARISE", False), ("CRITICAL", False), ("Next", False),
+                                         ("Monday", False)])
+def test_a_speaker_prefix_may_be_a_name(prefix, ok):
+    from riko.dream.derive import could_be_name
+
+    assert could_be_name(prefix) is ok
+
+
+@pytest.mark.parametrize("text, negated", [
+    ("王志鹏是我的上司，其性别是男性。", False), ("我特别喜欢喝乌龙茶", False), ("别人都说我很安静", False),
+    ("这两个没有区别", True), ("别提我的前任", True), ("我不喜欢下雨天", True),
+])
+def test_a_chinese_negation_is_a_word_of_its_own(text, negated):
+    # "性别" (sex) is no "别" (don't): read as one, two facts about a person contradicted each other
+    assert derive(text).negated is negated
+
+
+def test_two_facts_about_one_person_in_chinese_do_not_contradict():
+    from datetime import datetime
+
+    from riko.dream.consolidate import compare, facts
+
+    when = datetime(2024, 4, 2)
+    assert compare(facts("王志鹏是我的上司，其性别是男性。", when),
+                   facts("王志鹏是我的上司，其工作地是广东深圳。", when)) != "contradiction"

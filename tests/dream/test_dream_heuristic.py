@@ -51,11 +51,11 @@ EN_TURNS = (
 def test_english_statements_map_to_folders_and_kinds():
     pages = by_title(pages_of(*EN_TURNS))
     expected = {
-        "My name is Alex": ("entities", "identity", "identity"),
+        "My name is Alex": ("synthesis", "identity", "identity"),
         "I love hiking in the Alps": ("concepts", "preference", "preferences"),
         "I hate waking up early": ("concepts", "preference", "preferences"),
-        "I work as a data engineer": ("entities", "identity", "identity"),
-        "I live in Berlin": ("entities", "identity", "identity"),
+        "I work as a data engineer": ("synthesis", "identity", "identity"),
+        "I live in Berlin": ("synthesis", "identity", "identity"),
         "My sister Anna is a nurse in Paris": ("relationships", "relationship", "people"),
         "Please don't mention my ex again": ("concepts", "boundary", "interaction_rules"),
         "I'm planning to run a marathon next year": ("episodes", "plan", "open_thread"),
