@@ -91,6 +91,7 @@ class _SharedFile:
         self.tx_depth = 0
         self.hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         self.next_audit_id: int | None = None
+        self.audits_removed = False  # audit rows were deleted: the newest id is read from the table
         #: audit rows of the open transaction not yet inserted: (id, kind, authority, target, detail, recorded_at)
         self.pending_audits: list[tuple[Any, ...]] = []
         self.audits_hooked = False
@@ -356,7 +357,7 @@ class Warehouse:
         with self.unit("write"):
             f = self._handle()
             if f.next_audit_id is None:
-                f.next_audit_id = self._max_audit_id() + 1
+                f.next_audit_id, f.audits_removed = self._max_audit_id() + 1, False
             first = f.next_audit_id
             f.next_audit_id += n
             return first
@@ -573,7 +574,7 @@ class Warehouse:
         with self.unit("write") as con:
             f = self._handle()
             if f.next_audit_id is None:
-                f.next_audit_id = self._max_audit_id() + 1
+                f.next_audit_id, f.audits_removed = self._max_audit_id() + 1, False
             ident = f.next_audit_id
             f.next_audit_id += 1
             row = (ident, kind, authority, target, dumps(detail) if detail is not None else None,
@@ -628,6 +629,19 @@ class Warehouse:
                 f.audits_hooked = True
                 self.on_transaction_end(self.flush_audits, self._audits_ended)
             f.pending_audits.extend((first + i, *row, now) for i, row in enumerate(rows))
+
+    def newest_audit_id(self) -> int | None:
+        """The newest audit id as this process numbers them while it holds the file (the ids
+        of a transaction's held-back audit rows included), or None when it does not know it yet.
+        Every audit row is numbered here, and a transaction that rolls back gives its ids back."""
+        f = self._file
+        if f is None or f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+            return None
+        return f.next_audit_id - 1
+
+    def audits_deleted(self) -> None:
+        """Audit rows were deleted (an undone apply, a purge): :meth:`newest_audit_id` stops answering."""
+        self._handle().audits_removed = True
 
     def _max_audit_id(self) -> int:
         row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits", [])
