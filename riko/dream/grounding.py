@@ -82,6 +82,38 @@ def support_share(text: str, evidence: Sequence[str]) -> float:
     return _share(_words(text), held)
 
 
+class _Lines:
+    """The user lines of one transcript as :func:`ground` reads them, and their normalized text
+    (computed on first use): every page of a session is checked against the same lines."""
+
+    __slots__ = ("users", "known", "_normalized")
+
+    def __init__(self, lines: Sequence[TranscriptLine]) -> None:
+        self.users = {line.seq: line.text for line in lines if line.role == "user" and line.text.strip()}
+        self.known = {line.seq for line in lines}
+        self._normalized: dict[int, str] | None = None
+
+    def normalized(self) -> dict[int, str]:
+        if self._normalized is None:
+            self._normalized = {seq: normalize_claim(text) for seq, text in self.users.items()}
+        return self._normalized
+
+
+_LAST_VIEW: tuple[tuple[TranscriptLine, ...], _Lines] | None = None
+
+
+def _view(lines: Sequence[TranscriptLine]) -> _Lines:
+    """:class:`_Lines` of ``lines``, kept for the last transcript seen (a tuple cannot change)."""
+    global _LAST_VIEW
+    last = _LAST_VIEW
+    if last is not None and last[0] is lines:
+        return last[1]
+    view = _Lines(lines)
+    if type(lines) is tuple:
+        _LAST_VIEW = (lines, view)
+    return view
+
+
 def ground(title: str, description: str, body: str, cited: Sequence[int], lines: Sequence[TranscriptLine], *,
            claim: bool = True, quote: str = "") -> Grounding:
     """Locate and check one page against the user lines of ``lines``.
@@ -89,8 +121,8 @@ def ground(title: str, description: str, body: str, cited: Sequence[int], lines:
     ``cited`` are the turns the proposer named, ``quote`` the words it says the user used;
     ``claim=False`` (a summary page) only locates.
     """
-    users = {line.seq: line.text for line in lines if line.role == "user" and line.text.strip()}
-    known = {line.seq for line in lines}
+    view = _view(lines)
+    users, known = view.users, view.known
     fact = _words(f"{title}\n{description}")
     turns = tuple(dict.fromkeys(seq for seq in cited if seq in users))
     elsewhere = tuple(seq for seq in dict.fromkeys(cited) if seq not in users and seq in known)
@@ -101,7 +133,7 @@ def ground(title: str, description: str, body: str, cited: Sequence[int], lines:
             turns = ()
     if not turns:
         needles = [n for n in (normalize_claim(quote), normalize_claim(description), normalize_claim(title)) if n]
-        turns = tuple(seq for seq, text in users.items() if any(n in normalize_claim(text) for n in needles))
+        turns = tuple(seq for seq, text in view.normalized().items() if any(n in text for n in needles))
     if not turns:
         scored = sorted(((_share(fact, _words(text)), seq) for seq, text in users.items() if fact),
                         key=lambda pair: (-pair[0], pair[1]))

@@ -26,6 +26,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -381,7 +382,15 @@ def _strip_authority(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
+@lru_cache(maxsize=4096)
 def _parse_block(raw_path: str, content: str) -> ProposedPage:
+    """One FILE block as a page, or :class:`_Rejected` (raised, not kept). Kept per exact block:
+    the page is immutable, and a provider proposes the same block again whenever a statement
+    is repeated (the heuristic writes no session-specific field into it)."""
+    return _parse_block_text(raw_path, content)
+
+
+def _parse_block_text(raw_path: str, content: str) -> ProposedPage:
     path, folder = _normalize_path(raw_path)
     text = content.strip()
     if not text:

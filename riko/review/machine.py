@@ -42,6 +42,7 @@ from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, Not
 from ..scope import MemoryScope
 from ..sensitivity.rules import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from ..sensitivity.rules import can_transition, classify_text, protected_title, rank
+from ..stores.aliases import AliasStore
 from ..stores.candidates import CandidateStore
 from ..stores.evidence import EvidenceStore
 from ..stores.overlay import OverlayStore
@@ -104,6 +105,8 @@ class Review:
         self._sessions: set[str] | None = None
         # multi-party sessions by session ids, for the batch's snapshot of user lines they were read with
         self._multi: tuple[UserLines | None, dict[tuple[str, ...], bool]] = (None, {})
+        #: during an admission pass: (thread, the pass's candidates that have alias edges)
+        self._edged: tuple[int, set[str]] | None = None
 
     # -- one unit of work of the writer -----------------------------------------------------------
     @contextmanager
@@ -397,9 +400,17 @@ class Review:
         with self.canon.transaction():
             self.canon.save(page, authority=authority, audit_kind=audit_kind, detail=detail,
                             source_candidates=[candidate_id])
-            repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page.id)
+            self._repoint(candidate_id, page.id)
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
         return page
+
+    def _repoint(self, candidate_id: str, page_id: str) -> None:
+        """The candidate's alias edges follow it to ``page_id``; an admission pass knows which of
+        its candidates have any (it creates no edge to a candidate), so the rest ask nothing."""
+        edged = self._edged
+        if edged is not None and edged[0] == threading.get_ident() and candidate_id not in edged[1]:
+            return
+        repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page_id)
 
     def _page_from_candidate(self, cand: dict[str, Any], grounded: UserEvent | None) -> Page:
         now = self.clock.now()
@@ -494,13 +505,21 @@ class Review:
         """
         if policy not in AUTO_CONFIRM_POLICIES:
             raise InvalidArgumentError(f"policy must be one of {', '.join(AUTO_CONFIRM_POLICIES)}; got {policy!r}")
-        done: list[str] = []
         if policy == "off":
-            return done
-        state: _Consolidation | None = None  # built on the first grounded candidate
-        contested = False
+            return []
         ids = list(candidate_ids)
         rows = self.cands.get_many(list(dict.fromkeys(ids)))  # one read; a row this loop changed is read again
+        outer, self._edged = self._edged, (threading.get_ident(), AliasStore(self.wh).entities_among(list(rows)))
+        try:
+            return self._auto_confirm(ids, rows, policy)
+        finally:
+            self._edged = outer
+
+    def _auto_confirm(self, ids: list[str], rows: dict[str, dict[str, Any]], policy: str) -> list[str]:
+        """:meth:`auto_confirm` over ``ids`` (their rows as read before the pass)."""
+        done: list[str] = []
+        state: _Consolidation | None = None  # built on the first grounded candidate
+        contested = False
         touched: set[str] = set()
         for cid in ids:
             cand = rows[cid] if cid in rows and cid not in touched else self.candidate(cid)
@@ -557,7 +576,7 @@ class Review:
                                 authority="user", audit_kind="page-evidence-added", previous=page,
                                 detail={"candidate": candidate_id, "evidence": match.ref, "relation": relation})
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
-            repoint_aliases(self.wh, self.scope, self.clock, candidate_id, page.id)
+            self._repoint(candidate_id, page.id)
             if relation == "alias":
                 from ..aliases import upsert_alias
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from ..errors import ConfigError
 
@@ -286,11 +287,25 @@ def classify_text(text: str, baseline: str = "normal") -> str:
     _check_level(baseline, "baseline")
     if baseline == "sensitive":
         return baseline
-    if sensitive_cue_categories(text):
+    found = _reading(text) if len(text) <= _CACHED_CHARS else _read(text)
+    if found == "sensitive":
         return "sensitive"
-    if has_identifier(text):
+    if found == "identifier":
         return stricter(baseline, "provisional_sensitive")
     return baseline
+
+
+_CACHED_CHARS = 2000  # claims repeat across a Dream batch (every proposal of a repeated statement)
+
+
+def _read(text: str) -> str:
+    """What the cues find in ``text``: ``sensitive``, ``identifier`` or ``""``."""
+    if sensitive_cue_categories(text):
+        return "sensitive"
+    return "identifier" if has_identifier(text) else ""
+
+
+_reading = lru_cache(maxsize=1 << 14)(_read)
 
 
 def _check_authority(authority: object) -> str:

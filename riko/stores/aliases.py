@@ -54,6 +54,14 @@ class AliasStore(Store):
                             [self.scope_key, row["normalized_alias"], row["id"]])
         self.insert(row)
 
+    def entities_among(self, entity_ids: Sequence[str]) -> set[str]:
+        """Which of ``entity_ids`` (candidates, pages) have at least one edge, in one query."""
+        if not entity_ids:
+            return set()
+        return {r[0] for r in self.wh.fetchall(
+            "SELECT DISTINCT entity_id FROM aliases WHERE scope_key = ? AND list_contains(?, entity_id)",
+            [self.scope_key, list(entity_ids)])}
+
     def repoint(self, from_id: str, to_id: str, now: datetime | None) -> list[str]:
         """Move the edges of ``from_id`` (a candidate) to ``to_id`` (the page it became); their ids."""
         ids = [r[0] for r in self.wh.fetchall("SELECT id FROM aliases WHERE scope_key = ? AND entity_id = ? ORDER BY id",

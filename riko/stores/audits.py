@@ -30,6 +30,9 @@ def purges_frame(wh: Warehouse, *, impact: bool = False) -> pl.DataFrame:
 
 def last_audit_id(wh: Warehouse) -> int:
     """The newest audit id of the scope (0 before the first): every audited change moves it."""
+    known = wh.newest_audit_id()
+    if known is not None:
+        return known
     row = wh.fetchone("SELECT coalesce(max(id), 0) FROM audits WHERE scope_key = ?", [wh.scope.key])
     return int(row[0]) if row else 0
 

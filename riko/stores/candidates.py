@@ -59,6 +59,13 @@ class CandidateStore(Store):
 
     def pending_ids(self, fingerprint: str, category: str) -> list[str]:
         """Ids of the plain pending candidates with this fingerprint and category."""
+        held = self.wh.held_updates(self.table)
+        if held and not any("fingerprint" in v or "category" in v for v in held.values()):
+            # the status changes the transaction holds, applied here instead of written first
+            rows = self.wh.fetchall_unheld(
+                self.table, "SELECT id, status FROM candidates WHERE scope_key = ? AND fingerprint = ? AND category = ?",
+                [self.scope_key, fingerprint, category])
+            return [cid for cid, status in rows if held.get(cid, {}).get("status", status) == "pending"]
         return [r[0] for r in self.wh.fetchall(
             "SELECT id FROM candidates WHERE scope_key = ? AND fingerprint = ? AND status = 'pending' AND category = ?",
             [self.scope_key, fingerprint, category])]
@@ -107,12 +114,20 @@ class CandidateStore(Store):
 
     def accept(self, candidate_id: str, page_id: str, now: datetime | None) -> None:
         """The candidate became (or joined) canonical page ``page_id``."""
+        held = self.wh.held_writes(self.table)
+        if held is not None:  # with the transaction's other status changes, before anything reads them
+            held.update(candidate_id, {"status": "accepted", "page_id": page_id, "updated_at": now})
+            return
         self.wh.con.execute(
             "UPDATE candidates SET status = 'accepted', page_id = ?, updated_at = ? WHERE scope_key = ? AND id = ?",
             [page_id, now, self.scope_key, candidate_id])
 
     def contest(self, candidate_id: str, page_id: str, now: datetime | None) -> None:
         """The candidate contests page ``page_id``: it waits for review as ``pending_conflict``."""
+        held = self.wh.held_writes(self.table)
+        if held is not None:
+            held.update(candidate_id, {"status": "pending_conflict", "conflict_page_id": page_id, "updated_at": now})
+            return
         self.wh.con.execute("UPDATE candidates SET status = 'pending_conflict', conflict_page_id = ?, updated_at = ? "
                             "WHERE scope_key = ? AND id = ?", [page_id, now, self.scope_key, candidate_id])
 

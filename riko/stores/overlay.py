@@ -104,7 +104,11 @@ class OverlayStore(Store):
                                 "ORDER BY page_id", [self.scope_key])
 
     def open_conflict(self, row: dict[str, Any]) -> None:
-        self.wh.insert_rows("conflicts", [row])
+        held = self.wh.held_writes("conflicts")
+        if held is not None:  # inserted with the transaction's other conflicts, before anything reads them
+            held.insert(row)
+        else:
+            self.wh.insert_rows("conflicts", [row])
 
     def resolve(self, conflict_id: str, resolution: str, now: datetime | None) -> None:
         self.wh.con.execute("UPDATE conflicts SET state = 'resolved', resolution = ?, resolved_at = ? "

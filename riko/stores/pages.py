@@ -53,10 +53,17 @@ class PageStore(Store):
     def write(self, row: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Store a page row (every ``ROW_COLUMNS`` key): an insert when there is no ``old`` row,
         else an update of the columns that differ from ``old`` (the row as stored now)."""
+        held = self.wh.held_writes(self.table)
         if old is None:
-            self.wh.insert_rows(self.table, [row])
+            if held is not None:
+                held.insert(row)
+            else:
+                self.wh.insert_rows(self.table, [row])
             return
         names = [n for n in ROW_COLUMNS if n != "id" and (row[n] != old[n] or type(row[n]) is not type(old[n]))]
+        if held is not None:  # written with the transaction's other page rows, before anything reads them
+            held.update(row["id"], {"schema_version": RECORD_SCHEMA_VERSION, **{n: row[n] for n in names}})
+            return
         self.wh.con.execute(
             f"UPDATE pages SET {', '.join(['schema_version = ?', *(f'{n} = ?' for n in names)])} "
             "WHERE scope_key = ? AND id = ?",
@@ -81,8 +88,12 @@ class PageStore(Store):
             "ORDER BY version", [self.scope_key, page_id])
 
     def add_version(self, page_id: str, version: int, text: str, authority: str, recorded_at: datetime | None) -> None:
-        self.wh.insert_rows("page_versions", [{"page_id": page_id, "version": version, "text": text,
-                                               "authority": authority, "recorded_at": recorded_at}])
+        row = {"page_id": page_id, "version": version, "text": text, "authority": authority, "recorded_at": recorded_at}
+        held = self.wh.held_writes("page_versions", key=None)
+        if held is not None:
+            held.insert(row)
+        else:
+            self.wh.insert_rows("page_versions", [row])
 
     # -- purge ------------------------------------------------------------------------------------
     def tombstone(self, page_id: str, title: str, now: datetime | None) -> None:

@@ -56,6 +56,7 @@ def replace_rows(wh: Warehouse, table: str, where: str, params: Sequence[Any], r
     """Put ``rows`` (a snapshot) back in place of what now matches ``where``."""
     if table == "audits":
         wh.flush_audits()  # rows the open transaction holds back
+        wh.audits_deleted()
     wh.con.execute(f"DELETE FROM {_table(table)} WHERE scope_key = ? AND ({where})", [wh.scope.key, *params])
     if rows.num_rows:
         wh.insert_arrow(table, rows)
@@ -65,6 +66,7 @@ def delete_ids(wh: Warehouse, table: str, column: str, ids: Sequence[Any]) -> No
     """Remove the rows of ``table`` whose ``column`` is one of ``ids``."""
     if table == "audits":
         wh.flush_audits()  # rows the open transaction holds back
+        wh.audits_deleted()
     if ids:
         wh.con.execute(f"DELETE FROM {_table(table)} WHERE scope_key = ? AND list_contains(?, {column})",
                        [wh.scope.key, list(ids)])
@@ -73,6 +75,7 @@ def delete_ids(wh: Warehouse, table: str, column: str, ids: Sequence[Any]) -> No
 def delete_audits_after(wh: Warehouse, mark: int) -> None:
     """Remove the audit rows appended after id ``mark`` (an apply that is being undone wrote them)."""
     wh.flush_audits()  # rows the open transaction holds back
+    wh.audits_deleted()
     wh.con.execute("DELETE FROM audits WHERE scope_key = ? AND id > ?", [wh.scope.key, mark])
 
 

@@ -91,9 +91,13 @@ class _SharedFile:
         self.tx_depth = 0
         self.hooks: list[tuple[Callable[[], None], Callable[[bool], None]]] = []
         self.next_audit_id: int | None = None
+        self.audits_removed = False  # audit rows were deleted: the newest id is read from the table
         #: audit rows of the open transaction not yet inserted: (id, kind, authority, target, detail, recorded_at)
         self.pending_audits: list[tuple[Any, ...]] = []
         self.audits_hooked = False
+        #: writes the open transaction holds back, by table (see :meth:`Warehouse.held_writes`)
+        self.held: dict[str, HeldWrites] = {}
+        self.held_hooked = False
         self.migrated = False
         self.fold_on_close = False  # the next close folds the log into the file (after a compaction)
         self.refs = 0
@@ -270,6 +274,8 @@ class Warehouse:
             f.guard.release()
             raise
         f.depth += 1
+        if f.held:
+            return _HeldAwareConnection(f.con, self)  # type: ignore[return-value]
         return f.con
 
     def _exit(self) -> None:
@@ -294,7 +300,7 @@ class Warehouse:
         """The connection inside a unit of work; outside one, a view that runs each call as its own."""
         f = self._handle()
         if f.depth and f.owner == threading.get_ident() and f.con is not None:
-            return f.con
+            return _HeldAwareConnection(f.con, self) if f.held else f.con
         return _UnitConnection(self)
 
     @property
@@ -321,6 +327,7 @@ class Warehouse:
         f = self._handle()
         if not (f.depth and f.owner == threading.get_ident()) or f.mode != "write":
             raise RikoError("file_closed() needs a write unit of work of this thread")
+        self.flush_held()
         con, f.con = f.con, None
         assert con is not None
         con.close()
@@ -350,7 +357,7 @@ class Warehouse:
         with self.unit("write"):
             f = self._handle()
             if f.next_audit_id is None:
-                f.next_audit_id = self._max_audit_id() + 1
+                f.next_audit_id, f.audits_removed = self._max_audit_id() + 1, False
             first = f.next_audit_id
             f.next_audit_id += n
             return first
@@ -439,6 +446,66 @@ class Warehouse:
         for _, after in hooks:
             after(committed)
 
+    def held_writes(self, table: str, key: str | None = "id") -> "HeldWrites | None":
+        """The open transaction's held writes of ``table`` (rows by ``key``, or appended rows when
+        ``key`` is None), or None when this thread has no transaction open (then write at once).
+
+        Writes held here reach the table in a few bulk statements, in their order per table,
+        before any statement that names the table runs on this connection and before the
+        commit; a rollback drops them. A store holds back only writes no error is expected from
+        (an update by key, an insert of a new key), so the statement that fails is the same one.
+        """
+        f = self._handle()
+        if not f.tx_depth or f.owner != threading.get_ident() or f.con is None:
+            return None
+        held = f.held.get(table)
+        if held is None:
+            if table not in SCOPED_TABLES:
+                raise InvalidArgumentError(f"unknown table {table!r}")
+            held = f.held[table] = HeldWrites(self, table, key)
+            if not f.held_hooked:
+                f.held_hooked = True
+                self.on_transaction_end(self.flush_held, self._held_ended)
+        return held
+
+    def held_updates(self, table: str) -> dict[Any, dict[str, Any]] | None:
+        """The column updates by key the open transaction holds for ``table`` (read-only), or
+        None when it holds other writes of it too (then read the table as it is)."""
+        f = self._file
+        held = f.held.get(table) if f is not None and f.owner == threading.get_ident() else None
+        if held is None:
+            return {}
+        return None if held.rows or held.appended else held.updates
+
+    def fetchall_unheld(self, table: str, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """:meth:`fetchall` reading ``table`` without its held updates, which the caller applies
+        itself (see :meth:`held_updates`); other tables the query names are read as written."""
+        with self.unit("read"):
+            f = self._handle()
+            for other in [t for t in f.held if t != table and t in sql]:
+                held = f.held.pop(other, None)
+                if held is not None:
+                    held.flush()
+            if "audits" in sql:
+                self._before_audit_read()
+            assert f.con is not None
+            return f.con.execute(sql, list(params)).fetchall()
+
+    def flush_held(self, text: str | None = None) -> None:
+        """Write the held writes of every table ``text`` names (of every table when None)."""
+        f = self._file
+        if f is None or not f.held:
+            return
+        for table in [t for t in f.held if text is None or t in text]:
+            held = f.held.pop(table, None)  # a flush before it may have written it already
+            if held is not None:
+                held.flush()
+
+    def _held_ended(self, committed: bool) -> None:
+        f = self._file or self._released
+        if f is not None:
+            f.held, f.held_hooked = {}, False
+
     def insert_arrow(self, table: str, data: Any) -> None:
         """Bulk insert an Arrow table or polars DataFrame whose columns match ``table`` by name."""
         if table not in SCOPED_TABLES:
@@ -507,7 +574,7 @@ class Warehouse:
         with self.unit("write") as con:
             f = self._handle()
             if f.next_audit_id is None:
-                f.next_audit_id = self._max_audit_id() + 1
+                f.next_audit_id, f.audits_removed = self._max_audit_id() + 1, False
             ident = f.next_audit_id
             f.next_audit_id += 1
             row = (ident, kind, authority, target, dumps(detail) if detail is not None else None,
@@ -563,6 +630,19 @@ class Warehouse:
                 self.on_transaction_end(self.flush_audits, self._audits_ended)
             f.pending_audits.extend((first + i, *row, now) for i, row in enumerate(rows))
 
+    def newest_audit_id(self) -> int | None:
+        """The newest audit id as this process numbers them while it holds the file (the ids
+        of a transaction's held-back audit rows included), or None when it does not know it yet.
+        Every audit row is numbered here, and a transaction that rolls back gives its ids back."""
+        f = self._file
+        if f is None or f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+            return None
+        return f.next_audit_id - 1
+
+    def audits_deleted(self) -> None:
+        """Audit rows were deleted (an undone apply, a purge): :meth:`newest_audit_id` stops answering."""
+        self._handle().audits_removed = True
+
     def _max_audit_id(self) -> int:
         row = self.fetchone("SELECT coalesce(max(id), 0) FROM audits", [])
         return int(row[0]) if row else 0
@@ -597,6 +677,166 @@ class Warehouse:
     def count(self, table: str) -> int:
         row = self.fetchone(f"SELECT count(*) FROM {table} WHERE scope_key = ?", [self.scope.key])
         return int(row[0]) if row else 0
+
+
+class _HeldAwareConnection:
+    """The connection while writes are held back: a statement naming a table with held writes
+    first writes them, so every read and write sees what the transaction did, in order."""
+
+    __slots__ = ("_con", "_wh")
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, wh: "Warehouse") -> None:
+        self._con, self._wh = con, wh
+
+    def _named(self, args: tuple[Any, ...]) -> None:
+        for arg in args:
+            if isinstance(arg, str):
+                self._wh.flush_held(arg)
+
+    def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._wh.flush_held(sql)
+        return self._con.execute(sql, *args, **kwargs)
+
+    def executemany(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._wh.flush_held(sql)
+        return self._con.executemany(sql, *args, **kwargs)
+
+    def sql(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        self._wh.flush_held(query)
+        return self._con.sql(query, *args, **kwargs)
+
+    def register(self, name: str, data: Any) -> Any:
+        return self._con.register(name, data)
+
+    def unregister(self, name: str) -> Any:
+        return self._con.unregister(name)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._con, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._wh.flush_held()  # a call this wrapper cannot read: everything held goes first
+            return attr(*args, **kwargs)
+
+        return call
+
+
+class HeldWrites:
+    """Writes of one table held back by the open transaction: new rows and column updates by
+    key (an update of a held new row changes that row), or appended rows (``key`` None).
+
+    :meth:`flush` writes them in one insert and one ``UPDATE … FROM`` per set of columns; the
+    table ends as the statements one by one would leave it. Values Arrow cannot type the way
+    the parameters would be bound (an aware datetime, mixed types) are written one by one.
+    """
+
+    def __init__(self, wh: Warehouse, table: str, key: str | None) -> None:
+        self.wh, self.table, self.key = wh, table, key
+        self.rows: dict[Any, dict[str, Any]] = {}
+        self.appended: list[dict[str, Any]] = []
+        self.updates: dict[Any, dict[str, Any]] = {}
+
+    def insert(self, row: dict[str, Any]) -> None:
+        """Hold the insert of ``row`` (``scope_key`` and ``schema_version`` are added)."""
+        if self.key is None:
+            self.appended.append(dict(row))
+            return
+        ident = row[self.key]
+        if ident in self.rows or ident in self.updates:
+            self.flush()  # the same key twice: let the table say what it says about that, in order
+            self.wh.insert_rows(self.table, [row])
+            return
+        self.rows[ident] = dict(row)
+
+    def update(self, ident: Any, values: dict[str, Any]) -> None:
+        """Hold ``UPDATE table SET <values> WHERE key = ident`` (no row: nothing changes)."""
+        held = self.rows.get(ident)
+        if held is not None:  # its insert stamps scope_key and schema_version
+            held.update((k, v) for k, v in values.items() if k not in ("scope_key", "schema_version"))
+        else:
+            self.updates.setdefault(ident, {}).update(values)
+
+    def flush(self) -> None:
+        rows, appended, updates = list(self.rows.values()), self.appended, self.updates
+        self.rows, self.appended, self.updates = {}, [], {}
+        inserts = rows or appended
+        groups: dict[tuple[str, ...], list[tuple[Any, dict[str, Any]]]] = {}
+        for ident, values in updates.items():
+            groups.setdefault(tuple(values), []).append((ident, values))
+        # a bulk statement costs a few single ones: a handful of rows is written one by one
+        bulk_rows = len(inserts) >= _BULK_ROWS
+        singles = [item for items in groups.values() if len(items) < _BULK_ROWS for item in items]
+        try:
+            insert_table = _arrow_rows(self.wh, inserts) if bulk_rows else None
+            update_tables = [(names, _arrow_updates(self.key or "", names, items))
+                             for names, items in groups.items() if len(items) >= _BULK_ROWS]
+        except _Untyped:
+            insert_table, update_tables, bulk_rows = None, [], False
+            singles = list(updates.items())
+        if insert_table is not None:
+            self.wh.insert_arrow(self.table, insert_table)
+        elif inserts:
+            for row in inserts:
+                self.wh.insert_rows(self.table, [row])
+        for ident, values in singles:
+            self._update_one(ident, values)
+        for names, data in update_tables:
+            sets = ", ".join(f"{n} = u.{n}" for n in names)
+            with self.wh.registered("_riko_held", data):
+                self.wh.con.execute(f"UPDATE {self.table} SET {sets} FROM _riko_held u WHERE "
+                                    f"{self.table}.scope_key = ? AND {self.table}.{self.key} = u.{self.key}",
+                                    [self.wh.scope.key])
+
+    def _update_one(self, ident: Any, values: dict[str, Any]) -> None:
+        sets = ", ".join(f"{n} = ?" for n in values)
+        self.wh.con.execute(f"UPDATE {self.table} SET {sets} WHERE scope_key = ? AND {self.key} = ?",
+                            [*values.values(), self.wh.scope.key, ident])
+
+
+_BULK_ROWS = 4  # held rows of one shape from which one Arrow statement is cheaper than single ones
+
+
+class _Untyped(Exception):
+    """A held value Arrow would not type as the parameter binding does."""
+
+
+def _arrow_column(values: list[Any]) -> Any:
+    import pyarrow as pa
+
+    for value in values:
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            raise _Untyped()
+    try:
+        column = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, UnicodeError) as exc:
+        raise _Untyped() from exc
+    kind = column.type
+    if not (pa.types.is_null(kind) or pa.types.is_string(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_int64(kind) or pa.types.is_float64(kind)
+            or (pa.types.is_timestamp(kind) and kind.tz is None)):
+        raise _Untyped()
+    return column
+
+
+def _arrow_rows(wh: Warehouse, rows: list[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    names = list(rows[0])
+    if any(list(row) != names for row in rows):
+        raise _Untyped()
+    n = len(rows)
+    return pa.table({"scope_key": pa.array([wh.scope.key] * n, pa.string()),
+                     "schema_version": pa.array([RECORD_SCHEMA_VERSION] * n, pa.int32()),
+                     **{name: _arrow_column([row[name] for row in rows]) for name in names}})
+
+
+def _arrow_updates(key: str, names: tuple[str, ...], items: list[tuple[Any, dict[str, Any]]]) -> Any:
+    import pyarrow as pa
+
+    return pa.table({key: _arrow_column([ident for ident, _ in items]),
+                     **{name: _arrow_column([values[name] for _, values in items]) for name in names}})
 
 
 class Turn:

@@ -436,6 +436,60 @@ def _frontmatter_data(page: Page) -> dict[str, Any]:
     return data
 
 
+def _dump(data: dict[str, Any]) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                     width=10_000)
+
+
+_PLAIN_TYPES = (str, bool, int, float, VerbatimTime)
+_ENTRY_CACHE: dict[tuple[Any, ...], str] = {}
+_ENTRY_CACHE_MAX = 1 << 16
+
+
+def _entry_key(name: str, value: Any) -> tuple[Any, ...] | None:
+    """A key that tells apart every ``name: value`` entry that renders differently (the type as
+    well as the value: ``True``, ``1`` and ``1.0`` are equal in Python), or None when the value is
+    not a plain scalar or a list of texts."""
+    kind = type(value)
+    if value is None or kind in _PLAIN_TYPES:
+        return (name, kind, repr(value) if kind is float else value)
+    if kind is datetime:
+        return (name, kind, value.tzinfo is not None, value.isoformat())
+    if (kind is list or kind is _FlowList) and all(type(v) is str for v in value):
+        return (name, kind, *value)
+    return None
+
+
+def _frontmatter_text(data: dict[str, Any]) -> str:
+    """The YAML of ``data`` as one ``yaml.dump`` of it writes it, one top-level entry at a time:
+    each entry of a block mapping is written alone the same way, and the entries repeat (every
+    page says ``status: confirmed``; a page saved again keeps most of its lines), so each is
+    rendered once and kept. A value that is not a plain scalar or a list of texts, or a list
+    given twice (YAML would write an anchor), takes the whole-mapping path."""
+    keys = []
+    lists: set[int] = set()
+    for name, value in data.items():
+        key = _entry_key(name, value)
+        if key is None:
+            return _dump(data)
+        if isinstance(value, list):
+            if id(value) in lists:
+                return _dump(data)
+            lists.add(id(value))
+        keys.append(key)
+    if not keys:
+        return _dump(data)
+    parts = []
+    for key, (name, value) in zip(keys, data.items()):
+        text = _ENTRY_CACHE.get(key)
+        if text is None:
+            if len(_ENTRY_CACHE) >= _ENTRY_CACHE_MAX:
+                _ENTRY_CACHE.clear()
+            text = _ENTRY_CACHE[key] = _dump({name: value})
+        parts.append(text)
+    return "".join(parts)
+
+
 def render_page(page: Page) -> str:
     """The page file text: deterministic, stable key order, no noise fields, one final newline.
 
@@ -454,15 +508,7 @@ def render_page(page: Page) -> str:
     Hot.
     """
     validate_page(page)
-    head = yaml.dump(
-        _frontmatter_data(page),
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=10_000,
-    )
-    text = f"---\n{head}---\n"
+    text = f"---\n{_frontmatter_text(_frontmatter_data(page))}---\n"
     return text + f"\n{page.body}\n" if page.body else text
 
 
