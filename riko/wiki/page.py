@@ -408,6 +408,42 @@ _Dumper.add_representer(datetime, _represent_datetime)
 _Dumper.add_representer(VerbatimTime, _represent_verbatim)
 _Dumper.add_representer(_FlowList, _represent_flow)
 
+# libyaml's emitter writes what PyYAML's pure-Python one writes, several times faster, except that
+# it escapes characters beyond the Basic Multilingual Plane (an emoji becomes "\U0001F600") even
+# with allow_unicode, and quotes some mapping keys otherwise: it serves only what :func:`_libyaml_safe` passes.
+_CDumper: Any = None
+if getattr(yaml, "__with_libyaml__", False):
+    _CDumper = type("_CDumper", (yaml.CSafeDumper,), {})
+    for _type, _represent in _Dumper.yaml_representers.items():
+        _CDumper.add_representer(_type, _represent)
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+_LIBYAML_MAX_TEXT = 8192
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
+
+
+def _libyaml_safe(data: Any) -> bool:
+    """Whether libyaml writes ``data`` as PyYAML does: every text free of astral characters, every
+    mapping key a plain field name, and all the text together shorter than the line width (the two
+    emitters also differ on keys they must quote and on how they fold a line past the width)."""
+    left = _LIBYAML_MAX_TEXT
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            left -= len(value)
+            if left <= 0 or not (value.isascii() or _ASTRAL.search(value) is None):
+                return False
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if type(key) is not str or _PLAIN_KEY.fullmatch(key) is None:
+                    return False
+                stack.append(item)
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return True
+
 
 def _frontmatter_data(page: Page) -> dict[str, Any]:
     data: dict[str, Any] = {
@@ -437,7 +473,8 @@ def _frontmatter_data(page: Page) -> dict[str, Any]:
 
 
 def _dump(data: dict[str, Any]) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+    dumper = _CDumper if _CDumper is not None and _libyaml_safe(data) else _Dumper
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
                      width=10_000)
 
 
