@@ -633,11 +633,16 @@ class Warehouse:
     def newest_audit_id(self) -> int | None:
         """The newest audit id as this process numbers them while it holds the file (the ids
         of a transaction's held-back audit rows included), or None when it does not know it yet.
-        Every audit row is numbered here, and a transaction that rolls back gives its ids back."""
+        Every audit row is numbered here, and a transaction that rolls back gives its ids back, so
+        another thread waits for the open unit of work (as a query of the audits would): it must
+        not read ids a transaction of another thread has not committed."""
         f = self._file
-        if f is None or f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+        if f is None:
             return None
-        return f.next_audit_id - 1
+        with f.guard:
+            if f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+                return None
+            return f.next_audit_id - 1
 
     def audits_deleted(self) -> None:
         """Audit rows were deleted (an undone apply, a purge): :meth:`newest_audit_id` stops answering."""
