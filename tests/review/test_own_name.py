@@ -88,3 +88,30 @@ def test_a_speaker_who_gives_a_name_gets_it_as_an_alias(tmp_path):
         assert "Vanessa" in entities["Paola"].tags
         [page] = [p for p in pages if p.category == "identity"]
         assert "[[Paola|Vanessa]]" in page.body or "[[Paola]]" in page.body
+
+
+@pytest.mark.parametrize("dreams", [1, 2])
+def test_a_name_said_after_another_persons_prefix_is_not_the_users_alias(tmp_path, dreams):
+    """A single user's session (most lines are not ``Name: text``) that quotes someone else
+    ("Kevin: My name is Robert"): the name is Kevin's words about Kevin, never the user's alias,
+    whether the quoted lines come in the same Dream or in a later one."""
+    own = ("I love green tea with honey.", "How are you?", "I went running by the river this morning.",
+           "I adopted a grey kitten last week.", "I started learning the saxophone.")
+    quoted = ("Kevin: I love jazz", "Kevin: My name is Robert")
+    with riko.open(tmp_path, preset="companion") as mem:
+        for line in own:
+            mem.capture(user_event("s1", line))
+        if dreams == 2:
+            mem.dream(progress=False)
+        for line in quoted:
+            mem.capture(user_event("s1", line))
+        mem.dream(progress=False)
+        for c in mem.context.review.cands.records():
+            if c["status"] == "pending" and c["category"] != "entity":
+                mem.confirm(c["id"])
+        pages = [p for p in mem.context.canon.pages() if p.status == "confirmed"]
+        users = [p for p in pages if p.category == "entity" and p.title == USER_TITLE]
+        assert all("Robert" not in p.tags for p in users)
+        assert not [r for r in mem.aliases().to_dicts() if r["alias"] == "Robert" and r["entity_id"] in
+                    {p.id for p in users}]
+        assert not [p for p in pages if f"[[{USER_TITLE}|Robert]]" in p.body]
