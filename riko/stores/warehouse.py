@@ -511,8 +511,12 @@ class Warehouse:
         if table not in SCOPED_TABLES:
             raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        with self.unit("write") as con, self.registered("_riko_batch", data):
-            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
+        sql = f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch"
+        with self.unit("write") as con:
+            # held writes the statement names go first: flushed inside the registration, theirs would replace it
+            self.flush_held(sql)
+            with self.registered("_riko_batch", data):
+                con.execute(sql)
 
     @contextmanager
     def registered(self, name: str, data: Any) -> Iterator[None]:
@@ -789,10 +793,13 @@ class HeldWrites:
             self._update_one(ident, values)
         for names, data in update_tables:
             sets = ", ".join(f"{n} = u.{n}" for n in names)
+            sql = (f"UPDATE {self.table} SET {sets} FROM _riko_held u WHERE "
+                   f"{self.table}.scope_key = ? AND {self.table}.{self.key} = u.{self.key}")
+            # another table the statement names ("source_candidates" names candidates) is flushed
+            # first: flushed inside the registration, its own bulk update would replace ours
+            self.wh.flush_held(sql)
             with self.wh.registered("_riko_held", data):
-                self.wh.con.execute(f"UPDATE {self.table} SET {sets} FROM _riko_held u WHERE "
-                                    f"{self.table}.scope_key = ? AND {self.table}.{self.key} = u.{self.key}",
-                                    [self.wh.scope.key])
+                self.wh.con.execute(sql, [self.wh.scope.key])
 
     def _update_one(self, ident: Any, values: dict[str, Any]) -> None:
         sets = ", ".join(f"{n} = ?" for n in values)
