@@ -17,7 +17,7 @@ from .stores.aliases import AliasStore
 from .stores.warehouse import Warehouse, dumps, naive_utc
 from .wiki import Page, normalize_title
 
-__all__ = ["upsert_alias", "upsert_aliases", "repoint_aliases", "invalidate_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
+__all__ = ["upsert_alias", "upsert_aliases", "repoint_aliases", "invalidate_alias", "invalidate_entity_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
            "explicit_coreferences", "aliases_frame", "RESOLUTION_KINDS"]
 
 RESOLUTION_KINDS = ("explicit_coreference", "management", "derived_inference")
@@ -125,6 +125,16 @@ def invalidate_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias_id: 
     with wh.transaction():
         store.invalidate(alias_id, reason, naive_utc(clock.now()))
         wh.audit("alias-invalidated", "management", alias_id, {"reason": reason})
+
+
+def invalidate_entity_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str, alias: str,
+                            reason: str) -> bool:
+    """Invalidate the edge ``alias`` → ``entity_id`` if there is a live one; whether there was."""
+    ident = _alias_id(scope, entity_id, normalize_title(alias))
+    if AliasStore(wh).status(ident) in (None, "invalidated"):
+        return False
+    invalidate_alias(wh, scope, clock, ident, reason)
+    return True
 
 
 def invalidate_entity_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str,

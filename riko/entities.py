@@ -49,9 +49,17 @@ def named_entities(text: str, *, multi_party: bool = False) -> tuple[Entity, ...
     if name is not None:
         first = name.split()[0]
         named = [e for e in named if _fold(e.name) not in (_fold(name), _fold(first))]
-        if _fold(name) != _fold(own.name):
+        # a user's line that quotes someone ("Kevin: My name is Robert") gives Kevin's name, not the user's
+        quoted = speaker is None and _quoted_speaker(text)
+        if _fold(name) != _fold(own.name) and not quoted:
             own = Entity(own.name, own.kind, (name,))
     return (*named, own)
+
+
+def _quoted_speaker(text: str) -> bool:
+    """Whether ``text`` starts with a ``Name: `` prefix that may name someone (another speaker)."""
+    prefix = split_speaker(text)[0]
+    return prefix is not None and could_be_name(prefix)
 
 
 def _fold(text: str) -> str:

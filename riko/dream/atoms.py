@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
-from .derive import ZH_RELATION_WORDS, Derived, derive, relation_alias
+from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
 __all__ = ["Fact", "extract_facts", "multi_party", "split_speaker", "line_claims"]
 
@@ -178,8 +178,9 @@ def split_speaker(line: str) -> tuple[str | None, str]:
 
 
 def _multi_party(split: Sequence[tuple[str | None, str]]) -> bool:
-    prefixed = sum(1 for who, _ in split if who)
-    return bool(split) and prefixed * 2 > len(split) and len({who for who, _ in split if who}) <= 8
+    # a prefix that names no one ("Monday: ", "Today: ") is a diary's label, not a speaker
+    names = [who for who, _ in split if who and could_be_name(who)]
+    return bool(split) and len(names) * 2 > len(split) and len(set(names)) <= 8
 
 
 def multi_party(user_lines: Iterable[str]) -> bool:

@@ -84,6 +84,8 @@ class Plan:
     projections: list[str] = field(default_factory=list)
     aliases_removed: list[str] = field(default_factory=list)
     aliases_scrubbed: dict[str, list[Any]] = field(default_factory=dict)
+    #: names a scrubbed entity page holds only because the session gave them (their edges go)
+    tags_removed: dict[str, list[str]] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)
     vectors: list[str] = field(default_factory=list)
     provider_cache: list[str] = field(default_factory=list)
@@ -312,6 +314,8 @@ class _Planner:
             mine, others = _split(_loads(r["source_refs"]), self.needles)
             if r["entity_id"] in pages or self.hit(r, skip=("source_refs",)) or (mine and not others):
                 p.aliases_removed.append(r["id"])
+                if r["entity_id"] in p.pages_scrubbed:
+                    p.tags_removed.setdefault(r["entity_id"], []).append(r["alias"])
             elif mine:
                 p.aliases_scrubbed[r["id"]] = others
         p.conflicts = [r["id"] for r in self.rows(

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
-from ..aliases import repoint_aliases, upsert_alias
+from ..aliases import invalidate_entity_alias, repoint_aliases, upsert_alias
 from .authority import (
     UserEvent,
     UserLines,
@@ -33,7 +33,7 @@ from ..contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
-from ..dream.derive import Entity, could_be_name, derive, derived_fields
+from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..dream.atoms import split_speaker
 from ..dream.heuristic import multi_party
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_description, grounded_in, is_entity_page,
@@ -663,7 +663,54 @@ class Review:
             self._invalidate_evidence(stale)
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
                             detail={"previous_version": old.version, "invalidated_evidence": stale})
+            self._withdraw_given_names(old, description or body, authority)
         return new
+
+    def _withdraw_given_names(self, old: Page, kept: str | None, authority: str) -> None:
+        """``old`` (a statement page now forgotten, or corrected to ``kept``) gave its subject's page
+        a name ("My name is Mira" → the ``User`` page, also called Mira): the name leaves that
+        page and its alias edge is invalidated, unless the corrected words or another live page
+        still give it."""
+        if is_entity_page(old):
+            return
+        words = old.description or old.title
+        given = [e for e in named_entities(words, multi_party=self.multi_party(old.sources, words)) if e.aliases]
+        if not given:
+            return
+
+        def names_of(page: Page | None, text: str) -> set[str]:
+            refs = page.sources if page is not None else old.sources
+            return {" ".join(n.casefold().split()) for e in named_entities(text, multi_party=self.multi_party(refs, text))
+                    for n in e.aliases}
+
+        pages = self.canon.pages()
+        still = names_of(None, kept) if kept else set()
+        for other in pages:
+            if (other.id != old.id and other.status == "confirmed" and other.superseded_by is None
+                    and other.valid_to is None and not is_entity_page(other)):
+                text = other.description or other.title
+                if given_name(derive(split_speaker(text)[1])) is not None:
+                    still |= names_of(other, text)
+        entities = EntityMap(pages)
+        for entity in given:
+            found = entities.find(Entity(entity.name, entity.kind))
+            if found is None:
+                continue
+            page = found
+            gone = [n for n in entity.aliases if " ".join(n.casefold().split()) not in still]
+            folded = {" ".join(n.casefold().split()) for n in gone}
+            tags = [t for t in page.tags if " ".join(t.casefold().split()) not in folded]
+            if tags != page.tags:
+                also = page.body.startswith("Also called:") or not page.body
+                self.canon.save(page.replace(tags=tags, version=page.version + 1,
+                                             description=entity_description(page.title, page.kind or entity.kind, tags),
+                                             body=("Also called: " + " · ".join(tags)) if tags and also
+                                             else ("" if also else page.body)),
+                                authority=authority, audit_kind="entity-aliases-removed", previous=page,
+                                detail={"page": old.id, "aliases": [t for t in page.tags if t not in tags]})
+            for name in gone:
+                invalidate_entity_alias(self.wh, self.scope, self.clock, page.id, name,
+                                        f"the statement that gave it ({old.id}) was withdrawn")
 
     def _invalidate_evidence(self, refs: Iterable[str]) -> None:
         self._lines = None  # invalidated lines ground nothing: the snapshot is read again
@@ -749,6 +796,7 @@ class Review:
             aliases = self.canon.release_forgotten(page_id)
             if invalidate_aliases is not None:
                 aliases += invalidate_aliases(page_id)
+            self._withdraw_given_names(old, None, authority)
         self._on_change()
         return {"id": page_id, "forgotten": True, "raw_session_retained": True, "aliases_invalidated": aliases}
 

@@ -511,8 +511,12 @@ class Warehouse:
         if table not in SCOPED_TABLES:
             raise InvalidArgumentError(f"unknown table {table!r}")
         cols = ", ".join(data.column_names if hasattr(data, "column_names") else data.columns)
-        with self.unit("write") as con, self.registered("_riko_batch", data):
-            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch")
+        sql = f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _riko_batch"
+        with self.unit("write") as con:
+            # held writes the statement names go first: flushed inside the registration, theirs would replace it
+            self.flush_held(sql)
+            with self.registered("_riko_batch", data):
+                con.execute(sql)
 
     @contextmanager
     def registered(self, name: str, data: Any) -> Iterator[None]:
@@ -633,11 +637,16 @@ class Warehouse:
     def newest_audit_id(self) -> int | None:
         """The newest audit id as this process numbers them while it holds the file (the ids
         of a transaction's held-back audit rows included), or None when it does not know it yet.
-        Every audit row is numbered here, and a transaction that rolls back gives its ids back."""
+        Every audit row is numbered here, and a transaction that rolls back gives its ids back, so
+        another thread waits for the open unit of work (as a query of the audits would): it must
+        not read ids a transaction of another thread has not committed."""
         f = self._file
-        if f is None or f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+        if f is None:
             return None
-        return f.next_audit_id - 1
+        with f.guard:
+            if f.con is None or f.mode != "write" or f.next_audit_id is None or f.audits_removed:
+                return None
+            return f.next_audit_id - 1
 
     def audits_deleted(self) -> None:
         """Audit rows were deleted (an undone apply, a purge): :meth:`newest_audit_id` stops answering."""
@@ -784,10 +793,13 @@ class HeldWrites:
             self._update_one(ident, values)
         for names, data in update_tables:
             sets = ", ".join(f"{n} = u.{n}" for n in names)
+            sql = (f"UPDATE {self.table} SET {sets} FROM _riko_held u WHERE "
+                   f"{self.table}.scope_key = ? AND {self.table}.{self.key} = u.{self.key}")
+            # another table the statement names ("source_candidates" names candidates) is flushed
+            # first: flushed inside the registration, its own bulk update would replace ours
+            self.wh.flush_held(sql)
             with self.wh.registered("_riko_held", data):
-                self.wh.con.execute(f"UPDATE {self.table} SET {sets} FROM _riko_held u WHERE "
-                                    f"{self.table}.scope_key = ? AND {self.table}.{self.key} = u.{self.key}",
-                                    [self.wh.scope.key])
+                self.wh.con.execute(sql, [self.wh.scope.key])
 
     def _update_one(self, ident: Any, values: dict[str, Any]) -> None:
         sets = ", ".join(f"{n} = ?" for n in values)

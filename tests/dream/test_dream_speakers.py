@@ -137,3 +137,20 @@ def test_a_heading_is_no_speaker_even_when_most_lines_carry_it(tmp_path):
             mem.capture(user_event("headings", line))
         mem.dream(progress=False)
         assert "SUMMARISE" not in {p.title for p in _pages(mem) if p.category == "entity"}
+
+
+def test_a_diary_of_day_labels_is_one_users_session(tmp_path):
+    """Lines labelled with the day ("Monday: …") are one user's diary, not a multi-party log: the
+    one label that could be a name ("Breakfast: …") is no speaker, and every fact links the user."""
+    lines = ("Monday: I went running by the river this morning.", "Tuesday: I adopted a grey kitten called Pistachio.",
+             "Wednesday: I started learning the saxophone.", "Thursday: I love green tea with honey.",
+             "Breakfast: I ate oatmeal with blueberries.")
+    with riko.open(tmp_path, preset="companion") as mem:
+        for line in lines:
+            mem.capture(user_event("diary", line))
+        mem.dream(progress=False)
+        pages = [p for p in mem.context.canon.pages() if p.status == "confirmed"]
+        entities = {p.title for p in pages if p.category == "entity"}
+        assert "Breakfast" not in entities
+        facts = [p for p in pages if p.category != "entity"]
+        assert facts and all(f"[[{USER_TITLE}" in p.body for p in facts)

@@ -88,3 +88,75 @@ def test_a_speaker_who_gives_a_name_gets_it_as_an_alias(tmp_path):
         assert "Vanessa" in entities["Paola"].tags
         [page] = [p for p in pages if p.category == "identity"]
         assert "[[Paola|Vanessa]]" in page.body or "[[Paola]]" in page.body
+
+
+@pytest.mark.parametrize("dreams", [1, 2])
+def test_a_name_said_after_another_persons_prefix_is_not_the_users_alias(tmp_path, dreams):
+    """A single user's session (most lines are not ``Name: text``) that quotes someone else
+    ("Kevin: My name is Robert"): the name is Kevin's words about Kevin, never the user's alias,
+    whether the quoted lines come in the same Dream or in a later one."""
+    own = ("I love green tea with honey.", "How are you?", "I went running by the river this morning.",
+           "I adopted a grey kitten last week.", "I started learning the saxophone.")
+    quoted = ("Kevin: I love jazz", "Kevin: My name is Robert")
+    with riko.open(tmp_path, preset="companion") as mem:
+        for line in own:
+            mem.capture(user_event("s1", line))
+        if dreams == 2:
+            mem.dream(progress=False)
+        for line in quoted:
+            mem.capture(user_event("s1", line))
+        mem.dream(progress=False)
+        for c in mem.context.review.cands.records():
+            if c["status"] == "pending" and c["category"] != "entity":
+                mem.confirm(c["id"])
+        pages = [p for p in mem.context.canon.pages() if p.status == "confirmed"]
+        users = [p for p in pages if p.category == "entity" and p.title == USER_TITLE]
+        assert all("Robert" not in p.tags for p in users)
+        assert not [r for r in mem.aliases().to_dicts() if r["alias"] == "Robert" and r["entity_id"] in
+                    {p.id for p in users}]
+        assert not [p for p in pages if f"[[{USER_TITLE}|Robert]]" in p.body]
+
+
+def _named_user(tmp_path, lines):
+    mem = riko.open(tmp_path, preset="companion")
+    for line in lines:
+        mem.capture(user_event("s1", line))
+    mem.dream(progress=False)
+    pages = [p for p in mem.context.canon.pages() if p.status == "confirmed"]
+    [identity] = [p for p in pages if p.category == "identity"]
+    [user] = [p for p in pages if p.category == "entity" and p.title == USER_TITLE]
+    assert "Mira" in user.tags
+    return mem, identity, user
+
+
+def _user_names(mem):
+    [user] = [p for p in mem.context.canon.pages() if p.category == "entity" and p.title == USER_TITLE]
+    edges = {r["alias"] for r in mem.aliases().to_dicts() if r["entity_id"] == user.id and r["status"] != "invalidated"}
+    return user, edges
+
+
+def test_forgetting_the_name_statement_takes_the_name_off_the_users_page(tmp_path):
+    mem, identity, _ = _named_user(tmp_path, ("I love green tea with honey.", "My name is Mira.", "How are you?"))
+    with mem:
+        mem.forget(identity.id)
+        user, edges = _user_names(mem)
+        assert "Mira" not in user.tags and "Mira" not in user.description and "Mira" not in user.body
+        assert "Mira" not in edges and mem.resolve_alias("Mira") is None
+        assert "Mira" not in (mem.wiki_dir / mem.pages().filter(mem.pages()["id"] == user.id)["path"][0]).read_text()
+
+
+def test_correcting_the_name_statement_takes_the_old_name_off_the_users_page(tmp_path):
+    mem, identity, _ = _named_user(tmp_path, ("I love green tea with honey.", "My name is Mira.", "How are you?"))
+    with mem:
+        mem.correct(identity.id, "My name is Sara.")
+        user, edges = _user_names(mem)
+        assert "Mira" not in user.tags and "Mira" not in edges and mem.resolve_alias("Mira") is None
+
+
+def test_forgetting_another_fact_keeps_the_name(tmp_path):
+    mem, identity, _ = _named_user(tmp_path, ("I love green tea with honey.", "My name is Mira.", "How are you?"))
+    with mem:
+        [tea] = [p for p in mem.context.canon.pages() if p.status == "confirmed" and "tea" in p.title]
+        mem.forget(tea.id)
+        user, edges = _user_names(mem)
+        assert "Mira" in user.tags and "Mira" in edges
