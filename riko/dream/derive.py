@@ -446,6 +446,120 @@ _TIE_ZH = (
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
 
+# -- Chinese personal names ------------------------------------------------------------------------
+# A common surname and one or two given characters ("李强", "李梓轩", "欧阳娜娜"), or a nickname
+# 小X / 老X / 阿X, counts as a person only where the words treat it as one: a relative or
+# 朋友 / 和 / 跟 / 告诉 … before it, or 是我的… / 说 / 的 / a verb after it at the head of a clause.
+_ZH_SURNAMES_2 = "欧阳 司马 诸葛 上官 慕容 东方 皇甫 令狐 司徒 夏侯 长孙 尉迟 公孙".split()
+# the common single-character surnames, without those that are mostly a word of their own (于, 万, 向, 和 …)
+_ZH_SURNAMES_1 = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
+                  "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严"
+                  "覃武戴莫孔汤康施牛樊葛邢乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳祝舒阮柯纪梅凌毕裴霍涂苗盛翁冉骆"
+                  "辛靳柴鲍喻祁蒲滕饶牟艾穆卓缪娄窦戚岑晏柏瞿佟臧闵邬姬栾隋刁荣寇桑甄仲敖巩佘邝")
+# words that begin with a surname character without naming anyone (the common ones a sentence
+# starts with or puts before 的 / 是 / 说 …)
+_ZH_NOT_NAMES = frozenset("""
+万一 万人 万元 上官 丛林 东方 严格 严肃 严重 乔迁 于是 任何 任务 何况 何必 何时 余下 党员 全国 全家
+全部 全面 关于 关心 关注 关系 关键 农业 农村 冷静 凌晨 包子 包容 包括 包装 华为 华丽 华人 卓越 单位
+单身 卫生 古代 古典 古老 叶子 司机 吉他 向前 向往 向来 周一 周三 周二 周五 周六 周到 周四 周围 周年
+周日 周期 周末 周边 和平 和谐 唐朝 商务 商场 商店 商量 夏天 夏季 孙女 孙子 季节 宁愿 安全 安心 安排
+安装 安静 宗教 宫殿 尚未 尤其 岳母 岳父 左右 巫师 师傅 师兄 师妹 师姐 师弟 席子 常常 常见 常规 庄园
+应用 应该 康复 张开 张望 张罗 张贴 成为 成功 成绩 成长 戴着 房东 房子 房间 文件 文化 文字 文学 文章
+文艺 方便 方向 方式 方案 方法 方言 方面 施工 时候 时尚 时期 时间 明天 明年 明显 明白 易于 景区 景点
+曲子 曾经 朱红 李子 杜绝 林业 林子 柯基 桂花 梅花 欧元 欧洲 欧美 武术 毕业 毛巾 毛衣 江湖 池塘 汤圆
+沙发 沙滩 温度 温暖 温柔 游戏 游泳 熊猫 牛奶 牛肉 王国 王牌 王者 甘心 田地 田野 申请 白天 白色 白菜
+盛宴 石头 祝福 祝贺 程序 穆斯林 章节 童年 符合 简单 管理 米饭 纪念 罗列 胡子 胡说 舒服 舒适 艾滋
+苏醒 范围 萧条 董事 蒙古 蓝色 解决 解释 许久 许多 谢谢 谷歌 费劲 费用 路上 路过 车子 辛苦 边上 连续
+连锁 迟到 郑重 金牌 金融 金钱 金额 钟头 钟表 钱包 阳光 陆地 陆续 陈列 陈旧 陈述 雷雨 韩剧 韩国 项目
+顾客 马上 马拉松 马路 高中 高兴 高大 高尔夫 高度 高手 高效 高温 高端 高级 高考 高速 高铁 麦当劳 麻烦
+黄昏 黄油 黄瓜 黄色 黄金 齐全 龙虾
+""".split())
+# 小 / 老 / 阿 before a word rather than a name
+_ZH_NOT_NAMES |= frozenset("""
+小区 小时 小心 小孩 小说 小吃 小姐 小伙 小组 小米 小型 小事 小学 小费 小卖 小镇 小路 小屋 小店 小狗 小猫 小鸟 小鱼 小朋
+小红 小便 小票 小数 小麦 小腿 小偷 小样 小菜 小品 小号 小声 小提 小额 小巧 小众 小城 小村 小河 小山 小车 小弟 小妹 小子
+老家 老是 老实 老鼠 老虎 老年 老人 老爸 老妈 老大 老板 老师 老婆 老公 老友 老乡 老化 老式 老街 老店 老地 老样 老天 老总
+阿姨 阿里 阿胶 阿拉
+""".split())
+_ZH_GIVEN_STOP = set("的是说和跟与也在都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
+                     "岁年月日号点天里上下中前后从到为以及或而且但因所如果如比较更太真挺特别些每各某位名叫")
+# what may follow a name: a verb, a particle or the end of the clause
+_ZH_AFTER_NAME = re.compile(
+    r"(?:是|的|说|和|跟|与|也|在|住|喜欢|爱|今年|要|去|来|有|会|很|都|还|已经|最近|刚|一起|告诉|问|昨天|今天|明天|"
+    r"打算|计划|准备|想|觉得|参加|买|送|请|带|让|给|对|把|被|就|又|正在|每|平时|经常|从|当|做|学|在|毕业|结婚|"
+    r"生日|老家|工作|上班|家|这|那|[，,。.!！?？;；、\s]|$)")
+# what may come before a bare name (besides the start of a clause): words that treat it as someone
+_ZH_BEFORE_RE = re.compile(r"(?:和|跟|与|同|给|对|告诉|问|找|见|见到|遇到|认识|叫|名叫|朋友|同事|同学|邻居|"
+                            + _REL_ZH + r")$")
+_ZH_NICK_AFTER = re.compile(r"(?:说|告诉|问|是我(?:的)?(?:" + _REL_ZH + r")|和我|跟我)")
+_ZH_NICK = re.compile(r"(?:小|老|阿)[\u4e00-\u9fff]")
+
+
+def _zh_people(text: str, names: _Names) -> dict[str, str]:
+    """Chinese personal names the text treats as someone, as person entities; returns the relation
+    ties it states ("张涛是我的叔叔", "我妹妹小雨" → ``{"叔叔": "张涛"}``, ``{"妹妹": "小雨"}``).
+
+    A surname with one or two given characters is a name where a verb or particle follows it and
+    a clause starts or a person cue (和, 跟, 告诉, 朋友, a relative …) comes before it; a nickname
+    (小雨, 老王, 阿杰) only with a person cue on either side, so 小时, 老师, 周末, 高兴 name nobody.
+    """
+    ties: dict[str, str] = {}
+    i = 0
+    while i < len(text):
+        found = _zh_name_at(text, i)
+        if found is None:
+            i += 1
+            continue
+        name, end = found
+        rel = None
+        before = re.search(r"我(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫|是)?$", text[:i])
+        after = re.match(r"是我(?:的)?(" + _REL_ZH + r")", text[end:])
+        if before:
+            rel = before.group(1)
+        elif after:
+            rel = after.group(1)
+        en = _ZH_RELATION.get(rel) if rel else None
+        if en is not None and rel is not None:
+            names.add(name, _RELATIONS[en][1], rel, f"my {en}")
+            ties[rel] = name
+            ties[f"my {en}"] = name
+        else:
+            names.add(name, "person")
+        i = end
+    return ties
+
+
+def _zh_name_at(text: str, i: int) -> tuple[str, int] | None:
+    """The Chinese name that starts at ``text[i]`` and its end, when the words there treat it as someone."""
+    if i and _CJK.match(text[i - 1]) and not re.search(_ZH_BEFORE_RE, text[:i]):
+        clause_start = False
+    else:
+        clause_start = True
+    cue_before = bool(re.search(_ZH_BEFORE_RE, text[:i]))
+    if _ZH_NICK.match(text, i):
+        name, end = text[i:i + 2], i + 2
+        if name in _ZH_NOT_NAMES or name in _ZH_RELATION or name[1] in _ZH_GIVEN_STOP:
+            return None
+        if (cue_before and _ZH_AFTER_NAME.match(text, end)) or re.match(_ZH_NICK_AFTER, text[end:]):
+            return name, end
+        return None
+    surname = text[i:i + 2] if text[i:i + 2] in _ZH_SURNAMES_2 else text[i] if text[i] in _ZH_SURNAMES_1 else ""
+    if not surname or not clause_start:
+        return None
+    for given in (2, 1):
+        end = i + len(surname) + given
+        name = text[i:end]
+        if len(name) < len(surname) + given or not all(_CJK.match(c) for c in name[len(surname):]):
+            continue
+        if any(c in _ZH_GIVEN_STOP for c in name[len(surname):]) or name[-1] in "家人们" \
+                or name[len(surname):] in _ZH_RELATION:
+            continue
+        if name in _ZH_NOT_NAMES or name[:2] in _ZH_NOT_NAMES or name in _ZH_RELATION or _PLACE_ZH_RE.match(name):
+            continue
+        if _ZH_AFTER_NAME.match(text, end):
+            return name, end
+    return None
+
 
 def _ties(text: str, names: _Names) -> dict[str, str]:
     """Relation phrases tied to a name by the text: ``{"my sister": "Lena", "妹妹": "Lena"}``."""
@@ -477,6 +591,8 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
             names.add(name, _RELATIONS[en][1], rel, f"my {en}")
             ties[rel] = name
             ties[f"my {en}"] = name
+    if _CJK.search(text):
+        ties.update(_zh_people(text, names))
     return ties
 
 
@@ -560,6 +676,10 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
     if pronoun:
         # an unresolved pronoun: about someone else, never the speaker
         return (pronoun.group(1) or pronoun.group(2)).casefold(), False
+    for name, kind in names.kinds.items():
+        # "李梓轩喜欢骑自行车", "小雨说…": a Chinese name the sentence starts with is its subject
+        if kind in ("person", "pet") and _CJK.match(name) and head.startswith(name):
+            return name, name in ties.values() or bool(names.aliases.get(name))
     first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True
