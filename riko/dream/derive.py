@@ -209,12 +209,35 @@ march april may june july august september october november december next last e
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
 actually honestly really still now then first second third one two three four five dear mr mrs ms dr
+they're we're you're he's she's it's that's there's what's here's
+english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
+polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
+brazilian indian irish scottish european asian african viking vikings latin christian muslim jewish buddhist catholic
+christmas easter halloween thanksgiving ramadan diwali years covid
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
-    r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel)\b")
-_PROJECT_WORD = re.compile(r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog)\b", _I)
-_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'’\-]*)*")
+    r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel|Association|"
+    r"Society|Club|Council|Ministry|Committee|Union|Team|Partners|Ventures|Capital|Insurance|Airlines?)\b")
+_PROJECT_WORD = re.compile(
+    r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog|guide|fund|report|proposal|"
+    r"document|doc|deck|playbook|handbook|manual|template|course|module|programme|program|initiative|campaign|"
+    r"framework|newsletter|website|workshop|series|thesis|dissertation|paper|tool|platform|product|brand)\b", _I)
+# the last word of a place's name ("Wangfujing Street", "Tekapo Hot Springs") or its first ("Mount Airy")
+_PLACE_WORD = re.compile(
+    r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Lane|Park|Lake|Mount|Mt|Mountains?|Glacier|Springs|Islands?|Beach|"
+    r"River|Bay|Valley|Canyon|Falls|Square|Bridge|Tower|Temple|Palace|Castle|Museum|Cathedral|Airport|Station|"
+    r"Forest|Peak|Trail|Harbou?r|Coast|Desert|Village|Town|City|County|Province|State|Gardens?|Zoo|Stadium|Mall")
+# adjectives that begin a name ("Great Wall", "First Street") rather than a sentence
+_NAME_ADJECTIVES = frozenset("great first second third good new old".split())
+# what a person does: the verbs that make a sentence-initial capital someone's name
+_PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted|loves|loved|likes|liked|hates|hated|"
+                r"lives|lived|works|worked|went|goes|intends|plans|planned|decided|feels|felt|married|moved|called|"
+                r"texted|invited|visited|started|joined|bought|met|knows|knew|believes|believed|agreed|suggested|"
+                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|"
+                r"(?:is|was|'s)\s+(?:my|our|a\s+friend|an?\s+old\s+friend|curious|happy|sad|excited|worried|"
+                r"coming|going|getting|moving|visiting|working|studying)|and\s+I)\b")
+_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -602,25 +625,38 @@ def _find_entities(text: str, names: _Names) -> None:
         en = _ZH_PLACE[m.group(0)]
         names.add(en, "place", m.group(0))
     zh = bool(_CJK.search(text))
+    quoted = [] if zh else _quoted_names(text, names)
     runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
     for m in runs:
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # inside a quoted name (or a quoted word that names nothing)
         run = re.sub(r"['’]s$", "", m.group(0).strip(" '-"))  # "Lena's cat" names Lena
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
         at_start = start == 0 or bool(re.search(r"[.!?。！？:\n]\s*$", text[:start]))
-        while words and (words[0].casefold().strip("'") in _NOT_NAMES or words[0].casefold() in _RELATIONS):
+        # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
+        keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
+            words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
+        while words and not keep_first and (words[0].casefold().strip("'") in _NOT_NAMES
+                                            or words[0].casefold() in _RELATIONS):
             words = words[1:]
             at_start = False
+        while words and words[-1].casefold().strip("'") in _NOT_NAMES:
+            words = words[:-1]  # "Previously I", "Personally I"
         if not words:
             continue
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
+        rest = text[m.end():]
+        if not zh and _not_a_name(text, start, m.end(), run):
+            continue
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
-            # a sentence-initial capital names someone only when a verb follows it ("Muhammad intends ...")
-            if not re.match(r"\s+(?:is|was|has|had|will|would|can|and|just|also|[a-z]+s|[a-z]+ed)\b", text[m.end():]) \
-                    and not (zh and re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟|今年|也|很)", text[m.end():])):
+            # a sentence-initial capital names someone only when a verb that says what a person
+            # does follows it ("Muhammad intends ...", not "Music has ...", "Snow is ...")
+            if not re.match(r"\s+(?:(?:just|also|then|really|finally)\s+)?" + _PERSON_VERB, rest) \
+                    and not (zh and re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟|今年|也|很)", rest)):
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
@@ -633,18 +669,84 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run):
+        elif (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run) \
+                or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
+                or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")
+        elif len(words) > 1 and (_PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0])):
+            names.add(run, "place")
+        elif run.isupper() and len(words) == 1:
+            continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
             # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)
             someone = bool(re.match(r"\s+(?:is|was|has|had|will|would|can|said|says|told|and\s+I|[a-z]+s|[a-z]+ed)\b",
-                                    text[m.end():])) or bool(re.search(
-                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|and|friend|named|visit(?:ed|ing)?\s+my)\s+$",
-                before)) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", text[m.end():])))
+                                    rest)) or bool(re.search(
+                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|friend|named|visit(?:ed|ing)?\s+my)\s+$",
+                before)) or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            if not someone and len(words) == 1 and not at_start and (
+                    re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before)
+                    or re.match(r"\s+[a-z]", rest) and re.search(r"\b(?:the|this|that|of)\s+$", before)):
+                continue  # "usually Tieguanyin", "the Viking attacks": a word used as a noun or adjective
             names.add(run, "person" if someone and len(words) <= 2 else "other")
+
+
+def _not_a_name(text: str, start: int, end: int, run: str) -> bool:
+    """Whether the words around a capitalised run show it names nothing: a heading or label
+    ("Situation/Problem:", "Day 4", "Key Result 2:"), a noun phrase after "a / an" ("a Research
+    Problem", "a Greek island"), a field after "majoring in", or words the text also writes in
+    lower case ("Hair Salon: visit a hair salon")."""
+    rest, head = text[end:], text[:start]
+    if re.match(r"\s*(?:\d+[.)]?\s*)?(?::|/|\s[-–—]\s)", rest) or head.endswith("/") \
+            or re.match(r"\s+(?:\d|[IVX]+\b)", rest) and len(run.split()) == 1:
+        return True
+    if re.search(r"\b(?:a|an)\s+(?:(?!(?:called|named|titled|dubbed|by|of|from|with|for|at|in|on|to|about|and|or)\b)[a-z][\w\-]*\s+){0,2}$", head) \
+            and canonical_place(run) is None:
+        return True
+    if re.search(r"\b(?:major(?:ing|ed)?|degree|interested|experience|skilled|expert(?:ise)?|course|classes|class|"
+                 r"background|phd|master'?s|bachelor'?s|diploma|specia\w+)\s+in\s+$", head, _I):
+        return True
+    folded = run.casefold()
+    return folded != run and bool(re.search(r"(?<![\w'])" + re.escape(folded) + r"(?![\w'])", text))
+
+
+#: a quoted span that reads as a title: capitalised words, small words between them
+_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9][^'\"“”‘’\n]{0,60}?)(['\"”’])(?!\w)")
+_TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
+_NOT_A_TITLE_AFTER = re.compile(r"\s*(?:button|tab|menu|option|field|column|link|key|icon|setting|checkbox|label)s?\b", _I)
+
+
+def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
+    """Quoted titles the text names ('Managing Agent Liquidity', "Where the Crawdads Sing", the
+    'Fast & Direct' KYC Training Guide) as project / organisation / other entities; returns the
+    spans of every quoted capitalised word, so a quoted word that names nothing ('Hot' or 'Warm')
+    is no capitalised name either."""
+    spans: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(text):
+        if m.group(1) == "'" and m.group(3) not in "'’":
+            continue
+        title = m.group(2).strip(" .,;:!?")
+        words = title.split()
+        spans.append((m.start(), m.end()))
+        if not words or len(words) > 8:
+            continue
+        if not all(w[:1].isupper() or w[:1].isdigit() or w.casefold() in _TITLE_SMALL for w in words):
+            continue
+        before = text[max(0, m.start() - 12):m.start()].casefold()
+        after = text[m.end():m.end() + 40]
+        if _NOT_A_TITLE_AFTER.match(after):
+            continue
+        cue = re.match(r"\s*(?:[A-Z][\w&\-]*\s+){0,3}(" + _PROJECT_WORD.pattern + r")", after, _I) \
+            or _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(title) \
+            or re.search(r"\b(?:called|named|titled|dubbed|(?:working|work|worked)\s+on|building|launching|writing|"
+                         r"drafting)\s+(?:the\s+|my\s+)?$", text[max(0, m.start() - 24):m.start()], _I)
+        if len(words) == 1 and not cue and not _ORG_SUFFIX.search(title):
+            continue  # one quoted word names something only where the words say what it is
+        kind = "project" if cue else "organisation" if _ORG_SUFFIX.search(title) else "other"
+        names.add(title, kind)
+    return spans
 
 
 def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names) -> tuple[str, bool]:

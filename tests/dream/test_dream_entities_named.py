@@ -52,3 +52,61 @@ def test_a_chinese_name_tied_to_a_relative_is_that_relative(text, name, relation
 def test_a_common_word_that_starts_with_a_surname_or_小_老_阿_is_nobody(text):
     found = people(text)
     assert not [n for n in found if not n.startswith("my ")], found
+
+
+def named(text: str) -> dict[str, str]:
+    return {e.name: e.kind for e in derive(text).entities}
+
+
+@pytest.mark.parametrize("text, name, kind", [
+    ("I'm working on 'Orbit Ledger Cleanup' this week.", "Orbit Ledger Cleanup", "project"),
+    ("I finished the 'Quick & Clear' Onboarding Guide yesterday.", "Quick & Clear", "project"),
+    ("I moved some savings into the \"Rainy Day Reserve\" fund.", "Rainy Day Reserve", "project"),
+    ("We just read \"The Year of the Quiet Fox\" together.", "The Year of the Quiet Fox", "other"),
+    ("I'm building a startup called Lanternly, it helps small shops.", "Lanternly", "project"),
+    ("I keep notes for the Harbor Lights project.", "Harbor Lights", "project"),
+    ("I have drafted the Vendor Intake Playbook.", "Vendor Intake Playbook", "project"),
+    ("I've heard good things about the brand The Plainly.", "The Plainly", "project"),
+    ("We hiked up Mount Ferrow and then walked down Kessel Street.", "Mount Ferrow", "place"),
+    ("Tomorrow we see the Great Wall with my aunt.", "Great Wall", "other"),
+    ("Lord of the Lanterns by Mira Okafor is my favourite.", "Lord of the Lanterns", "other"),
+    ("Recently I read a novel by Delia Brandt.", "Delia Brandt", "person"),
+])
+def test_a_quoted_or_title_case_name_the_words_treat_as_named_is_an_entity(text, name, kind):
+    assert named(text).get(name) == kind, named(text)
+
+
+@pytest.mark.parametrize("text, junk", [
+    ("The Situation/Problem: Rent is still too high", ("Situation", "Problem", "Rent")),
+    ("Weekly Goal 3: finish the draft", ("Weekly Goal",)),
+    ("Health/Wellness: Sleep is the priority", ("Health", "Wellness", "Sleep")),
+    ("Cafe Visit: visit a cafe visit spot near the office", ("Cafe Visit",)),
+    ("We drink tea, usually Tieguanyin.", ("Tieguanyin",)),
+    ("Key Result 1: 30% of leads are 'Hot' or 'Cold'", ("Key Result", "Hot", "Cold")),
+    ("I just clicked the \"Save Draft\" button", ("Save Draft",)),
+    ("I need a detailed Query Planning Overview for the course", ("Query Planning Overview",)),
+    ("I'm keen on the tasting on Day 4", ("Day",)),
+    ("They're uploaded now", ("They're",)),
+    ("The ID is unique to each employee", ("ID",)),
+    ("Music has a way of lifting the mood", ("Music",)),
+    ("Astronomy is a captivating field", ("Astronomy",)),
+    ("Previously I played chess every night", ("Previously", "Previously I")),
+    ("I'm majoring in Marine Biology", ("Marine Biology",)),
+    ("I always lose when the Viking raids start", ("Viking",)),
+    ("We want to visit a Greek island this summer", ("Greek",)),
+    ("My roommate was French", ("French",)),
+    ("I'd love a good old Backyard BBQ this weekend", ("Backyard BBQ",)),
+])
+def test_headings_labels_and_common_words_are_no_entities(text, junk):
+    found = named(text)
+    assert not [j for j in junk if j in found], found
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Muhammad intends to file a report.", "Muhammad"),
+    ("I met Lena at the Hilton Hotel.", "Lena"),
+    ("Yesterday I had lunch with Priya.", "Priya"),
+    ("Tomas said the venue is booked.", "Tomas"),
+])
+def test_people_are_still_people(text, name):
+    assert named(text).get(name) == "person", named(text)
