@@ -497,14 +497,15 @@ _ZH_NOT_NAMES = frozenset("""
 顾客 马上 马拉松 马路 高中 高兴 高大 高尔夫 高度 高手 高效 高温 高端 高级 高考 高速 高铁 麦当劳 麻烦
 黄昏 黄油 黄瓜 黄色 黄金 齐全 龙虾
 """.split())
-# 小 / 老 / 阿 before a word rather than a name
+# 小 / 老 / 阿 before a word rather than a name, and more words a sentence may start with
 _ZH_NOT_NAMES |= frozenset("""
+颜色 高峰 高峰期 高铁站 周五晚 周六晚 周日晚 金牌 程度 施工 孔雀 熊孩 江边 石板 白领 黎明 秦朝 宋朝 明朝
 小区 小时 小心 小孩 小说 小吃 小姐 小伙 小组 小米 小型 小事 小学 小费 小卖 小镇 小路 小屋 小店 小狗 小猫 小鸟 小鱼 小朋
 小红 小便 小票 小数 小麦 小腿 小偷 小样 小菜 小品 小号 小声 小提 小额 小巧 小众 小城 小村 小河 小山 小车 小弟 小妹 小子
 老家 老是 老实 老鼠 老虎 老年 老人 老爸 老妈 老大 老板 老师 老婆 老公 老友 老乡 老化 老式 老街 老店 老地 老样 老天 老总
 阿姨 阿里 阿胶 阿拉
 """.split())
-_ZH_GIVEN_STOP = set("的是说和跟与也在都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
+_ZH_GIVEN_STOP = set("啥的是说和跟与也在都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
                      "岁年月日号点天里上下中前后从到为以及或而且但因所如果如比较更太真挺特别些每各某位名叫")
 # what may follow a name: a verb, a particle or the end of the clause
 _ZH_AFTER_NAME = re.compile(
@@ -552,9 +553,38 @@ def _zh_people(text: str, names: _Names) -> dict[str, str]:
     return ties
 
 
+# the last words of a named Chinese event ("金融科技精英论坛", "户外徒步模型创作之旅", "高尔夫欢乐友谊赛")
+_ZH_EVENT_SUFFIX = re.compile(
+    r"(?:论坛|盛宴|研讨会|招聘会|交流会|分享会|发布会|博览会|展览会|音乐会|演唱会|运动会|见面会|读书会|峰会|年会|"
+    r"晚会|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
+    r"夏令营|冬令营|工作坊)")
+# where the name of an event starts: after what one does with it, a possessive or a demonstrative
+_ZH_EVENT_CUT = re.compile(r".*(?:参加了|参加|参与|举办|举行|组织|开展|报名|去了|去|叫|是|的|这个|那个|这次|那次|这场|那场|一场|"
+                            r"一个|一次|享受|体验|感受|欣赏|观看|尽在|喜欢|爱|听|看|办)")
+_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型".split())
+
+
+def _zh_events(text: str, names: _Names) -> None:
+    """Named Chinese events ("我将要参加金融科技精英论坛" → ``金融科技精英论坛``) as ``other``
+    entities: two or more words before an event word, so 音乐会 or 公司年会 alone names none."""
+    for m in _ZH_EVENT_SUFFIX.finditer(text):
+        start = m.start()
+        while start > 0 and _CJK.match(text[start - 1]):
+            start -= 1
+        head = text[start:m.start()]
+        cut = _ZH_EVENT_CUT.match(head)
+        if cut:
+            head = head[cut.end():]
+        head = head.lstrip("我将要会")
+        if len(head) >= 2 and head not in _ZH_GENERIC_PREFIX and not _ZH_NEG_HEAD.match(head):
+            names.add(head + m.group(0), "other")
+
+
+_ZH_NEG_HEAD = re.compile(r"[不没这那哪每各某]")
+
 def _zh_name_at(text: str, i: int) -> tuple[str, int] | None:
     """The Chinese name that starts at ``text[i]`` and its end, when the words there treat it as someone."""
-    if i and _CJK.match(text[i - 1]) and not re.search(_ZH_BEFORE_RE, text[:i]):
+    if i and (_CJK.match(text[i - 1]) or text[i - 1] == "·") and not re.search(_ZH_BEFORE_RE, text[:i]):
         clause_start = False
     else:
         clause_start = True
@@ -625,6 +655,8 @@ def _find_entities(text: str, names: _Names) -> None:
         en = _ZH_PLACE[m.group(0)]
         names.add(en, "place", m.group(0))
     zh = bool(_CJK.search(text))
+    if zh:
+        _zh_events(text, names)
     quoted = [] if zh else _quoted_names(text, names)
     runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
     for m in runs:

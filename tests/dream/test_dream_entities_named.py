@@ -110,3 +110,25 @@ def test_headings_labels_and_common_words_are_no_entities(text, junk):
 ])
 def test_people_are_still_people(text, name):
     assert named(text).get(name) == "person", named(text)
+
+
+@pytest.mark.parametrize("text, event", [
+    ("我将要参加云端数据创新论坛。", "云端数据创新论坛"),
+    ("云端数据创新论坛的规模是两千人。", "云端数据创新论坛"),
+    ("我报名的湖畔夜跑嘉年华下周开始", "湖畔夜跑嘉年华"),
+    ("山野写生创作之旅的时间是下周六上午九点", "山野写生创作之旅"),
+])
+def test_a_named_chinese_event_is_an_entity(text, event):
+    assert named(text).get(event) == "other", named(text)
+
+
+@pytest.mark.parametrize("text", ["我去了一场音乐会", "公司年会很无聊", "我同事挺喜欢听音乐会", "这个论坛不错",
+                                  "这件衣服的颜色啥样"])
+def test_an_event_word_alone_names_nothing(text):
+    found = named(text)
+    assert not [n for n, k in found.items() if k in ("other", "person") and not n.startswith("my ")], found
+
+
+def test_the_words_after_a_dot_in_an_event_name_are_no_person():
+    # "<event>·<subtitle>": the subtitle after the dot may start with a surname character
+    assert named("美食盛宴·高球趣的地点是广州") == {"美食盛宴": "other", "Guangzhou": "place"}
