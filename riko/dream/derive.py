@@ -208,7 +208,7 @@ tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sun
 march april may june july august september october november december next last every after before
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
-actually honestly really still now then first second third one two three four five dear mr mrs ms dr
+actually honestly really still now then first second third one two three four five dear mr mrs ms dr like
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
@@ -222,7 +222,7 @@ _ORG_SUFFIX = re.compile(
 _PROJECT_WORD = re.compile(
     r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog|guide|fund|report|proposal|"
     r"document|doc|deck|playbook|handbook|manual|template|course|module|programme|program|initiative|campaign|"
-    r"framework|newsletter|website|workshop|series|thesis|dissertation|paper|tool|platform|product|brand)\b", _I)
+    r"framework|newsletter|website|workshop|series|thesis|dissertation|paper|tool|platform|product|brand)s?\b", _I)
 # the last word of a place's name ("Wangfujing Street", "Tekapo Hot Springs") or its first ("Mount Airy")
 _PLACE_WORD = re.compile(
     r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Lane|Park|Lake|Mount|Mt|Mountains?|Glacier|Springs|Islands?|Beach|"
@@ -666,15 +666,14 @@ def _find_entities(text: str, names: _Names) -> None:
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
-        at_start = start == 0 or bool(re.search(r"[.!?。！？:\n]\s*$", text[:start]))
+        at_start = bool(_SENTENCE_START.search(text[:start]))
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
-        while words and not keep_first and (words[0].casefold().strip("'") in _NOT_NAMES
-                                            or words[0].casefold() in _RELATIONS):
+        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
             words = words[1:]
             at_start = False
-        while words and words[-1].casefold().strip("'") in _NOT_NAMES:
+        while words and _common(words[-1]):
             words = words[:-1]  # "Previously I", "Personally I"
         if not words:
             continue
@@ -682,7 +681,7 @@ def _find_entities(text: str, names: _Names) -> None:
             continue
         run = " ".join(words)
         rest = text[m.end():]
-        if not zh and _not_a_name(text, start, m.end(), run):
+        if not zh and _not_a_name(text, start, m.end(), run, at_start):
             continue
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
             # a sentence-initial capital names someone only when a verb that says what a person
@@ -725,7 +724,17 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "person" if someone and len(words) <= 2 else "other")
 
 
-def _not_a_name(text: str, start: int, end: int, run: str) -> bool:
+def _common(word: str) -> bool:
+    """A capitalised word that names nothing ("The", "Monday", "We've", "They're")."""
+    folded = word.casefold().strip("'")
+    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES
+
+
+# the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)]\s*)?[\s*_\"'“]*$")
+
+
+def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:
     """Whether the words around a capitalised run show it names nothing: a heading or label
     ("Situation/Problem:", "Day 4", "Key Result 2:"), a noun phrase after "a / an" ("a Research
     Problem", "a Greek island"), a field after "majoring in", or words the text also writes in
@@ -740,8 +749,10 @@ def _not_a_name(text: str, start: int, end: int, run: str) -> bool:
     if re.search(r"\b(?:major(?:ing|ed)?|degree|interested|experience|skilled|expert(?:ise)?|course|classes|class|"
                  r"background|phd|master'?s|bachelor'?s|diploma|specia\w+)\s+in\s+$", head, _I):
         return True
+    # a single word mid-sentence stays a name though the user also types it in lower case ("python")
     folded = run.casefold()
-    return folded != run and bool(re.search(r"(?<![\w'])" + re.escape(folded) + r"(?![\w'])", text))
+    return (at_start or " " in run) and folded != run \
+        and bool(re.search(r"(?<![\w'])" + re.escape(folded) + r"(?![\w'])", text))
 
 
 #: a quoted span that reads as a title: capitalised words, small words between them
