@@ -132,3 +132,18 @@ def test_an_event_word_alone_names_nothing(text):
 def test_the_words_after_a_dot_in_an_event_name_are_no_person():
     # "<event>·<subtitle>": the subtitle after the dot may start with a surname character
     assert named("美食盛宴·高球趣的地点是广州") == {"美食盛宴": "other", "Guangzhou": "place"}
+
+
+def test_a_list_item_or_a_bold_heading_starts_a_sentence():
+    text = "Here is the plan:\n1.  **Budget Review:** Aggressive targets and a lean team.\n2. **Team:** Short bios."
+    found = named(text)
+    assert not [n for n in ("Budget Review", "Aggressive", "Team", "Short") if n in found], found
+
+
+@pytest.mark.parametrize("text", ["Like I said, it works", "We've uploaded the files", "We'll see tomorrow"])
+def test_a_contraction_of_a_common_word_names_nothing(text):
+    assert not named(text), named(text)
+
+
+def test_a_product_before_a_document_word_is_a_project_not_a_person():
+    assert named("The numbers are in Google Sheets, Quillpad docs and a shared drive").get("Quillpad") == "project"
