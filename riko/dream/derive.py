@@ -208,7 +208,7 @@ tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sun
 march april may june july august september october november december next last every after before
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
-actually honestly really still now then first second third one two three four five dear mr mrs ms dr like
+actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
@@ -673,7 +673,9 @@ def _find_entities(text: str, names: _Names) -> None:
         while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
             words = words[1:]
             at_start = False
-        while words and _common(words[-1]):
+        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and words[-1] != "I":
+            continue  # a label: "Series A", "Plan B", "Act II"
+        while words and words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd"):
             words = words[:-1]  # "Previously I", "Personally I"
         if not words:
             continue
@@ -717,10 +719,10 @@ def _find_entities(text: str, names: _Names) -> None:
                                     rest)) or bool(re.search(
                 r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|friend|named|visit(?:ed|ing)?\s+my)\s+$",
                 before)) or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
-            if not someone and len(words) == 1 and not at_start and (
-                    re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before)
-                    or re.match(r"\s+[a-z]", rest) and re.search(r"\b(?:the|this|that|of)\s+$", before)):
-                continue  # "usually Tieguanyin", "the Viking attacks": a word used as a noun or adjective
+            if not someone and len(words) == 1 and not at_start and \
+                    re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):
+                continue  # "usually Tieguanyin": a word used as a common noun (a product before a noun,
+                # "the Notion database", stays a name)
             names.add(run, "person" if someone and len(words) <= 2 else "other")
 
 
@@ -777,6 +779,8 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
             continue
         if not all(w[:1].isupper() or w[:1].isdigit() or w.casefold() in _TITLE_SMALL for w in words):
             continue
+        if title.isupper() and len(words) > 1 or len(words) <= 2 and words[-1].isdigit():
+            continue  # a shouted message or a label ('Step 0', 'Day 5')
         before = text[max(0, m.start() - 12):m.start()].casefold()
         after = text[m.end():m.end() + 40]
         if _NOT_A_TITLE_AFTER.match(after):

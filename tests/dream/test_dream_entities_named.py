@@ -147,3 +147,14 @@ def test_a_contraction_of_a_common_word_names_nothing(text):
 
 def test_a_product_before_a_document_word_is_a_project_not_a_person():
     assert named("The numbers are in Google Sheets, Quillpad docs and a shared drive").get("Quillpad") == "project"
+
+
+@pytest.mark.parametrize("text", ["We're on for Plan B after all", "I'm ready to finalize the Series A deadline",
+                                  "The glitches go into the first Act II beats", "My first action is to run 'Step 0'",
+                                  "The \"SYSTEM FAILURE: REBOOT NOW\" message must dominate", "Even got the notes in there"])
+def test_labels_and_shouted_messages_are_no_entities(text):
+    assert not named(text), named(text)
+
+
+def test_a_product_before_a_noun_stays_a_name():
+    assert "Quillpad" in named("I'm integrating the Quillpad database now")
