@@ -209,6 +209,7 @@ march april may june july august september october november december next last e
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
 actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
+ah aha yep yup nope hmm huh oops haha hooray alright mondays tuesdays wednesdays thursdays fridays saturdays sundays
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
@@ -673,8 +674,9 @@ def _find_entities(text: str, names: _Names) -> None:
         while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
             words = words[1:]
             at_start = False
-        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and words[-1] != "I":
-            continue  # a label: "Series A", "Plan B", "Act II"
+        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
+                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
+            continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II"
         while words and words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd"):
             words = words[:-1]  # "Previously I", "Personally I"
         if not words:
@@ -693,8 +695,10 @@ def _find_entities(text: str, names: _Names) -> None:
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
-        if len(run) < 2 or run.isupper() and len(run) > 5:
-            continue
+        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and _PROJECT_WORD.fullmatch(run):
+            continue  # ("The App", "Project": the word for a kind of thing, not a name)
+        if len(words) == 1 and re.search(r"[\"“]$", text[:start]) and not re.match(r"[^\"”\n]*[\"”]", text[m.end():]):
+            continue  # the first word of a quotation left open ('I've clicked "Search')
         before = text[max(0, start - 12):start].casefold()
         after = text[m.end():m.end() + 12].casefold()
         place = canonical_place(run)
@@ -708,7 +712,7 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "project")
         elif len(words) > 1 and (_PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0])):
             names.add(run, "place")
-        elif run.isupper() and len(words) == 1:
+        elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
             continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")
@@ -733,7 +737,7 @@ def _common(word: str) -> bool:
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)]\s*)?[\s*_\"'“]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
 
 
 def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:

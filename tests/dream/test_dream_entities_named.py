@@ -158,3 +158,10 @@ def test_labels_and_shouted_messages_are_no_entities(text):
 
 def test_a_product_before_a_noun_stays_a_name():
     assert "Quillpad" in named("I'm integrating the Quillpad database now")
+
+
+@pytest.mark.parametrize("text", ["We've locked down the core for Acts I and II", "I've clicked \"Search",
+                                  "I have PDFs on my tablet", "1-\tThe App still shows the old stock", "Ah, I see",
+                                  "I train on Tuesdays and Saturdays", "Yep, this is us"])
+def test_interjections_plural_days_and_open_quotations_name_nothing(text):
+    assert not named(text), named(text)
