@@ -191,6 +191,7 @@ _PLACES: dict[str, tuple[str, ...]] = {
     "Iceland": ("冰岛",), "Norway": ("挪威",), "Sweden": ("瑞典",), "Finland": ("芬兰",),
     "Mexico": ("墨西哥",), "Brazil": ("巴西",), "Egypt": ("埃及",), "Greece": ("希腊",),
     "Hokkaido": ("北海道",), "Okinawa": ("冲绳",), "Yunnan": ("云南",), "Tibet": ("西藏",),
+    "Asia": ("亚洲",), "Europe": ("欧洲",), "Africa": ("非洲",),
 }
 _ZH_PLACE: dict[str, str] = {}
 for _en, _forms in _PLACES.items():
@@ -210,6 +211,7 @@ since until once my mine let let's can could would should will shall do does did
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
 actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
 ah aha yep yup nope hmm huh oops haha hooray alright mondays tuesdays wednesdays thursdays fridays saturdays sundays
+in on at for with from to of by about into as most many some all any ill
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican

@@ -165,3 +165,8 @@ def test_a_product_before_a_noun_stays_a_name():
                                   "I train on Tuesdays and Saturdays", "Yep, this is us"])
 def test_interjections_plural_days_and_open_quotations_name_nothing(text):
     assert not named(text), named(text)
+
+
+def test_a_preposition_that_starts_a_sentence_is_not_part_of_the_name():
+    assert named("In Lisbon there is a rich art scene") == {"Lisbon": "place"}
+    assert not named("For Halloween I stay home")
