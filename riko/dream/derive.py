@@ -211,7 +211,7 @@ since until once my mine let let's can could would should will shall do does did
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
 actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
 ah aha yep yup nope hmm huh oops haha hooray alright mondays tuesdays wednesdays thursdays fridays saturdays sundays
-in on at for with from to of by about into as most many some all any ill
+in on at for with from to of by about into as most many some all any ill while because although though unless whether
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
@@ -748,9 +748,11 @@ def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = Fals
     Problem", "a Greek island"), a field after "majoring in", or words the text also writes in
     lower case ("Hair Salon: visit a hair salon")."""
     rest, head = text[end:], text[:start]
-    if re.match(r"\s*(?:\d+[.)]?\s*)?(?::|/|\s[-–—]\s)", rest) or head.endswith("/") \
+    if re.match(r"\s*(?:\d+[.)]?\s*)?(?::|/|\|)|\s[-–—]\s", rest) or re.search(r"[/|]\s*$", head) \
             or re.match(r"\s+(?:\d|[IVX]+\b)", rest) and len(run.split()) == 1:
         return True
+    if " " not in run and (re.search(r"\d", run) or re.search(r",\s*$", head) and re.match(r"\s*[.!?]*\s*$", rest)):
+        return True  # "D15", "V2"; a word one speaks to at the end ("…, Mas")
     if re.search(r"\b(?:a|an)\s+(?:(?!(?:called|named|titled|dubbed|by|of|from|with|for|at|in|on|to|about|and|or)\b)[a-z][\w\-]*\s+){0,2}$", head) \
             and canonical_place(run) is None:
         return True

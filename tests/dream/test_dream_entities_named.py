@@ -170,3 +170,9 @@ def test_interjections_plural_days_and_open_quotations_name_nothing(text):
 def test_a_preposition_that_starts_a_sentence_is_not_part_of_the_name():
     assert named("In Lisbon there is a rich art scene") == {"Lisbon": "place"}
     assert not named("For Halloween I stay home")
+
+
+@pytest.mark.parametrize("text", ["I've scanned Section IV: Capital Calls / Commitments", "I'm not ready yet, Pal",
+                                  "The row heading is Creative | Technical | Comment", "See volume 106(D15), page 3"])
+def test_table_cells_slash_lists_codes_and_a_word_one_speaks_to_name_nothing(text):
+    assert not named(text), named(text)
