@@ -191,6 +191,7 @@ _PLACES: dict[str, tuple[str, ...]] = {
     "Iceland": ("冰岛",), "Norway": ("挪威",), "Sweden": ("瑞典",), "Finland": ("芬兰",),
     "Mexico": ("墨西哥",), "Brazil": ("巴西",), "Egypt": ("埃及",), "Greece": ("希腊",),
     "Hokkaido": ("北海道",), "Okinawa": ("冲绳",), "Yunnan": ("云南",), "Tibet": ("西藏",),
+    "Asia": ("亚洲",), "Europe": ("欧洲",), "Africa": ("非洲",),
 }
 _ZH_PLACE: dict[str, str] = {}
 for _en, _forms in _PLACES.items():
@@ -208,13 +209,38 @@ tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sun
 march april may june july august september october november december next last every after before
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
-actually honestly really still now then first second third one two three four five dear mr mrs ms dr
+actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
+ah aha yep yup nope hmm huh oops haha hooray alright mondays tuesdays wednesdays thursdays fridays saturdays sundays
+in on at for with from to of by about into as most many some all any ill while because although though unless whether
+they're we're you're he's she's it's that's there's what's here's
+english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
+polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
+brazilian indian irish scottish european asian african viking vikings latin christian muslim jewish buddhist catholic
+christmas easter halloween thanksgiving ramadan diwali years covid
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
-    r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel)\b")
-_PROJECT_WORD = re.compile(r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog)\b", _I)
-_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'’\-]*)*")
+    r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel|Association|"
+    r"Society|Club|Council|Ministry|Committee|Union|Team|Partners|Ventures|Capital|Insurance|Airlines?)\b")
+_PROJECT_WORD = re.compile(
+    r"\b(?:project|app|repo|repository|startup|novel|book|game|podcast|channel|blog|guide|fund|report|proposal|"
+    r"document|doc|deck|playbook|handbook|manual|template|course|module|programme|program|initiative|campaign|"
+    r"framework|newsletter|website|workshop|series|thesis|dissertation|paper|tool|platform|product|brand)s?\b", _I)
+# the last word of a place's name ("Wangfujing Street", "Tekapo Hot Springs") or its first ("Mount Airy")
+_PLACE_WORD = re.compile(
+    r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Lane|Park|Lake|Mount|Mt|Mountains?|Glacier|Springs|Islands?|Beach|"
+    r"River|Bay|Valley|Canyon|Falls|Square|Bridge|Tower|Temple|Palace|Castle|Museum|Cathedral|Airport|Station|"
+    r"Forest|Peak|Trail|Harbou?r|Coast|Desert|Village|Town|City|County|Province|State|Gardens?|Zoo|Stadium|Mall")
+# adjectives that begin a name ("Great Wall", "First Street") rather than a sentence
+_NAME_ADJECTIVES = frozenset("great first second third good new old".split())
+# what a person does: the verbs that make a sentence-initial capital someone's name
+_PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted|loves|loved|likes|liked|hates|hated|"
+                r"lives|lived|works|worked|went|goes|intends|plans|planned|decided|feels|felt|married|moved|called|"
+                r"texted|invited|visited|started|joined|bought|met|knows|knew|believes|believed|agreed|suggested|"
+                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|"
+                r"(?:is|was|'s)\s+(?:my|our|a\s+friend|an?\s+old\s+friend|curious|happy|sad|excited|worried|"
+                r"coming|going|getting|moving|visiting|working|studying)|and\s+I)\b")
+_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -446,6 +472,150 @@ _TIE_ZH = (
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
 
+# -- Chinese personal names ------------------------------------------------------------------------
+# A common surname and one or two given characters ("李强", "李梓轩", "欧阳娜娜"), or a nickname
+# 小X / 老X / 阿X, counts as a person only where the words treat it as one: a relative or
+# 朋友 / 和 / 跟 / 告诉 … before it, or 是我的… / 说 / 的 / a verb after it at the head of a clause.
+_ZH_SURNAMES_2 = "欧阳 司马 诸葛 上官 慕容 东方 皇甫 令狐 司徒 夏侯 长孙 尉迟 公孙".split()
+# the common single-character surnames, without those that are mostly a word of their own (于, 万, 向, 和 …)
+_ZH_SURNAMES_1 = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
+                  "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严"
+                  "覃武戴莫孔汤康施牛樊葛邢乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳祝舒阮柯纪梅凌毕裴霍涂苗盛翁冉骆"
+                  "辛靳柴鲍喻祁蒲滕饶牟艾穆卓缪娄窦戚岑晏柏瞿佟臧闵邬姬栾隋刁荣寇桑甄仲敖巩佘邝")
+# words that begin with a surname character without naming anyone (the common ones a sentence
+# starts with or puts before 的 / 是 / 说 …)
+_ZH_NOT_NAMES = frozenset("""
+万一 万人 万元 上官 丛林 东方 严格 严肃 严重 乔迁 于是 任何 任务 何况 何必 何时 余下 党员 全国 全家
+全部 全面 关于 关心 关注 关系 关键 农业 农村 冷静 凌晨 包子 包容 包括 包装 华为 华丽 华人 卓越 单位
+单身 卫生 古代 古典 古老 叶子 司机 吉他 向前 向往 向来 周一 周三 周二 周五 周六 周到 周四 周围 周年
+周日 周期 周末 周边 和平 和谐 唐朝 商务 商场 商店 商量 夏天 夏季 孙女 孙子 季节 宁愿 安全 安心 安排
+安装 安静 宗教 宫殿 尚未 尤其 岳母 岳父 左右 巫师 师傅 师兄 师妹 师姐 师弟 席子 常常 常见 常规 庄园
+应用 应该 康复 张开 张望 张罗 张贴 成为 成功 成绩 成长 戴着 房东 房子 房间 文件 文化 文字 文学 文章
+文艺 方便 方向 方式 方案 方法 方言 方面 施工 时候 时尚 时期 时间 明天 明年 明显 明白 易于 景区 景点
+曲子 曾经 朱红 李子 杜绝 林业 林子 柯基 桂花 梅花 欧元 欧洲 欧美 武术 毕业 毛巾 毛衣 江湖 池塘 汤圆
+沙发 沙滩 温度 温暖 温柔 游戏 游泳 熊猫 牛奶 牛肉 王国 王牌 王者 甘心 田地 田野 申请 白天 白色 白菜
+盛宴 石头 祝福 祝贺 程序 穆斯林 章节 童年 符合 简单 管理 米饭 纪念 罗列 胡子 胡说 舒服 舒适 艾滋
+苏醒 范围 萧条 董事 蒙古 蓝色 解决 解释 许久 许多 谢谢 谷歌 费劲 费用 路上 路过 车子 辛苦 边上 连续
+连锁 迟到 郑重 金牌 金融 金钱 金额 钟头 钟表 钱包 阳光 陆地 陆续 陈列 陈旧 陈述 雷雨 韩剧 韩国 项目
+顾客 马上 马拉松 马路 高中 高兴 高大 高尔夫 高度 高手 高效 高温 高端 高级 高考 高速 高铁 麦当劳 麻烦
+黄昏 黄油 黄瓜 黄色 黄金 齐全 龙虾
+""".split())
+# 小 / 老 / 阿 before a word rather than a name, and more words a sentence may start with
+_ZH_NOT_NAMES |= frozenset("""
+颜色 高峰 高峰期 高铁站 周五晚 周六晚 周日晚 金牌 程度 施工 孔雀 熊孩 江边 石板 白领 黎明 秦朝 宋朝 明朝
+小区 小时 小心 小孩 小说 小吃 小姐 小伙 小组 小米 小型 小事 小学 小费 小卖 小镇 小路 小屋 小店 小狗 小猫 小鸟 小鱼 小朋
+小红 小便 小票 小数 小麦 小腿 小偷 小样 小菜 小品 小号 小声 小提 小额 小巧 小众 小城 小村 小河 小山 小车 小弟 小妹 小子
+老家 老是 老实 老鼠 老虎 老年 老人 老爸 老妈 老大 老板 老师 老婆 老公 老友 老乡 老化 老式 老街 老店 老地 老样 老天 老总
+阿姨 阿里 阿胶 阿拉
+""".split())
+_ZH_GIVEN_STOP = set("啥的是说和跟与也在都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
+                     "岁年月日号点天里上下中前后从到为以及或而且但因所如果如比较更太真挺特别些每各某位名叫")
+# what may follow a name: a verb, a particle or the end of the clause
+_ZH_AFTER_NAME = re.compile(
+    r"(?:是|的|说|和|跟|与|也|在|住|喜欢|爱|今年|要|去|来|有|会|很|都|还|已经|最近|刚|一起|告诉|问|昨天|今天|明天|"
+    r"打算|计划|准备|想|觉得|参加|买|送|请|带|让|给|对|把|被|就|又|正在|每|平时|经常|从|当|做|学|在|毕业|结婚|"
+    r"生日|老家|工作|上班|家|这|那|[，,。.!！?？;；、\s]|$)")
+# what may come before a bare name (besides the start of a clause): words that treat it as someone
+_ZH_BEFORE_RE = re.compile(r"(?:和|跟|与|同|给|对|告诉|问|找|见|见到|遇到|认识|叫|名叫|朋友|同事|同学|邻居|"
+                            + _REL_ZH + r")$")
+_ZH_NICK_AFTER = re.compile(r"(?:说|告诉|问|是我(?:的)?(?:" + _REL_ZH + r")|和我|跟我)")
+_ZH_NICK = re.compile(r"(?:小|老|阿)[\u4e00-\u9fff]")
+
+
+def _zh_people(text: str, names: _Names) -> dict[str, str]:
+    """Chinese personal names the text treats as someone, as person entities; returns the relation
+    ties it states ("张涛是我的叔叔", "我妹妹小雨" → ``{"叔叔": "张涛"}``, ``{"妹妹": "小雨"}``).
+
+    A surname with one or two given characters is a name where a verb or particle follows it and
+    a clause starts or a person cue (和, 跟, 告诉, 朋友, a relative …) comes before it; a nickname
+    (小雨, 老王, 阿杰) only with a person cue on either side, so 小时, 老师, 周末, 高兴 name nobody.
+    """
+    ties: dict[str, str] = {}
+    i = 0
+    while i < len(text):
+        found = _zh_name_at(text, i)
+        if found is None:
+            i += 1
+            continue
+        name, end = found
+        rel = None
+        before = re.search(r"我(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫|是)?$", text[:i])
+        after = re.match(r"是我(?:的)?(" + _REL_ZH + r")", text[end:])
+        if before:
+            rel = before.group(1)
+        elif after:
+            rel = after.group(1)
+        en = _ZH_RELATION.get(rel) if rel else None
+        if en is not None and rel is not None:
+            names.add(name, _RELATIONS[en][1], rel, f"my {en}")
+            ties[rel] = name
+            ties[f"my {en}"] = name
+        else:
+            names.add(name, "person")
+        i = end
+    return ties
+
+
+# the last words of a named Chinese event ("金融科技精英论坛", "户外徒步模型创作之旅", "高尔夫欢乐友谊赛")
+_ZH_EVENT_SUFFIX = re.compile(
+    r"(?:论坛|盛宴|研讨会|招聘会|交流会|分享会|发布会|博览会|展览会|音乐会|演唱会|运动会|见面会|读书会|峰会|年会|"
+    r"晚会|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
+    r"夏令营|冬令营|工作坊)")
+# where the name of an event starts: after what one does with it, a possessive or a demonstrative
+_ZH_EVENT_CUT = re.compile(r".*(?:参加了|参加|参与|举办|举行|组织|开展|报名|去了|去|叫|是|的|这个|那个|这次|那次|这场|那场|一场|"
+                            r"一个|一次|享受|体验|感受|欣赏|观看|尽在|喜欢|爱|听|看|办)")
+_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型".split())
+
+
+def _zh_events(text: str, names: _Names) -> None:
+    """Named Chinese events ("我将要参加金融科技精英论坛" → ``金融科技精英论坛``) as ``other``
+    entities: two or more words before an event word, so 音乐会 or 公司年会 alone names none."""
+    for m in _ZH_EVENT_SUFFIX.finditer(text):
+        start = m.start()
+        while start > 0 and _CJK.match(text[start - 1]):
+            start -= 1
+        head = text[start:m.start()]
+        cut = _ZH_EVENT_CUT.match(head)
+        if cut:
+            head = head[cut.end():]
+        head = head.lstrip("我将要会")
+        if len(head) >= 2 and head not in _ZH_GENERIC_PREFIX and not _ZH_NEG_HEAD.match(head):
+            names.add(head + m.group(0), "other")
+
+
+_ZH_NEG_HEAD = re.compile(r"[不没这那哪每各某]")
+
+def _zh_name_at(text: str, i: int) -> tuple[str, int] | None:
+    """The Chinese name that starts at ``text[i]`` and its end, when the words there treat it as someone."""
+    if i and (_CJK.match(text[i - 1]) or text[i - 1] == "·") and not re.search(_ZH_BEFORE_RE, text[:i]):
+        clause_start = False
+    else:
+        clause_start = True
+    cue_before = bool(re.search(_ZH_BEFORE_RE, text[:i]))
+    if _ZH_NICK.match(text, i):
+        name, end = text[i:i + 2], i + 2
+        if name in _ZH_NOT_NAMES or name in _ZH_RELATION or name[1] in _ZH_GIVEN_STOP:
+            return None
+        if (cue_before and _ZH_AFTER_NAME.match(text, end)) or re.match(_ZH_NICK_AFTER, text[end:]):
+            return name, end
+        return None
+    surname = text[i:i + 2] if text[i:i + 2] in _ZH_SURNAMES_2 else text[i] if text[i] in _ZH_SURNAMES_1 else ""
+    if not surname or not clause_start:
+        return None
+    for given in (2, 1):
+        end = i + len(surname) + given
+        name = text[i:end]
+        if len(name) < len(surname) + given or not all(_CJK.match(c) for c in name[len(surname):]):
+            continue
+        if any(c in _ZH_GIVEN_STOP for c in name[len(surname):]) or name[-1] in "家人们" \
+                or name[len(surname):] in _ZH_RELATION:
+            continue
+        if name in _ZH_NOT_NAMES or name[:2] in _ZH_NOT_NAMES or name in _ZH_RELATION or _PLACE_ZH_RE.match(name):
+            continue
+        if _ZH_AFTER_NAME.match(text, end):
+            return name, end
+    return None
+
 
 def _ties(text: str, names: _Names) -> dict[str, str]:
     """Relation phrases tied to a name by the text: ``{"my sister": "Lena", "妹妹": "Lena"}``."""
@@ -477,6 +647,8 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
             names.add(name, _RELATIONS[en][1], rel, f"my {en}")
             ties[rel] = name
             ties[f"my {en}"] = name
+    if _CJK.search(text):
+        ties.update(_zh_people(text, names))
     return ties
 
 
@@ -486,30 +658,49 @@ def _find_entities(text: str, names: _Names) -> None:
         en = _ZH_PLACE[m.group(0)]
         names.add(en, "place", m.group(0))
     zh = bool(_CJK.search(text))
+    if zh:
+        _zh_events(text, names)
+    quoted = [] if zh else _quoted_names(text, names)
     runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
     for m in runs:
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # inside a quoted name (or a quoted word that names nothing)
         run = re.sub(r"['’]s$", "", m.group(0).strip(" '-"))  # "Lena's cat" names Lena
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
-        at_start = start == 0 or bool(re.search(r"[.!?。！？:\n]\s*$", text[:start]))
-        while words and (words[0].casefold().strip("'") in _NOT_NAMES or words[0].casefold() in _RELATIONS):
+        at_start = bool(_SENTENCE_START.search(text[:start]))
+        # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
+        keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
+            words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
+        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
             words = words[1:]
             at_start = False
+        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
+                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
+            continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II"
+        while words and words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd"):
+            words = words[:-1]  # "Previously I", "Personally I"
         if not words:
             continue
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
+        rest = text[m.end():]
+        if not zh and _not_a_name(text, start, m.end(), run, at_start):
+            continue
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
-            # a sentence-initial capital names someone only when a verb follows it ("Muhammad intends ...")
-            if not re.match(r"\s+(?:is|was|has|had|will|would|can|and|just|also|[a-z]+s|[a-z]+ed)\b", text[m.end():]) \
-                    and not (zh and re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟|今年|也|很)", text[m.end():])):
+            # a sentence-initial capital names someone only when a verb that says what a person
+            # does follows it ("Muhammad intends ...", not "Music has ...", "Snow is ...")
+            if not re.match(r"\s+(?:(?:just|also|then|really|finally)\s+)?" + _PERSON_VERB, rest) \
+                    and not (zh and re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟|今年|也|很)", rest)):
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
-        if len(run) < 2 or run.isupper() and len(run) > 5:
-            continue
+        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and _PROJECT_WORD.fullmatch(run):
+            continue  # ("The App", "Project": the word for a kind of thing, not a name)
+        if len(words) == 1 and re.search(r"[\"“]$", text[:start]) and not re.match(r"[^\"”\n]*[\"”]", text[m.end():]):
+            continue  # the first word of a quotation left open ('I've clicked "Search')
         before = text[max(0, start - 12):start].casefold()
         after = text[m.end():m.end() + 12].casefold()
         place = canonical_place(run)
@@ -517,18 +708,100 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run):
+        elif (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run) \
+                or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
+                or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")
+        elif len(words) > 1 and (_PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0])):
+            names.add(run, "place")
+        elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
+            continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
             names.add(run, "place")
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
             # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)
             someone = bool(re.match(r"\s+(?:is|was|has|had|will|would|can|said|says|told|and\s+I|[a-z]+s|[a-z]+ed)\b",
-                                    text[m.end():])) or bool(re.search(
-                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|and|friend|named|visit(?:ed|ing)?\s+my)\s+$",
-                before)) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", text[m.end():])))
+                                    rest)) or bool(re.search(
+                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|friend|named|visit(?:ed|ing)?\s+my)\s+$",
+                before)) or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            if not someone and len(words) == 1 and not at_start and \
+                    re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):
+                continue  # "usually Tieguanyin": a word used as a common noun (a product before a noun,
+                # "the Notion database", stays a name)
             names.add(run, "person" if someone and len(words) <= 2 else "other")
+
+
+def _common(word: str) -> bool:
+    """A capitalised word that names nothing ("The", "Monday", "We've", "They're")."""
+    folded = word.casefold().strip("'")
+    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES
+
+
+# the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
+
+
+def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:
+    """Whether the words around a capitalised run show it names nothing: a heading or label
+    ("Situation/Problem:", "Day 4", "Key Result 2:"), a noun phrase after "a / an" ("a Research
+    Problem", "a Greek island"), a field after "majoring in", or words the text also writes in
+    lower case ("Hair Salon: visit a hair salon")."""
+    rest, head = text[end:], text[:start]
+    if re.match(r"\s*(?:\d+[.)]?\s*)?(?::|/|\|)|\s[-–—]\s", rest) or re.search(r"[/|]\s*$", head) \
+            or re.match(r"\s+(?:\d|[IVX]+\b)", rest) and len(run.split()) == 1:
+        return True
+    if " " not in run and (re.search(r"\d", run) or re.search(r",\s*$", head) and re.match(r"\s*[.!?]*\s*$", rest)):
+        return True  # "D15", "V2"; a word one speaks to at the end ("…, Mas")
+    if re.search(r"\b(?:a|an)\s+(?:(?!(?:called|named|titled|dubbed|by|of|from|with|for|at|in|on|to|about|and|or)\b)[a-z][\w\-]*\s+){0,2}$", head) \
+            and canonical_place(run) is None:
+        return True
+    if re.search(r"\b(?:major(?:ing|ed)?|degree|interested|experience|skilled|expert(?:ise)?|course|classes|class|"
+                 r"background|phd|master'?s|bachelor'?s|diploma|specia\w+)\s+in\s+$", head, _I):
+        return True
+    # a single word mid-sentence stays a name though the user also types it in lower case ("python")
+    folded = run.casefold()
+    return (at_start or " " in run) and folded != run \
+        and bool(re.search(r"(?<![\w'])" + re.escape(folded) + r"(?![\w'])", text))
+
+
+#: a quoted span that reads as a title: capitalised words, small words between them
+_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9][^'\"“”‘’\n]{0,60}?)(['\"”’])(?!\w)")
+_TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
+_NOT_A_TITLE_AFTER = re.compile(r"\s*(?:button|tab|menu|option|field|column|link|key|icon|setting|checkbox|label)s?\b", _I)
+
+
+def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
+    """Quoted titles the text names ('Managing Agent Liquidity', "Where the Crawdads Sing", the
+    'Fast & Direct' KYC Training Guide) as project / organisation / other entities; returns the
+    spans of every quoted capitalised word, so a quoted word that names nothing ('Hot' or 'Warm')
+    is no capitalised name either."""
+    spans: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(text):
+        if m.group(1) == "'" and m.group(3) not in "'’":
+            continue
+        title = m.group(2).strip(" .,;:!?")
+        words = title.split()
+        spans.append((m.start(), m.end()))
+        if not words or len(words) > 8:
+            continue
+        if not all(w[:1].isupper() or w[:1].isdigit() or w.casefold() in _TITLE_SMALL for w in words):
+            continue
+        if title.isupper() and len(words) > 1 or len(words) <= 2 and words[-1].isdigit():
+            continue  # a shouted message or a label ('Step 0', 'Day 5')
+        before = text[max(0, m.start() - 12):m.start()].casefold()
+        after = text[m.end():m.end() + 40]
+        if _NOT_A_TITLE_AFTER.match(after):
+            continue
+        cue = re.match(r"\s*(?:[A-Z][\w&\-]*\s+){0,3}(" + _PROJECT_WORD.pattern + r")", after, _I) \
+            or _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(title) \
+            or re.search(r"\b(?:called|named|titled|dubbed|(?:working|work|worked)\s+on|building|launching|writing|"
+                         r"drafting)\s+(?:the\s+|my\s+)?$", text[max(0, m.start() - 24):m.start()], _I)
+        if len(words) == 1 and not cue and not _ORG_SUFFIX.search(title):
+            continue  # one quoted word names something only where the words say what it is
+        kind = "project" if cue else "organisation" if _ORG_SUFFIX.search(title) else "other"
+        names.add(title, kind)
+    return spans
 
 
 def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names) -> tuple[str, bool]:
@@ -560,6 +833,10 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
     if pronoun:
         # an unresolved pronoun: about someone else, never the speaker
         return (pronoun.group(1) or pronoun.group(2)).casefold(), False
+    for name, kind in names.kinds.items():
+        # "李梓轩喜欢骑自行车", "小雨说…": a Chinese name the sentence starts with is its subject
+        if kind in ("person", "pet") and _CJK.match(name) and head.startswith(name):
+            return name, name in ties.values() or bool(names.aliases.get(name))
     first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True

@@ -202,7 +202,7 @@ def _occupation_cases(seed: int = 5) -> tuple[list[tuple[str, str]], list[str]]:
                   "I always envied the guy who was the main cook", "This works as a bridge between the two apps", "I'm an exam taker",
                   "我是个新手", "这是我家", "我是会员", "我是一个很有耐心的人", "当然可以", "我是他们的好朋友", "这是王先生",
                   "我当时很紧张", "我们是一个团队",
-                  # a third person by name: riko derives no Chinese name as a subject, so it would be the user's job
+                  # a third person by name: the name is the subject, and a job said of a name stays a plain fact
                   "李强是个警察", "张雅静的职业是记者", "张丽华是做护士的"]
     return positives, negatives
 
