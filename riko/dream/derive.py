@@ -533,7 +533,7 @@ def _zh_people(text: str, names: _Names) -> dict[str, str]:
     ties: dict[str, str] = {}
     i = 0
     while i < len(text):
-        found = _zh_name_at(text, i)
+        found = _zh_name_at(text, i) if text[i] in _ZH_NAME_STARTS else None
         if found is None:
             i += 1
             continue
@@ -584,6 +584,10 @@ def _zh_events(text: str, names: _Names) -> None:
 
 
 _ZH_NEG_HEAD = re.compile(r"[不没这那哪每各某]")
+
+# a name starts with a nickname's 小 / 老 / 阿 or a surname: no other character is tried
+_ZH_NAME_STARTS = frozenset("小老阿") | frozenset(_ZH_SURNAMES_1) | frozenset(s[0] for s in _ZH_SURNAMES_2)
+
 
 def _zh_name_at(text: str, i: int) -> tuple[str, int] | None:
     """The Chinese name that starts at ``text[i]`` and its end, when the words there treat it as someone."""
