@@ -26,7 +26,7 @@ from .cues import (
     split_clauses,
     split_sentences,
 )
-from .atoms import Fact, multi_party
+from .atoms import Fact
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
@@ -34,7 +34,7 @@ from .reflection import ReflectionRequest
 from .selection import choose, scored_facts
 from .transcript import Transcript
 
-__all__ = ["HeuristicProvider", "Finding", "find_statements", "multi_party", "render_facts", "transcript_facts"]
+__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
 
 _TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
 _MAX_TITLE = 100

@@ -175,13 +175,13 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
     texts = [rest if multi and who else line.text for line, (who, rest) in zip(users, split)]
     asks = [_asks(text) for text in texts]
     session_asks = sum(asks) / max(1, len(asks))
+    speakers = {line.seq: who for line, (who, _) in zip(users, split)} if multi else {}
     before: dict[int, tuple[str, str | None]] = {}   # seq -> (text, speaker) of the line before it
     previous: tuple[str, str | None] | None = None
     for line in lines:
         if previous is not None:
             before[line.seq] = previous
-        who = split_speaker(line.text)[0] if multi and line.role == "user" else None
-        previous = (line.text, who if line.role == "user" else "\0assistant")
+        previous = (line.text, speakers.get(line.seq) if line.role == "user" else "\0assistant")
     out: list[Scored] = []
     for index, (line, (who, _), text) in enumerate(zip(users, split, texts)):
         speaker = who if multi and who else None

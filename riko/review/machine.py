@@ -34,8 +34,7 @@ from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
-from ..dream.atoms import split_speaker
-from ..dream.heuristic import multi_party
+from ..dream.atoms import multi_party, split_speaker
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_description, grounded_in, is_entity_page,
                         link_line, named_entities, said_in)
 from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
@@ -144,7 +143,7 @@ class Review:
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
         of a multi-party log: it starts ``Name: `` and its sessions' user lines are such a log
-        (:func:`riko.dream.heuristic.multi_party`). Read once per batch for each set of sessions."""
+        (:func:`riko.dream.atoms.multi_party`). Read once per batch for each set of sessions."""
         speaker = split_speaker(text)[0]
         if speaker is None or not could_be_name(speaker):
             return False
@@ -685,11 +684,13 @@ class Review:
 
         pages = self.canon.pages()
         still = names_of(None, kept) if kept else set()
+        names = [n for e in given for n in e.aliases]
         for other in pages:
             if (other.id != old.id and other.status == "confirmed" and other.superseded_by is None
                     and other.valid_to is None and not is_entity_page(other)):
                 text = other.description or other.title
-                if given_name(derive(split_speaker(text)[1])) is not None:
+                # only a page that says one of the names can still give it: the rest are not derived
+                if any(said_in(n, text) for n in names) and given_name(derive(split_speaker(text)[1])) is not None:
                     still |= names_of(other, text)
         entities = EntityMap(pages)
         for entity in given:
