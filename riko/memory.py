@@ -7,6 +7,7 @@ import functools
 import inspect
 import os
 import sys
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -24,10 +25,10 @@ if TYPE_CHECKING:
     from .wiki.page import WikiFormatError
 
 from .clock import Clock, as_clock
-from .config import RikoConfig, load_config
+from .config import RikoConfig, load_config, resolve_owner
 from .contracts import EvidenceRef
 from .errors import ReadOnlyError, ScopeError, StateError
-from .scope import MemoryScope
+from .scope import MemoryScope, ScopeWarning
 from .ingest.pipeline import IngestReport
 from .wiki.canon import Canon, SyncReport
 from .resident.compile import ResidentSnapshot
@@ -58,7 +59,7 @@ class Memory:
         self,
         root: str | os.PathLike[str] = ".",
         *,
-        owner: str = "local",
+        owner: str | None = None,
         preset: str | None = None,
         config: RikoConfig | Mapping[str, object] | None = None,
         clock: Clock | Callable[[], datetime] | None = None,
@@ -68,8 +69,15 @@ class Memory:
         if preset is None or not str(preset).strip():
             raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
         self.root = Path(root).absolute()
+        # one rule for the owner (argument > environment > riko.toml > "local"), the one
+        # `riko serve` applies too, so a notebook and the server on one root share one scope
+        choice = resolve_owner(self.root, owner, overrides=config)
+        if choice.conflict:
+            warnings.warn(ScopeWarning(choice.conflict), stacklevel=3)
         self.config = load_config(self.root, overrides=config)
-        self.scope = MemoryScope(owner, preset)
+        if self.config.owner_namespace != choice.owner:
+            self.config = self.config.replace(owner_namespace=choice.owner)
+        self.scope = MemoryScope(choice.owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
         from .stores.relocation import warehouse_dir
