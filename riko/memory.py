@@ -573,8 +573,7 @@ class Memory:
         if not self.read_only:
             from .recall.index_cache import flush_activation
 
-            # counts in flight land first, in the dry run too: the token covers the activation rows,
-            # so a write landing between the dry run and the purge would void its confirmation
+            # counts in flight land first, so the impact shows them and the purge finds every row
             flush_activation(self._ctx)
         result = purge_session(self._ctx, session_id, dry_run=dry_run, confirmation=confirmation)
         if not dry_run:

@@ -11,10 +11,13 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..config import resolve_owner as _resolve_owner
 from ..errors import RikoError, ScopeError
+from ..scope import ScopeWarning
 
 __all__ = ["main", "build_parser", "TABLES"]
 
@@ -128,9 +131,7 @@ def resolve_owner(args: argparse.Namespace) -> str:
     """``--owner``, else ``owner_namespace`` (``RIKO_OWNER`` / ``RIKO_OWNER_NAMESPACE``, then the root's
     ``riko.toml``), else ``local``: the rule :func:`riko.open` and ``riko serve`` apply. An explicit
     owner that leaves the configured scope is said on stderr, in one line."""
-    from ..config import resolve_owner as resolve
-
-    choice = resolve(args.root, getattr(args, "owner", None))
+    choice = _resolve_owner(args.root, getattr(args, "owner", None))
     if choice.conflict:
         print(f"riko: warning: {choice.conflict}", file=sys.stderr)
     return choice.owner
@@ -138,11 +139,7 @@ def resolve_owner(args: argparse.Namespace) -> str:
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, create: bool = False) -> Any:
     """Open the scope of ``args``; only ``create`` commands (init, ingest) may make a new one."""
-    import warnings
-
     import riko
-
-    from ..scope import ScopeWarning
 
     preset = resolve_preset(args)
     owner = resolve_owner(args)

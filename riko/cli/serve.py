@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
-from .main import command
+from .main import command, resolve_owner
 
 __all__ = ["register", "main", "DEFAULT_HOST", "DEFAULT_PORT"]
 
@@ -42,7 +42,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..server import create_app
-    from .main import resolve_owner
 
     # the owner every profile is served under: the rule riko.open and the other commands apply
     owner = resolve_owner(args)
