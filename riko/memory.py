@@ -30,6 +30,7 @@ from .contracts import EvidenceRef
 from .errors import ReadOnlyError, ScopeError, StateError
 from .scope import MemoryScope, ScopeWarning
 from .ingest.pipeline import IngestReport
+from .purge import purge_session, recover_interrupted
 from .wiki.canon import Canon, SyncReport
 from .resident.compile import ResidentSnapshot
 from .resident.store import ResidentStore
@@ -121,7 +122,6 @@ class Memory:
 
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
-        from .purge import recover_interrupted
         from .wiki.journal import resident_stale
         from .wiki.recovery import recover_open
 
@@ -568,8 +568,6 @@ class Memory:
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, object]:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
-        from .purge import purge_session
-
         if not self.read_only:
             from .recall.index_cache import flush_activation
 
