@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
 
 def open(  # noqa: A001 - mirrors builtins.open on purpose: riko.open(root, ...)
     root: "str | os.PathLike[str]" = ".",
-    owner: str = "local",
+    owner: str | None = None,
     preset: str | None = None,
     config: "RikoConfig | Mapping[str, object] | None" = None,
     clock: "Clock | Callable[[], datetime] | None" = None,
@@ -52,8 +52,11 @@ def open(  # noqa: A001 - mirrors builtins.open on purpose: riko.open(root, ...)
 ) -> "Memory":
     """Open (creating if needed) the memory of one scope under ``root``.
 
-    ``preset`` is required: a missing or empty preset fails closed. ``watch=True`` syncs hand
-    edits of the page files as they happen (see :meth:`Memory.watch`).
+    ``preset`` is required: a missing or empty preset fails closed. ``owner`` defaults to
+    ``owner_namespace`` (``RIKO_OWNER`` / ``RIKO_OWNER_NAMESPACE``, else ``riko.toml``, else
+    ``"local"``), the owner ``riko serve`` uses on the same root; an explicit owner that differs
+    from a configured one opens that owner's scope with a :class:`riko.scope.ScopeWarning`.
+    ``watch=True`` syncs hand edits of the page files as they happen (see :meth:`Memory.watch`).
     """
     from .memory import Memory
 

@@ -52,6 +52,9 @@ __all__ = [
     "ChainEntry",
     "infer_wire_protocol",
     "CHAIN_KEYS",
+    "OWNER_ENV",
+    "OwnerChoice",
+    "resolve_owner",
 ]
 
 CONFIG_FILE = "riko.toml"
@@ -693,12 +696,23 @@ def _parse_env(name: str, var: str, raw: str) -> Any:
     return value
 
 
+#: The command line's short spelling of ``RIKO_OWNER_NAMESPACE``; both name the same setting.
+OWNER_ENV = "RIKO_OWNER"
+
+
 def _read_env(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
     found: dict[str, tuple[Any, str]] = {}
     for spec in FIELDS:
         var = env_name(spec.name)
         if var in environ:
             found[spec.name] = (_parse_env(spec.name, var, environ[var]), var)
+    if OWNER_ENV in environ:
+        long = found.get("owner_namespace")
+        if long is not None and long[0] != environ[OWNER_ENV]:
+            raise ScopeError(
+                f"environment variables {OWNER_ENV}={environ[OWNER_ENV]!r} and {long[1]}={long[0]!r} name "
+                f"different owners; set one of them")
+        found["owner_namespace"] = (environ[OWNER_ENV], OWNER_ENV)
     return found
 
 
@@ -715,6 +729,15 @@ def load_config(
     ``environ`` defaults to ``os.environ``. Any invalid value raises :class:`ConfigError`
     naming the field and where it came from.
     """
+    return _load(root, overrides, environ)[0]
+
+
+def _load(
+    root: Path | str | None,
+    overrides: RikoConfig | Mapping[str, Any] | None,
+    environ: Mapping[str, str] | None,
+) -> tuple[RikoConfig, dict[str, str]]:
+    """:func:`load_config`, with where each field that is not a default came from."""
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     if root is not None:
@@ -733,12 +756,56 @@ def load_config(
     for name, value in explicit.items():
         values[name], origin[name] = value, "overrides"
     try:
-        return RikoConfig(**values)
+        return RikoConfig(**values), origin
     except ConfigError as exc:
         where = origin.get(exc.field)
         if where is None:
             raise
         raise ConfigError(exc.field, f"{exc} (set in {where})") from None
+
+
+@dataclass(frozen=True)
+class OwnerChoice:
+    """The owner a scope opens with, where it came from, and what the configuration alone says.
+
+    ``configured`` is ``owner_namespace`` as ``riko serve`` on the same root resolves it; when
+    an explicit owner differs from a configured (not default) one, :attr:`conflict` says so.
+    """
+
+    owner: str
+    source: str
+    configured: str
+    configured_source: str
+
+    @property
+    def conflict(self) -> str | None:
+        """A one-line explanation when the explicit owner leaves the configured scope, else None."""
+        if self.source != "argument" or self.configured_source == "default" or self.configured == self.owner:
+            return None
+        return (f"owner {self.owner!r} given explicitly differs from owner_namespace {self.configured!r} set in "
+                f"{self.configured_source}: this opens the {self.owner}:<preset> scope, while `riko serve` and "
+                f"commands without --owner on this root use {self.configured}:<preset>")
+
+
+def resolve_owner(
+    root: Path | str | None,
+    owner: str | None = None,
+    *,
+    overrides: RikoConfig | Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> OwnerChoice:
+    """The one rule for a scope's owner: the explicit ``owner`` argument (``riko.open(owner=)``,
+    ``--owner``), else ``owner_namespace`` from ``overrides``, the environment (``RIKO_OWNER`` or
+    ``RIKO_OWNER_NAMESPACE``) or ``<root>/riko.toml``, else ``"local"``.
+
+    Used by :func:`riko.open`, every command and ``riko serve``, so one configuration is one scope.
+    """
+    cfg, origin = _load(root, overrides, environ)
+    configured, configured_source = cfg.owner_namespace, origin.get("owner_namespace", "default")
+    if owner is None:
+        return OwnerChoice(configured, configured_source, configured, configured_source)
+    validate_profile_id(owner, "owner")
+    return OwnerChoice(owner, "argument", configured, configured_source)
 
 
 def safe_view(cfg: RikoConfig) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import functools
 import inspect
 import os
 import sys
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -24,11 +25,12 @@ if TYPE_CHECKING:
     from .wiki.page import WikiFormatError
 
 from .clock import Clock, as_clock
-from .config import RikoConfig, load_config
+from .config import RikoConfig, load_config, resolve_owner
 from .contracts import EvidenceRef
 from .errors import ReadOnlyError, ScopeError, StateError
-from .scope import MemoryScope
+from .scope import MemoryScope, ScopeWarning
 from .ingest.pipeline import IngestReport
+from .purge import purge_session, recover_interrupted
 from .wiki.canon import Canon, SyncReport
 from .resident.compile import ResidentSnapshot
 from .resident.store import ResidentStore
@@ -58,7 +60,7 @@ class Memory:
         self,
         root: str | os.PathLike[str] = ".",
         *,
-        owner: str = "local",
+        owner: str | None = None,
         preset: str | None = None,
         config: RikoConfig | Mapping[str, object] | None = None,
         clock: Clock | Callable[[], datetime] | None = None,
@@ -68,8 +70,15 @@ class Memory:
         if preset is None or not str(preset).strip():
             raise ScopeError("memory scope requires a stable agent preset").with_remedy("preset")
         self.root = Path(root).absolute()
+        # one rule for the owner (argument > environment > riko.toml > "local"), the one
+        # `riko serve` applies too, so a notebook and the server on one root share one scope
+        choice = resolve_owner(self.root, owner, overrides=config)
+        if choice.conflict:
+            warnings.warn(ScopeWarning(choice.conflict), stacklevel=3)
         self.config = load_config(self.root, overrides=config)
-        self.scope = MemoryScope(owner, preset)
+        if self.config.owner_namespace != choice.owner:
+            self.config = self.config.replace(owner_namespace=choice.owner)
+        self.scope = MemoryScope(choice.owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
         from .stores.relocation import warehouse_dir
@@ -113,7 +122,6 @@ class Memory:
 
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
-        from .purge import recover_interrupted
         from .wiki.journal import resident_stale
         from .wiki.recovery import recover_open
 
@@ -560,13 +568,10 @@ class Memory:
     # -- purge --------------------------------------------------------------------------------------
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, object]:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
-        from .purge import purge_session
-
         if not self.read_only:
             from .recall.index_cache import flush_activation
 
-            # counts in flight land first, in the dry run too: the token covers the activation rows,
-            # so a write landing between the dry run and the purge would void its confirmation
+            # counts in flight land first, so the impact shows them and the purge finds every row
             flush_activation(self._ctx)
         result = purge_session(self._ctx, session_id, dry_run=dry_run, confirmation=confirmation)
         if not dry_run:

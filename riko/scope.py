@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import MissingScopeError, RikoError, ScopeError
 
-__all__ = ["MemoryScope", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_storage_key", "scope_hash",
+__all__ = ["MemoryScope", "ScopeWarning", "SCHEMA_VERSION", "validate_profile_id", "storage_key", "scope_storage_key", "scope_hash",
            "missing_memory", "require_memory"]
 
 SCHEMA_VERSION = 1
@@ -61,6 +61,10 @@ def scope_storage_key(key: str) -> str:
 def scope_hash(key: str) -> str:
     """First 16 hex characters of the SHA-256 of a scope key (safe to log)."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+class ScopeWarning(UserWarning):
+    """An explicit owner leaves the scope the configuration names (``riko serve`` will not see it)."""
 
 
 @dataclass(frozen=True)

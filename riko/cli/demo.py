@@ -37,7 +37,7 @@ def _silent_use_note(result: Any) -> str | None:
             "   recall); only guidance on tone and topics to avoid is injected")
 
 
-def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_json: bool = False) -> int:
+def run_demo(root: Path, *, owner: str | None = None, preset: str = "companion", as_json: bool = False) -> int:
     """Run every stage once, printing what each produced; returns a process exit code."""
     import polars as pl
 
@@ -48,11 +48,12 @@ def run_demo(root: Path, *, owner: str = "local", preset: str = "companion", as_
     samples = root / "samples"
     if not samples.exists():
         generate_samples(samples)
-    summary: dict[str, Any] = {"root": str(root), "scope": f"{owner}:{preset}"}
+    summary: dict[str, Any] = {"root": str(root)}
     show = not as_json
     with riko.open(root, owner=owner, preset=preset, config={"recall_enabled": True}) as mem, pl.Config(
         tbl_rows=30, fmt_str_lengths=70, tbl_width_chars=160
     ):
+        summary["scope"] = mem.scope.key
         report = mem.ingest(samples, progress=False)
         summary["ingest"] = report.to_dict()
         if show:

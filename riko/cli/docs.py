@@ -20,10 +20,12 @@ _INTRO = """# Command line reference
 Generated from the parsers by `python -m riko.cli.docs docs/cli.md`; a test keeps it in step.
 
 Every command that opens a memory takes `--root` (env `RIKO_ROOT`, default `.`), `--owner`
-(env `RIKO_OWNER`, default `local`), `--preset` (env `RIKO_PRESET`; default: the `preset` line
-that `riko init --preset P` records in `<root>/riko.toml`; there is no global default) and
-`--json`. `samples` and the `eval` suites take `--json` only (they open no memory of yours);
-`serve` takes `--root` and prints no JSON (it runs a server). Listing commands print a short
+(default: `owner_namespace` from env `RIKO_OWNER` or `RIKO_OWNER_NAMESPACE`, else `<root>/riko.toml`,
+else `local`: the owner `riko.open` and `riko serve` use on that root), `--preset` (env
+`RIKO_PRESET`; default: the `preset` line that `riko init --preset P` records in
+`<root>/riko.toml`; there is no global default) and `--json`. `samples` and the `eval` suites take
+`--json` only (they open no memory of yours); `serve` takes `--root` and `--owner` and prints no
+JSON (it runs a server). Listing commands print a short
 table, ids first and whole; `--wide` prints every column and `--json` every field, list fields
 as JSON arrays.
 

@@ -35,9 +35,10 @@ def register(sub: Any) -> None:
     c.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     k = suites.add_parser("cases", help="a labelled case file: calibration (the gate), challenge, sensitivity, "
-                                        "conflicts, or a path")
+                                        "conflicts, derivation, or a path")
     k.add_argument("file", help="calibration, challenge, or a path to a cases JSONL file; sensitivity and "
-                                "conflicts score the classifier sets (precision and recall per class)")
+                                "conflicts score the classifier sets (precision and recall per class); "
+                                "derivation scores Dream's statement derivation (precision and recall per field)")
     k.add_argument("--vector", default=None, metavar="PROVIDER",
                    help="also search the dense channel with this embedding provider (e.g. local, deterministic)")
     k.add_argument("--gate", action="store_true", help="exit 1 unless every case passes")
@@ -225,6 +226,12 @@ def _cases(args: argparse.Namespace) -> int:
     from ..evaluation.cases import run_cases
     from ..evaluation.labelled import LABELLED_SETS, run_labelled
 
+    if args.file == "derivation":
+        from ..evaluation.derivation import score_derivation
+
+        derived = score_derivation()
+        emit(args, derived.to_dict(), text=derived.text())
+        return 1 if args.gate and derived.shortfalls() else 0
     if args.file in LABELLED_SETS:
         labelled = run_labelled(args.file)
         emit(args, labelled.to_dict(), text=labelled.text())

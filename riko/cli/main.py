@@ -11,10 +11,13 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..config import resolve_owner as _resolve_owner
 from ..errors import RikoError, ScopeError
+from ..scope import ScopeWarning
 
 __all__ = ["main", "build_parser", "TABLES"]
 
@@ -124,16 +127,29 @@ def resolve_preset(args: argparse.Namespace) -> str:
     return str(preset)
 
 
+def resolve_owner(args: argparse.Namespace) -> str:
+    """``--owner``, else ``owner_namespace`` (``RIKO_OWNER`` / ``RIKO_OWNER_NAMESPACE``, then the root's
+    ``riko.toml``), else ``local``: the rule :func:`riko.open` and ``riko serve`` apply. An explicit
+    owner that leaves the configured scope is said on stderr, in one line."""
+    choice = _resolve_owner(args.root, getattr(args, "owner", None))
+    if choice.conflict:
+        print(f"riko: warning: {choice.conflict}", file=sys.stderr)
+    return choice.owner
+
+
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, create: bool = False) -> Any:
     """Open the scope of ``args``; only ``create`` commands (init, ingest) may make a new one."""
     import riko
 
     preset = resolve_preset(args)
+    owner = resolve_owner(args)
     if not create and not read_only:
         from ..scope import MemoryScope, require_memory
 
-        require_memory(args.root, MemoryScope(args.owner, preset))
-    return riko.open(args.root, owner=args.owner, preset=preset, read_only=read_only)
+        require_memory(args.root, MemoryScope(owner, preset))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ScopeWarning)  # said once above, in the command line's words
+        return riko.open(args.root, owner=owner, preset=preset, read_only=read_only)
 
 
 # -- commands -----------------------------------------------------------------------------------
@@ -236,13 +252,15 @@ def cmd_samples(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(Path(args.root), owner=args.owner, preset=args.preset or "companion", as_json=args.json)
+    return run_demo(Path(args.root), owner=resolve_owner(args), preset=args.preset or "companion", as_json=args.json)
 
 
 # -- parser -------------------------------------------------------------------------------------
 def _common(p: argparse.ArgumentParser, *, preset_required: bool = True) -> None:
     p.add_argument("--root", default=os.environ.get("RIKO_ROOT", "."), help="data root (env RIKO_ROOT; default .)")
-    p.add_argument("--owner", default=os.environ.get("RIKO_OWNER", "local"), help="owner namespace (default local)")
+    p.add_argument("--owner", default=None,
+                   help="owner namespace of the scope (default: owner_namespace from RIKO_OWNER / "
+                        "RIKO_OWNER_NAMESPACE, else the root's riko.toml, else local)")
     p.add_argument("--preset", default=os.environ.get("RIKO_PRESET"),
                    help="stable agent preset of the scope (env RIKO_PRESET; default: the root's preset "
                         "recorded by `riko init --preset P`; there is no global default)")

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
-from .main import command
+from .main import command, resolve_owner
 
 __all__ = ["register", "main", "DEFAULT_HOST", "DEFAULT_PORT"]
 
@@ -43,11 +43,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from ..server import create_app
 
-    app = create_app(args.root, host=args.host, watch=not args.no_watch, schedule=True)
+    # the owner every profile is served under: the rule riko.open and the other commands apply
+    owner = resolve_owner(args)
+    app = create_app(args.root, {"owner_namespace": owner}, host=args.host, watch=not args.no_watch, schedule=True)
     api_path = app.state.riko.config.api_path
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             access_log=args.access_log, lifespan="on")
-    listening_server(config, lambda base: f"riko serve: listening on {base}{api_path}/ui").run()
+    listening_server(config, lambda base: f"riko serve: listening on {base}{api_path}/ui (scopes {owner}:<profile>)").run()
     return 0
 
 
@@ -55,6 +57,9 @@ def register(sub: Any) -> None:
     """Add ``serve`` to the ``riko`` subcommands."""
     p = sub.add_parser("serve", help="serve the authenticated control API and review page")
     p.add_argument("--root", default=os.environ.get("RIKO_ROOT", "."), help="data root (env RIKO_ROOT; default .)")
+    p.add_argument("--owner", default=None,
+                   help="owner namespace every profile is served under (default: owner_namespace from "
+                        "RIKO_OWNER / RIKO_OWNER_NAMESPACE, else the root's riko.toml, else local)")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"address to bind (default {DEFAULT_HOST}); a non-loopback host needs a configured token")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")

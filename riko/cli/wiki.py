@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .main import _common, _wide, command, emit, iso_time, open_memory, resolve_preset
+from .main import _common, _wide, command, emit, iso_time, open_memory, resolve_owner, resolve_preset
 from ..errors import RikoError
 from ..vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
 
@@ -291,7 +291,7 @@ def _wiki_check(args: argparse.Namespace) -> int:
     from ..scope import MemoryScope
     from ..wiki.check import check_files, stored_page_ids
 
-    scope = MemoryScope(args.owner, resolve_preset(args))
+    scope = MemoryScope(resolve_owner(args), resolve_preset(args))
     root = Path(args.root).absolute()
     known, note = stored_page_ids(root, scope)
     errors = check_files(root / "wiki" / scope.owner / scope.preset, known)

@@ -8,9 +8,12 @@ re-raises. ``recover_interrupted`` retries started or failed journals when a sco
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import uuid
+from pathlib import Path
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +24,7 @@ from ..stores.jobs import JobStore
 from ..stores.warehouse import dumps, naive_utc
 from .apply import apply_plan
 from .needles import Needles
-from .plan import Plan, build_plan, summary
+from .plan import Plan, build_plan, plan_changes, summary
 from .storage import compact_database, other_handles, restore_snapshot, take_snapshot, work_dir
 from .verify import verify_files, verify_tables
 
@@ -39,6 +42,10 @@ KILL_ENV = "RIKO_PURGE_KILL"
 KILL_EXIT_CODE = 70
 CHECKPOINTS = ("after-journal", "after-apply", "after-verify")
 _PROCESS_OWNER = uuid.uuid4().hex
+#: ``warehouse/<key>/purge-plans/<token>.json``: what each dry run confirmed (ids, versions,
+#: counts and a content digest; no text, no session id), so a void token can say what changed.
+PLANS_DIR = "purge-plans"
+_KEPT_PLANS = 64
 
 
 def _checkpoint(name: str) -> None:
@@ -151,6 +158,76 @@ def _run(ctx: "ScopeContext", operation_id: str, plan: Plan) -> None:
     shutil.rmtree(work_dir(ctx, operation_id), ignore_errors=True)
 
 
+# -- dry-run records ----------------------------------------------------------------------------
+def _session_tag(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
+
+
+def _plans_dir(ctx: "ScopeContext") -> Path:
+    return ctx.warehouse_dir / PLANS_DIR
+
+
+def _record_dry_run(ctx: "ScopeContext", plan: Plan, token: str) -> None:
+    """Keep what this dry run confirmed under its token (best effort: a record is only an explanation)."""
+    directory = _plans_dir(ctx)
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        path = directory / f"{token}.json"
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"session": _session_tag(plan.session_id), "confirmed": plan.confirmed()}, fh)
+        os.replace(tmp, path)
+        records = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in records[_KEPT_PLANS:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+def _recorded(ctx: "ScopeContext", token: str | None, session_id: str) -> dict[str, Any] | None:
+    """What the dry run that returned ``token`` for this session confirmed, if it is on record."""
+    if not token or not all(c in "0123456789abcdef" for c in token) or len(token) != 32:
+        return None
+    try:
+        data = json.loads((_plans_dir(ctx) / f"{token}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("session") != _session_tag(session_id):
+        return None
+    confirmed = data.get("confirmed")
+    return confirmed if isinstance(confirmed, dict) else None
+
+
+def _forget_dry_runs(ctx: "ScopeContext", session_id: str) -> None:
+    """Drop the session's dry-run records before it is purged (their tokens are spent)."""
+    directory = _plans_dir(ctx)
+    if not directory.is_dir():
+        return
+    tag = _session_tag(session_id)
+    for path in directory.glob("*.json"):
+        try:
+            if json.loads(path.read_text(encoding="utf-8")).get("session") == tag:
+                path.unlink(missing_ok=True)
+        except (OSError, ValueError, AttributeError):
+            continue
+
+
+def _mismatch(ctx: "ScopeContext", session_id: str, confirmation: str | None, plan: Plan) -> ConfirmationMismatchError:
+    """The refusal of a token that does not match, saying what changed since its dry run."""
+    head = f"confirmation does not match the current purge plan of session {session_id!r}"
+    tail = "run a new dry run and pass the token it returns (nothing was changed)"
+    if not confirmation:
+        return ConfirmationMismatchError(f"{head}: no confirmation was given; {tail}")
+    before = _recorded(ctx, confirmation, session_id)
+    if before is None:
+        return ConfirmationMismatchError(f"{head}: no dry run of session {session_id!r} gave this token "
+                                         f"(mistyped, for another session, or from an older plan); {tail}")
+    changes = plan_changes(before, plan.confirmed(), session_id) or ["the plan changed"]
+    shown = "; ".join(changes[:12]) + (f"; and {len(changes) - 12} more change(s)" if len(changes) > 12 else "")
+    return ConfirmationMismatchError(f"{head}: {shown} since the dry run; {tail}")
+
+
 def _report(ctx: "ScopeContext", plan: Plan, token: str) -> dict[str, Any]:
     return {
         "sessionId": plan.session_id, "dryRun": True, "changed": False, "impact": plan.impact(),
@@ -171,7 +248,9 @@ def purge_session(ctx: "ScopeContext", session_id: str, *, dry_run: bool = True,
     if not isinstance(session_id, str) or not session_id.strip():
         raise PurgeError("purge needs a non-empty session id")
     if dry_run:
-        return _plan_report(ctx, session_id)[2]
+        _, plan, report = _plan_report(ctx, session_id)
+        _record_dry_run(ctx, plan, report["confirmation"])
+        return report
     ctx.wh.require_writable()
     if other_handles(ctx.wh):
         raise PurgeError("other handles of this scope are open in this process; close them and retry the purge")
@@ -180,11 +259,10 @@ def purge_session(ctx: "ScopeContext", session_id: str, *, dry_run: bool = True,
     try:
         needles, plan, report = _plan_report(ctx, session_id)
         if confirmation != report["confirmation"]:
-            raise ConfirmationMismatchError(
-                f"confirmation does not match the current purge plan of session {session_id!r}; "
-                "run a dry run and pass the token it returns (nothing was changed)")
+            raise _mismatch(ctx, session_id, confirmation, plan)
         if plan.blockers:
             raise PurgeError("purge refused, nothing was changed: " + "; ".join(plan.blockers))
+        _forget_dry_runs(ctx, session_id)
         operation_id = "purge-" + uuid.uuid4().hex[:16]
         needles.save(work_dir(ctx, operation_id) / "needles.json")
         _journal(ctx, operation_id, session_id, "started", impact=plan.impact())

@@ -1,8 +1,10 @@
 """The purge plan: every record and file a raw-session purge removes or scrubs, and its token.
 
 The plan is computed the same way for a dry run and for the execution, so the confirmation
-token (first 32 hex of SHA-256 over scope key, session id and impact) only matches while
-the state it describes is unchanged.
+token (first 32 hex of SHA-256 over scope key, session id and the confirmed part of the impact)
+only matches while what the purge deletes is unchanged. Bookkeeping that ordinary use keeps
+moving (recall counts, audit rows, caches, index state) is purged whatever it holds at the
+execution and is not part of what a person confirms.
 """
 
 from __future__ import annotations
@@ -26,10 +28,15 @@ from .needles import Needles
 if TYPE_CHECKING:
     from ..context import ScopeContext
 
-__all__ = ["Plan", "build_plan", "text_columns", "column_hits", "EXPORTS_DIR"]
+__all__ = ["Plan", "build_plan", "text_columns", "column_hits", "EXPORTS_DIR", "UNCONFIRMED", "plan_changes"]
 
 #: Evidence exports purge knows about: ``<root>/exports/<storage-key>/``.
 EXPORTS_DIR = "exports"
+#: Impact entries the confirmation does not cover: derived bookkeeping that a recall, a Dream
+#: pass, an index build or an audit moves between a dry run and its execution. The execution
+#: removes whatever it finds of them, so a token need not pin their counts.
+UNCONFIRMED = ("jobs", "audits", "vectors", "denseDocuments", "activation", "projections", "indexMetadata",
+               "providerCache", "residentRebuild")
 
 
 def column_hits(frame: pl.DataFrame, columns: list[str], needles: Needles) -> pl.Series:
@@ -96,6 +103,8 @@ class Plan:
     resident_rebuild: bool = False
     blockers: list[str] = field(default_factory=list)
     git_tracked: list[str] = field(default_factory=list)
+    #: version of every page the purge tombstones or scrubs: an edit of one voids the confirmation
+    page_versions: dict[str, int] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str:
@@ -146,10 +155,95 @@ class Plan:
             "residentRebuild": self.resident_rebuild,
         }
 
+    def confirmed(self) -> dict[str, Any]:
+        """What a confirmation covers: the impact without :data:`UNCONFIRMED` bookkeeping, the
+        version of each affected page, and a digest of the session's content (no text)."""
+        impact = self.impact()
+        for key in UNCONFIRMED:
+            impact.pop(key)
+        impact["files"].pop("dense")
+        content = json.dumps([sorted(self.needles.fragments), sorted(self.needles.hashes)], ensure_ascii=False)
+        return {"impact": impact, "pageVersions": dict(sorted(self.page_versions.items())),
+                "content": hashlib.sha256(content.encode("utf-8")).hexdigest()[:32]}
+
     def token(self, scope_key: str) -> str:
-        """The confirmation token: first 32 hex of SHA-256(scope key, session id, impact)."""
-        body = json.dumps(self.impact(), sort_keys=True, separators=(",", ":"))
+        """The confirmation token: first 32 hex of SHA-256(scope key, session id, confirmed impact)."""
+        body = json.dumps(self.confirmed(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(f"{scope_key}\n{self.session_id}\n{body}".encode()).hexdigest()[:32]
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"pages.removed": [...], "evidence": 3, ...}`` of a nested impact."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict):
+            out.update(_flat(item, name + "."))
+        else:
+            out[name] = item
+    return out
+
+
+#: How :func:`plan_changes` names the lists and counts of a confirmed impact.
+_LABELS = {
+    "sessions": "session rows", "childSessions": "child sessions", "sources": "ingested sources",
+    "pageVersions.removed": "page versions deleted", "pageVersions.rewritten": "page versions rewritten",
+    "candidates.removed": "candidates deleted", "candidates.scrubbed": "candidates scrubbed",
+    "candidates.unconflicted": "candidates released from a conflict",
+    "observations.removed": "observations deleted", "observations.scrubbed": "observations scrubbed",
+    "suppressions": "suppressions deleted", "aliases.removed": "aliases deleted",
+    "aliases.scrubbed": "aliases scrubbed", "conflicts": "conflicts deleted", "files.pages": "page files",
+    "files.exports": "export entries",
+}
+
+
+def plan_changes(before: dict[str, Any], after: dict[str, Any], session_id: str) -> list[str]:
+    """What differs between two :meth:`Plan.confirmed` states, in words ("2 evidence rows added
+    to session 's1'", "page p-1 changed (version 1 → 2)"); ids and counts only, never text."""
+    changes: list[str] = []
+    was, now = before.get("impact", {}), after.get("impact", {})
+    rows = int(now.get("evidence", 0)) - int(was.get("evidence", 0))
+    if rows:
+        changes.append(f"{abs(rows)} evidence row{'s' if abs(rows) != 1 else ''} "
+                       f"{'added to' if rows > 0 else 'removed from'} session {session_id!r}")
+    elif before.get("content") != after.get("content"):
+        changes.append(f"the evidence of session {session_id!r} changed (edited, or another session now holds "
+                       "some of its lines)")
+    old_versions, new_versions = before.get("pageVersions", {}), after.get("pageVersions", {})
+    old_pages, new_pages = was.get("pages", {}), now.get("pages", {})
+
+    def fate(pages: dict[str, Any], page_id: str) -> str:
+        return "tombstoned" if page_id in pages.get("removed", []) else "scrubbed"
+
+    for page_id in sorted(set(old_versions) | set(new_versions)):
+        old, new = old_versions.get(page_id), new_versions.get(page_id)
+        if old is None:
+            changes.append(f"page {page_id} is now {fate(new_pages, page_id)} by the purge")
+        elif new is None:
+            changes.append(f"page {page_id} changed and is no longer part of the purge")
+        else:
+            edit = f" (version {old} → {new})" if old != new else ""
+            moved = fate(old_pages, page_id) != fate(new_pages, page_id)
+            if edit or moved:
+                changes.append(f"page {page_id} changed{edit}" + (
+                    f"; it is now {fate(new_pages, page_id)}" if moved else ""))
+    flat_was, flat_now = _flat(was), _flat(now)
+    for name in sorted(set(flat_was) | set(flat_now)):
+        if name in ("evidence", "pages.removed", "pages.scrubbed"):
+            continue
+        old, new = flat_was.get(name), flat_now.get(name)
+        if old == new:
+            continue
+        label = _LABELS.get(name, name)
+        if isinstance(old, list) or isinstance(new, list):
+            added = sorted(set(new or []) - set(old or []))
+            gone = sorted(set(old or []) - set(new or []))
+            parts = ([f"{', '.join(map(str, added))} added"] if added else []) + (
+                [f"{', '.join(map(str, gone))} gone"] if gone else [])
+            changes.append(f"{label}: {'; '.join(parts)}")
+        else:
+            changes.append(f"{label}: {old} → {new}")
+    return changes
 
 
 def summary(impact: dict[str, Any]) -> dict[str, Any]:
@@ -235,6 +329,7 @@ class _Planner:
                 p.pages_scrubbed[r["id"]] = others
             else:
                 continue
+            p.page_versions[r["id"]] = int(r["version"])
             if r["path"]:
                 p.page_files[r["id"]] = r["path"]
         removed = set(p.pages_removed)
