@@ -172,7 +172,9 @@ def refused_lines(refused: Sequence[dict[str, Any]]) -> list[str]:
     lines = []
     for r in refused:
         remedy = f"; {phrase(r['remedy'], 'cli', **r['remedy_fields'])}" if r.get("remedy") else ""
-        lines.append(f"  left {r['path']}: {r.get('message', r['reason'])}{remedy}")
+        message = str(r.get("message", r["reason"]))
+        prefix = f"{r['path']}: "
+        lines.append(f"  left {prefix}{message[len(prefix):] if message.startswith(prefix) else message}{remedy}")
     return lines
 
 

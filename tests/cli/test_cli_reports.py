@@ -76,6 +76,8 @@ def test_ingest_prints_a_sentence_and_json_keeps_the_report(world: tuple[Path, s
     assert "IngestReport(" not in ingested
     assert re.search(r"^read 5 log file\(s\): 90 new event\(s\) in 3 session\(s\); 0 duplicate\(s\)", ingested), ingested
     assert "2 log(s) left for other presets" in ingested
+    left = [line for line in ingested.splitlines() if line.startswith("  left ")]
+    assert len(left) == 2 and all(line.count("session.jsonl.zstd") == 1 for line in left), left
     assert run("init", "--root", str(tmp_path), "--preset", "companion")[0] == 0
     assert run("samples", str(tmp_path / "samples"))[0] == 0
     code, out, _ = run("ingest", str(tmp_path / "samples"), "--root", str(tmp_path), "--json")
