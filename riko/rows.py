@@ -86,7 +86,11 @@ def text_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *, wid
         if not cuttable:
             break
         widest = max(cuttable, key=lambda i: sizes[i])
-        sizes[widest] = max(max(8, display_width(columns[widest])), sizes[widest] - max(1, sum(sizes) - budget))
+        # cut the widest down to the next widest at most, so the cut columns share what is left
+        # instead of the first one alone giving way to its floor
+        others = [sizes[i] for i in cuttable if i != widest]
+        step = min(sum(sizes) - budget, max(1, sizes[widest] - max(others, default=0)))
+        sizes[widest] = max(max(8, display_width(columns[widest])), sizes[widest] - step)
 
     def line(values: Sequence[str]) -> str:
         parts = []

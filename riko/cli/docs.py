@@ -29,6 +29,15 @@ JSON (it runs a server). Listing commands print a short
 table, ids first and whole; `--wide` prints every column and `--json` every field, list fields
 as JSON arrays.
 
+`ingest` and `dream` print a short summary; `--json` prints the whole report. Dream's candidate
+counts add up to `riko candidates --all`: *new in the table* are the rows the run added (fact
+candidates and the entity candidates their facts name, counted with the session that named them
+first), *merged* are proposals that became new evidence on a row already there (no new row),
+*duplicates dropped* are exact repeats. A message longer than `max_session_chars` is split at
+sentence or paragraph boundaries; each split message is counted in the summary. The `audits`
+table keeps kind and authority whole, a long path target by its last two parts, and the detail as
+`key=value` with the reason first; `--wide` prints every field whole.
+
 Exit codes: `0` success; `1` a check found problems (`wiki check`, `wiki sync`, `ingest
 --strict`, `dream --strict`, `eval … --gate`, a red `eval companion`); `2` bad input, printed as
 one line `riko: error: …` that says what was wrong and what to do; `130` interrupted.

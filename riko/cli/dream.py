@@ -27,7 +27,7 @@ def _shard(text: str) -> str:
 
 
 def _dream_text(report: Any) -> str:
-    lines = [repr(report)]
+    lines = [report.summary()]
     for row in report.rows:
         if row["status"] == "failed":
             lines.append(f"failed {row['session_id']}: {row['error']}")

@@ -27,7 +27,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "sessions": (("session_id", "format", "event_count", "user_event_count", "created_at"), ("session_id",)),
     "evidence": (("session_id", "seq", "type", "text"), ("session_id", "seq")),
-    "audits": (("id", "recorded_at", "kind", "authority", "target"), ("id", "target")),
+    "audits": (("id", "recorded_at", "kind", "authority", "target", "detail"), ("id", "kind", "authority")),
     "candidates": (("id", "status", "type", "title"), ("id",)),
     "pages": (("id", "type", "version", "title"), ("id",)),
     "page-versions": (("version", "authority", "recorded_at", "text"), ("version",)),
@@ -188,12 +188,20 @@ def refused_lines(refused: Sequence[dict[str, Any]]) -> list[str]:
     lines = []
     for r in refused:
         remedy = f"; {phrase(r['remedy'], 'cli', **r['remedy_fields'])}" if r.get("remedy") else ""
-        lines.append(f"  left {r['path']}: {r.get('message', r['reason'])}{remedy}")
+        message = str(r.get("message", r["reason"]))
+        prefix = f"{r['path']}: "
+        lines.append(f"  left {prefix}{message[len(prefix):] if message.startswith(prefix) else message}{remedy}")
     return lines
 
 
 def _ingest_text(report: Any) -> str:
-    lines = [repr(report)]
+    """The ingest report for a person: what was read and stored, then what was left or skipped."""
+    read = f"read {report.files} log file(s)"
+    if report.files_unchanged or report.files_resumed:
+        read += f" ({report.files_unchanged} unchanged since the last ingest, {report.files_resumed} resumed)"
+    lines = [f"{read}: {report.events} new event(s) in {report.sessions} session(s); "
+             f"{report.duplicates} duplicate(s), {report.truncated} truncated, {len(report.issue_rows)} issue(s), "
+             f"{len(report.refused)} log(s) left for other presets; {report.seconds:.2f} s"]
     if report.refused:
         lines.append(f"{len(report.refused)} log(s) belong to other presets and were left for them:")
         lines += refused_lines(report.refused)
@@ -227,8 +235,39 @@ def cmd_evidence(args: argparse.Namespace) -> int:
 @command("audits")
 def cmd_audits(args: argparse.Namespace) -> int:
     with open_memory(args, read_only=True) as mem:
-        emit(args, mem.audits(args.kind), table="audits")
+        frame = mem.audits(args.kind)
+        if not args.json and not args.wide:
+            frame = _audit_view(frame)
+        emit(args, frame, table="audits")
     return 0
+
+
+def _audit_view(frame: Any) -> Any:
+    """The audit log as the short table reads it: time to the second, kind and authority whole,
+    a long path target by its last two parts, and the detail as ``key=value`` with the reason first."""
+    import polars as pl
+
+    def target(value: str | None) -> str | None:
+        if value and "/" in value and len(value) > 40:
+            return "…/" + "/".join(value.rstrip("/").split("/")[-2:])
+        return value
+
+    def detail(value: str | None) -> str:
+        try:
+            data = json.loads(value) if value else {}
+        except ValueError:
+            return value or ""
+        if not isinstance(data, dict):
+            return str(data)
+        keys = sorted(data, key=lambda k: (k not in ("reason", "action", "mode", "status"), k))
+        return "; ".join(f"{k}={v if not isinstance(v, (dict, list)) else json.dumps(v, ensure_ascii=False)}"
+                         for k, v in ((k, data[k]) for k in keys) if v not in (None, "", [], {}))
+
+    return frame.with_columns(
+        pl.col("recorded_at").dt.strftime("%Y-%m-%d %H:%M:%S"),
+        pl.col("target").map_elements(target, return_dtype=pl.Utf8),
+        pl.col("detail").map_elements(detail, return_dtype=pl.Utf8),
+    )
 
 
 @command("export")
@@ -296,7 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     _wide(p)
     p.add_argument("session", nargs="?", default=None, help="session id (default: all)")
     p.add_argument("--user-only", action="store_true", help="only user-typed messages")
-    p = sub.add_parser("audits", help="show the audit log")
+    p = sub.add_parser("audits", help="show the audit log",
+                       description="The short table keeps the kind and authority whole, a long path target "
+                                   "by its last two parts, and the detail as key=value (reason first), cut to "
+                                   "the terminal width; --wide prints every field whole, --json as stored.")
     _common(p)
     _wide(p)
     p.add_argument("--kind", default=None, help="only audits of this kind")

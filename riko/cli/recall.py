@@ -93,7 +93,7 @@ def register(sub: Any) -> None:
     p.add_argument("-k", type=int, default=10, help="results to return (default 10)")
     p.add_argument("--channel", action="append", choices=CHANNEL_ORDER, default=None,
                    help="restrict to this channel (repeatable; default all)")
-    p = sub.add_parser("index", help="build or refresh the dense vector generation (incremental)")
+    p = sub.add_parser("index", help="build or refresh the dense vector generation ahead of the first dense recall, which would build it (incremental)")
     _common(p)
     p.add_argument("--force", action="store_true", help="build a new generation even when it is up to date")
     p.add_argument("--executor", choices=["local", "ray"], default="local",

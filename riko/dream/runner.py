@@ -137,6 +137,8 @@ class _Work:
     related: tuple[KnownPage, ...] = ()          # existing pages shown to a model provider
     refused: list[tuple[str, str]] = field(default_factory=list)  # pages riko would not store
     fallbacks: list[dict[str, str]] = field(default_factory=list)  # a provider chain's switches
+    split: int = 0      # messages longer than max_session_chars, split to fit
+    unread: int = 0     # characters of new evidence the budget left out
     _users: list[tuple[str, str]] | None = None
 
     def release_text(self) -> None:
@@ -298,6 +300,10 @@ class _Run:
         for w in works:
             # bounded as a model sees it (numbered lines), so no provider gets more than the budget
             w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget, numbered=True)
+            w.split, w.unread = w.transcript.split, w.transcript.unread
+            if w.split:
+                log.warning("session %s: %d message(s) longer than max_session_chars=%d split; %d "
+                            "character(s) not read", w.session_id, w.split, budget, w.unread)
 
     def work_iter(self, works: list[_Work]) -> Iterator[_Work]:
         for start in range(0, len(works), _LOAD_CHUNK):
@@ -402,12 +408,20 @@ class _Run:
         multi = {w.session_id for w in done if w.transcript
                  and multi_party(line.text for line in w.transcript.lines if line.role == "user")}
         expanded, _ = with_entities(proposals, multi)
+        all_outcomes = propose_batch(self.mem.review, expanded) if proposals else []
+        outcomes = all_outcomes[:len(proposals)]
         proposals = expanded[:len(proposals)]
-        outcomes = propose_batch(self.mem.review, expanded)[:len(proposals)] if proposals else []
         settled: dict[int, list[tuple[ProposedPage, Any]]] = {id(w): [] for w in done}
         for w, proposal, outcome in zip(owners, proposals, outcomes):
             settled[id(w)].append((proposal.page, outcome))
-        write_jobs(self.wh, [self._settle(w, settled[id(w)]) for w in done])
+        # the entity candidates are rows of the candidates table too: count them with the
+        # session that named them first, so the report adds up to what the table shows
+        by_session = {w.session_id: w for w in done}
+        named: dict[int, list[Any]] = {id(w): [] for w in done}
+        for proposal, outcome in zip(expanded[len(proposals):], all_outcomes[len(proposals):]):
+            if proposal.session_id in by_session:
+                named[id(by_session[proposal.session_id])].append(outcome)
+        write_jobs(self.wh, [self._settle(w, settled[id(w)], named[id(w)]) for w in done])
         policy = self.cfg.candidate_auto_confirm
         if policy != "off":  # committed with the cursors, so a killed run's confirmations are not lost
             owed = [cid for w in done for cid in (w.auto_ids if policy == "all" else w.grounded)]
@@ -424,8 +438,10 @@ class _Run:
             with self.wh.transaction():
                 write_jobs(self.wh, [self._settle(w, [])])
 
-    def _settle(self, w: _Work, outcomes: list[tuple[ProposedPage, Any]]) -> dict[str, Any]:
-        """The job row of ``w`` (and its cached answer or failure audit), from its proposal outcomes."""
+    def _settle(self, w: _Work, outcomes: list[tuple[ProposedPage, Any]],
+                entities: Sequence[Any] = ()) -> dict[str, Any]:
+        """The job row of ``w`` (and its cached answer or failure audit), from its proposal outcomes
+        and those of the entity candidates its facts named (``entities``)."""
         base = {"provider": self.report.provider, "model": self.report.model, "run": self.run_id,
                 "source": w.outcome, "upto": w.upto}
         if w.fallbacks:
@@ -455,8 +471,14 @@ class _Run:
             if outcome.action != "conflict" and self._grounded(page, w):
                 w.grounded.append(outcome.candidate_id)
             w.auto_ids.append(outcome.candidate_id)
+        entity_ids: list[str] = []
+        for o in entities:  # the entity candidates its facts named: rows of the table too
+            if isinstance(o, Exception) or o.candidate_id is None:
+                continue
+            (created if o.action in ("created", "conflict") else merged).append(o.candidate_id)
+            entity_ids.append(o.candidate_id)
         w.result = {**base, "created": created, "merged": merged, "dropped": dropped, "conflicts": conflicts,
-                    "rejected": rejected}
+                    "rejected": rejected, "entities": entity_ids}
         if w.parsed is not None and w.parsed.field_errors:
             w.result["field_errors"] = [{"reason": r, "detail": self._sanitize(d)} for r, d in w.parsed.field_errors]
         actions = [page.action for page, _ in outcomes]
@@ -479,6 +501,7 @@ class _Run:
         created, merged = w.result.get("created", []), w.result.get("merged", [])
         r.candidates_created += len(created)
         r.candidates_merged += len(merged)
+        r.entity_candidates += len(set(w.result.get("entities", ())) & set(created))
         r.candidates_dropped += w.result.get("dropped", 0)
         r.blocks_rejected += len(w.result.get("rejected", []))
         if failed:
@@ -496,11 +519,13 @@ class _Run:
     def _row(self, w: _Work, status: str, *, cursor: int | None, attempts: int, created: int = 0, merged: int = 0,
              rejected: int = 0, reason: str | None = None, error: str | None = None) -> None:
         self.report.skipped += status == "skipped"
+        self.report.messages_split += w.split
+        self.report.chars_unread += w.unread
         self.report.rows.append({
             "session_id": w.session_id, "job_id": w.job_id, "status": status,
             "outcome": "failed" if status == "failed" else w.outcome, "attempts": attempts, "cursor": cursor,
-            "candidates": created + merged, "created": created, "merged": merged, "rejected_blocks": rejected,
-            "reason": reason, "error": error, "reflection": None,
+            "candidates": created, "created": created, "merged": merged, "rejected_blocks": rejected,
+            "reason": reason, "error": error, "reflection": None, "split_messages": w.split, "unread_chars": w.unread,
         })
 
     def _auto_confirm(self, done: list[_Work] | None = None) -> None:

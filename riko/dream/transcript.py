@@ -1,8 +1,10 @@
 """The bounded session transcript that a Dream pass reads.
 
 A transcript holds only user and assistant text, in sequence order. It is bounded by
-characters before it reaches a provider; when it is too long the newest lines win, because
-the cursor moves forward and older lines were already offered to an earlier pass.
+characters before it reaches a provider; when it is too long the newest lines win. A single
+message longer than the whole budget is split at sentence and paragraph boundaries, so its
+newest part is read instead of none of it; the transcript counts what it split and what it
+left unread, so the Dream report can say so.
 """
 
 from __future__ import annotations
@@ -11,11 +13,30 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidArgumentError
+from ..recall.chunking import chunk_sentences, split_sentences
 
 __all__ = ["TranscriptLine", "Transcript", "ROLES"]
 
 ROLES = ("user", "assistant")
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+
+
+def _newest_sentences(text: str, room: int) -> str:
+    """The longest tail of ``text`` made of whole sentences (a sentence longer than ``room`` cut
+    at whitespace) that fits in ``room`` characters."""
+    units: list[str] = []
+    for start, end in split_sentences(text):
+        sentence = text[start:end]
+        units.extend(c for _, _, c in chunk_sentences(sentence, max(1, room))) if len(sentence) > room \
+            else units.append(sentence)
+    taken: list[str] = []
+    size = 0
+    for unit in reversed(units):
+        if size + len(unit) > room:
+            break
+        taken.append(unit)
+        size += len(unit)
+    return "".join(reversed(taken))
 
 
 @dataclass(frozen=True)
@@ -48,31 +69,53 @@ class Transcript:
 
     session_id: str
     lines: tuple[TranscriptLine, ...]
+    #: Messages that alone exceeded the budget of :meth:`tail` and were split into parts.
+    split: int = 0
+    #: Characters of message text that :meth:`tail` left out for the budget.
+    unread: int = 0
 
     def is_empty(self) -> bool:
         """True when no line carries any text (such a session needs no provider call)."""
         return not any(line.text.strip() for line in self.lines)
 
     def tail(self, max_chars: int, numbered: bool = False) -> Transcript:
-        """The newest lines whose rendering fits in ``max_chars``, never cutting a line.
+        """The newest lines whose rendering fits in ``max_chars``, never cutting a sentence.
 
         Lines are taken newest first until the next older one would not fit. A single line
-        that alone exceeds the budget is skipped rather than truncated, so one huge paste does
-        not blank out the whole transcript.
+        that alone exceeds the budget is split at sentence and paragraph boundaries into parts
+        of the same sequence number, and its newest parts that fit are kept, so one huge paste
+        neither blanks out the transcript nor vanishes unread. ``split`` and ``unread`` count
+        what was split and left out.
         """
         kept: list[TranscriptLine] = []
         used = 0
-        for line in reversed(self.lines):
-            if not line.text.strip():
+        split = unread = 0
+        lines = [line for line in self.lines if line.text.strip()]
+        full = False
+        for n in range(len(lines) - 1, -1, -1):
+            line = lines[n]
+            if full:
+                unread += len(line.text)
                 continue
             size = len(line.render(numbered)) + (1 if kept else 0)
-            if used + size > max_chars:
-                if kept:
-                    break
+            if used + size <= max_chars:
+                kept.append(line)
+                used += size
                 continue
-            kept.append(line)
-            used += size
-        return Transcript(self.session_id, tuple(reversed(kept)))
+            if len(line.render(numbered)) <= max_chars:  # an older line that does not fit: stop
+                full = True
+                unread += len(line.text)
+                continue
+            # one message longer than the whole budget: its newest sentences that fit
+            split += 1
+            full = True
+            room = max_chars - used - (1 if kept else 0) - len(TranscriptLine(line.seq, line.role, "").render(numbered))
+            taken = _newest_sentences(line.text, room)
+            if taken.strip():
+                kept.append(TranscriptLine(line.seq, line.role, taken.strip()))
+                used += len(kept[-1].render(numbered)) + (1 if len(kept) > 1 else 0)
+            unread += len(line.text) - len(taken)
+        return Transcript(self.session_id, tuple(reversed(kept)), self.split + split, self.unread + unread)
 
     def render(self, max_chars: int, numbered: bool = False) -> str:
         """``<role>: <text>`` lines joined by newlines, at most ``max_chars`` characters

@@ -128,7 +128,8 @@ def recall(ctx: "ScopeContext", query: str, *, at_time: Any = None, history: boo
     """Planner-gated recall for one user turn; see :meth:`riko.Memory.recall`.
 
     Options: ``max_candidates``, ``max_context_chars`` (override the config), ``build_index``
-    (build a missing dense generation now instead of degrading), ``record_activation``
+    (``False``: never build a missing dense generation in this request, degrade instead; by
+    default the first dense request builds it), ``record_activation``
     (default True), ``debug`` (also list rejected candidates), ``reranker_endpoint`` /
     ``reranker_model`` / ``reranker_timeout_ms``, ``graph`` (a networkx graph to expand over),
     ``provider`` (an embedding provider object), ``weights`` (per-channel RRF weights).
@@ -375,7 +376,10 @@ class _Run:
                 if not self._model_changed(index):
                     return []  # lexical meanwhile
             elif not index.searchable:
-                if not self.options.get("build_index", False):
+                # no generation yet, or one an invalidation (purge, a schema change) took out of
+                # service: this dense request builds it, unless the caller said not to or this
+                # handle cannot write; a failed build degrades to lexical below
+                if self.options.get("build_index") is False or self.mem.read_only:
                     trace.degrade("vector-degraded")
                     return []
                 build_generation(cache, index, self.now)

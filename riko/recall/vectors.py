@@ -337,7 +337,7 @@ def refresh_after_write(ctx: "ScopeContext") -> dict[str, Any] | None:
     """After a write batch, bring a served dense generation up to the scope's documents.
 
     Runs only when dense recall is on, a provider is configured and a generation exists (the
-    first build stays explicit: ``riko index``). Only new texts are embedded. A failure never
+    first build is the next dense request's, or ``riko index``'s). Only new texts are embedded. A failure never
     fails the write: it is recorded in ``index_meta``/``jobs`` and recall reports the stale
     generation until the next refresh.
     """

@@ -260,17 +260,26 @@ def _transcript(*texts: str) -> Transcript:
     return Transcript("s1", tuple(TranscriptLine(i + 1, roles[i % 2], t) for i, t in enumerate(texts)))
 
 
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
 def test_render_keeps_newest_whole_lines():
     t = _transcript("first line here", "second", "third line\nwith break")
     assert t.render(1000) == "user: first line here\nassistant: second\nuser: third line with break"
     assert t.render(45) == "assistant: second\nuser: third line with break"
-    assert t.render(10) == ""  # newest line alone is too long; older ones would not be contiguous
+    assert t.tail(45).unread == len("first line here") and t.tail(45).split == 0
+    # the newest line alone is too long: its newest sentence that fits, nothing older
+    assert t.render(20) == "user: with break"
+    assert (t.tail(20).split, t.tail(20).unread) == (1, len("first line here") + len("second") + len("third line\n"))
     assert not t.is_empty() and _transcript("  ", "").is_empty()
 
 
-def test_render_skips_a_single_oversized_newest_line():
-    t = _transcript("short", "x" * 500)
-    assert t.render(100) == "user: short"
+def test_render_splits_a_single_oversized_newest_line():
+    t = _transcript("short", "One thing. " * 40 + "The last thing.")
+    out = t.render(100)
+    assert len(out) <= 100 and out.startswith("assistant: One thing.") and out.endswith("The last thing.")
+    assert t.tail(100).split == 1 and "short" not in out
 
 
 @settings(max_examples=100, deadline=None)
@@ -280,8 +289,13 @@ def test_render_is_bounded_and_made_of_whole_lines(texts, limit):
     out = t.render(limit)
     assert len(out) <= limit
     full = [line.render() for line in t.lines if line.text.strip()]
-    for piece in out.split("\n") if out else []:
+    pieces = out.split("\n") if out else []
+    for piece in pieces[1:]:  # every line but the oldest shown is whole
         assert piece in full
+    if pieces and pieces[0] not in full:  # the oldest may be the newest sentences of a split line
+        role, _, text = pieces[0].partition(": ")
+        assert t.tail(limit).split == 1
+        assert any(line.startswith(role + ": ") and _squeezed(line).endswith(_squeezed(text)) for line in full)
 
 
 def test_role_is_validated():

@@ -365,7 +365,7 @@ def test_cli_dream_and_observations(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli("dream", *common, "--shard", "5/2")
     assert cli("dream", "--root", root, "--preset", "companion", "--quiet", "--strict") == 0
-    assert "DreamReport" in capsys.readouterr().out
+    assert "Dream with heuristic" in capsys.readouterr().out
 
 
 # -- batch proposals equal item-by-item review -----------------------------------------------------------------
@@ -446,7 +446,9 @@ def test_progress_bar_and_report_rendering(mem, capsys):
     markdown = report._repr_markdown_()
     assert "| sessions | succeeded |" in markdown and "| 2 | 2 | 0 |" in markdown
     data = json.loads(json.dumps(report.to_dict(), default=str))
-    assert data["candidates"] == report.candidates == 2
+    # two facts and the entity candidate of the city one names: the three rows the table gained
+    assert data["candidates"] == report.candidates == mem.candidates(None).height == 3
+    assert data["entity_candidates"] == 1
     assert {row["session_id"] for row in data["sessions_detail"]} == {"s1", "s2"}
     assert report.jobs.columns[:4] == ["session_id", "job_id", "status", "outcome"]
     assert "DreamReport(provider='heuristic'" in repr(report)

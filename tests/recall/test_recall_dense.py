@@ -126,13 +126,50 @@ def test_a_model_change_forces_a_rebuild(tmp_path) -> None:
     assert fresh.trace["degradedModes"] == [] and fresh.trace["candidatesByChannel"]["dense"] == 1
 
 
-def test_missing_generation_degrades_or_builds_lazily_on_request(tmp_path) -> None:
+def test_turning_dense_recall_on_builds_the_generation_on_the_next_dense_request(tmp_path) -> None:
+    with open_mem(tmp_path, recall_vector_enabled=False) as m:
+        m.create_page("Cello", "The user is learning the cello.", type="concept")
+        assert not (m.warehouse_dir / "dense").exists() or dense_status(m.context)["active_generation"] is None
+    with open_mem(tmp_path) as m:  # the setting turned on; nobody ran `riko index`
+        first = m.recall("do you remember my cello?")
+        status = dense_status(m.context)
+        job = m.warehouse.fetchone("SELECT status FROM jobs WHERE scope_key = ? AND id = 'dense-generation'",
+                                   [m.scope.key])
+        again = m.recall("do you remember my cello?")
+        second_status = dense_status(m.context)
+    assert first.trace["degradedModes"] == [] and first.trace["candidatesByChannel"]["dense"] == 1
+    assert status["searchable"] and status["count"] >= 1 and not status["needs_rebuild"]
+    assert job == ("succeeded",)
+    assert again.trace["candidatesByChannel"]["dense"] == 1
+    assert second_status["active_generation"] == status["active_generation"]  # built once, then served
+
+
+def test_a_dense_request_that_may_not_build_degrades_and_says_so(tmp_path) -> None:
     with open_mem(tmp_path) as m:
         m.create_page("Cello", "The user is learning the cello.", type="concept")
-        degraded = m.recall("do you remember my cello?")
-        lazy = m.recall("do you remember my cello?", build_index=True)
-    assert degraded.trace["degradedModes"] == ["vector-degraded"] and "dense" not in degraded.trace["candidatesByChannel"]
-    assert lazy.trace["degradedModes"] == [] and lazy.trace["candidatesByChannel"]["dense"] == 1
+        held = m.recall("do you remember my cello?", build_index=False)
+        assert dense_status(m.context)["active_generation"] is None
+    with riko.open(tmp_path, preset="companion", clock=FixedClock(NOW), read_only=True,
+                   config={"embedding_provider": "deterministic", "embedding_dimension": 64,
+                           "recall_vector_enabled": True, "recall_enabled": True}) as ro:
+        read_only = ro.recall("do you remember my cello?")
+    assert held.trace["degradedModes"] == ["vector-degraded"] and "dense" not in held.trace["candidatesByChannel"]
+    assert "vector-degraded" in read_only.trace["degradedModes"] and read_only.trace["injectedMemories"] == 1
+    with open_mem(tmp_path) as m:
+        assert dense_status(m.context)["active_generation"] is None  # neither request built anything
+
+
+def test_a_failing_build_on_the_dense_request_degrades_to_lexical_and_is_recorded(tmp_path) -> None:
+    with open_mem(tmp_path) as m:
+        m.create_page("Cello", "The user is learning the cello.", type="concept")
+        failed = m.recall("do you remember my cello?", provider=CountingProvider(fail_from_batch=1))
+        job = m.warehouse.fetchone("SELECT status, last_error FROM jobs WHERE scope_key = ? AND id = 'dense-generation'",
+                                   [m.scope.key])
+        healed = m.recall("do you remember my cello?")
+    assert failed.trace["degradedModes"] == ["vector-degraded"] and failed.trace["injectedMemories"] == 1
+    assert "Cello" in failed.context or "cello" in failed.context
+    assert job == ("failed", "http-503")
+    assert healed.trace["degradedModes"] == [] and healed.trace["candidatesByChannel"]["dense"] == 1
 
 
 def test_no_provider_means_vector_provider_unavailable(tmp_path) -> None:

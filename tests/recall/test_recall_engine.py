@@ -129,7 +129,7 @@ def test_graph_channel_expands_one_and_two_wikilink_hops_from_lexical_roots(mem)
 def test_dense_channel_joins_after_index_and_the_query_embedding_is_timed_apart(tmp_path, clock) -> None:
     with riko.open(tmp_path, preset="companion", clock=clock, config={**BASE, "recall_vector_enabled": True}) as m:
         m.create_page("Tea", "The user drinks oolong tea every morning.", type="concept")
-        before = m.recall("do you remember my morning tea?")
+        before = m.recall("do you remember my morning tea?", build_index=False)
         assert "vector-degraded" in before.trace["degradedModes"]
         stats = m.index(progress=False)
         after = m.recall("do you remember my morning tea?")
