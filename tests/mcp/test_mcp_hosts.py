@@ -138,15 +138,17 @@ def test_the_quick_start_runs_as_written(tmp_path: Path) -> None:
     install, init, stdio, http = commands
     assert install == "python -m pip install 'riko[mcp]'"  # not run: riko is installed with the extra
     env = _shell_env(tmp_path)
-    done = subprocess.run(["bash", "-c", init], env=env, capture_output=True, text=True, timeout=120)
+    home = env["HOME"]  # the working directory too: a command that forgets --root writes nothing elsewhere
+    done = subprocess.run(["bash", "-c", init], env=env, cwd=home, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
-    tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command="bash", args=["-c", stdio], env=env)))
+    tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command="bash", args=["-c", stdio], env=env,
+                                                                     cwd=home)))
     assert tools == [*TOOL_NAMES, "memory_recall"]
 
     # the one change: another program may hold the port the page names
     assert "--port 8766" in http
-    proc = subprocess.Popen(["bash", "-c", f"exec {http.replace('--port 8766', '--port 0')}"], env=env,
+    proc = subprocess.Popen(["bash", "-c", f"exec {http.replace('--port 8766', '--port 0')}"], env=env, cwd=home,
                             stderr=subprocess.PIPE, text=True)
     try:
         base = _listening(proc)
@@ -169,7 +171,8 @@ def test_the_host_configuration_snippets_start_the_server(tmp_path: Path) -> Non
     for snippet in snippets:
         command = sys.executable if snippet["command"].endswith("/python") else snippet["command"]
         args = [str(memory) if a == "/home/me/memory" else a for a in snippet["args"]]
-        tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command=command, args=args, env=env)))
+        tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command=command, args=args, env=env,
+                                                                     cwd=str(tmp_path))))
         assert tools == [*TOOL_NAMES, "memory_recall"]
 
 
@@ -177,14 +180,15 @@ def test_the_hint_of_a_missing_memory_is_a_command_that_creates_it(tmp_path: Pat
     env = _shell_env(tmp_path)
     memory = tmp_path / "my memory"
     start = ["riko", "mcp", "--root", str(memory), "--preset", "companion"]
-    failed = subprocess.run(start, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    failed = subprocess.run(start, env=env, cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert failed.returncode == 2
     hint = re.search(r"create it with `([^`]+)`", failed.stderr)
     assert hint, failed.stderr
     assert "--root" in hint[1]
-    created = subprocess.run(["bash", "-c", hint[1]], env=env, capture_output=True, text=True, timeout=120)
+    created = subprocess.run(["bash", "-c", hint[1]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert created.returncode == 0, created.stderr
-    tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command=start[0], args=start[1:], env=env)))
+    tools = anyio.run(_lists_the_tools, Client(StdioServerParameters(command=start[0], args=start[1:], env=env,
+                                                                     cwd=str(tmp_path))))
     assert tools == [*TOOL_NAMES, "memory_recall"]
 
 
