@@ -40,11 +40,13 @@ QUICKSTART: list[Cell] = [
         runs offline and writes only into a temporary directory.
     """),
     code("""
+        %matplotlib inline
         import shutil
         import tempfile
         import warnings
         from pathlib import Path
 
+        import matplotlib.pyplot as plt
         import polars as pl
 
         import riko
@@ -144,6 +146,29 @@ QUICKSTART: list[Cell] = [
         snapshot = mem.resident()
         snapshot
     """, "resident"),
+    md("""
+        Each layer keeps less than the one below it: every stored line is evidence, the user's own
+        lines are the only authority, Dream proposes a few candidates, review makes pages of them,
+        and the bounded Resident carries the pages that fit.
+    """),
+    code("""
+        layers = {
+            "L0 lines": mem.evidence().height,
+            "L0 user lines": mem.evidence(user_only=True).height,
+            "L1 candidates": mem.candidates(status=None).height,
+            "L2 pages": mem.pages().height,
+            "L3 Resident pages": len(snapshot.source_page_ids),
+        }
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        bars = ax.barh(list(layers), list(layers.values()), color="tab:blue")
+        ax.bar_label(bars, padding=3)
+        ax.invert_yaxis()
+        ax.set_xlabel("count")
+        ax.set_title("What each memory layer keeps of the sample sessions")
+        fig.tight_layout()
+        plt.show()
+        print(", ".join(f"{name}={count}" for name, count in layers.items()))
+    """, "layers-plot"),
     md("""
         ## 5. Recall with its trace
 

@@ -66,9 +66,9 @@ REMEDIES: dict[str, dict[str, str]] = {
     },
     "create": {
         "python": "open it once without read_only=True to create it",
-        "cli": "create it with `riko init --preset {preset}`",
+        "cli": "create it with `riko init --preset {preset} --root {root}`",
         "http": "reads never create a scope: a write request for this profile, or "
-                "`riko init --preset {preset}`, creates it",
+                "`riko init --preset {preset} --root {root}`, creates it",
     },
     "unlock": {
         "python": "retry when it is idle, or raise lock_timeout_ms to wait longer",

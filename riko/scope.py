@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,9 +105,10 @@ class MemoryScope:
 
 
 def missing_memory(scope: MemoryScope, directory: Path) -> RikoError:
-    """The error for a scope that has no warehouse yet (reads never create one)."""
+    """The error for a scope that has no warehouse yet (reads never create one); ``directory``
+    is ``<root>/warehouse/<storage key>``, and the remedy names that root."""
     return MissingScopeError(f"no memory for scope {scope.key} at {directory}").with_remedy(
-        "create", preset=scope.preset)
+        "create", preset=scope.preset, root=shlex.quote(str(Path(directory).parent.parent)))
 
 
 def require_memory(root: str | os.PathLike[str], scope: MemoryScope) -> None:

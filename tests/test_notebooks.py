@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import importlib.util
 import os
+import re
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -75,6 +79,8 @@ def _assert_ran_clean(nb: nbformat.NotebookNode, tmp_path: Path) -> None:
     assert code and all(cell.execution_count for cell in code), "every code cell executes"
     errors = [out for cell in code for out in cell.outputs if out.output_type == "error"]
     assert errors == []
+    images = [out for cell in code for out in cell.outputs if "image/png" in out.get("data", {})]
+    assert images, "every notebook draws at least one plot"
     # the notebook kept its root under the temporary directory, removed it at the end, and
     # wrote nothing where it was started (the repository, when run by hand)
     assert list((tmp_path / "tmp").iterdir()) == []
@@ -95,6 +101,39 @@ def test_committed_notebooks_match_their_source_and_carry_no_outputs() -> None:
         assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
 
 
+def _distribution(requirement: str) -> str:
+    name = re.match(r"[A-Za-z0-9._-]+", requirement)
+    assert name, requirement
+    return re.sub(r"[-_.]+", "-", name[0]).lower()
+
+
+def test_the_notebooks_extra_holds_what_the_notebooks_import() -> None:
+    """``pip install 'riko[notebooks]'`` is enough to run them: every module a notebook imports
+    is the standard library, riko, a core dependency or in the ``notebooks`` extra."""
+    project = tomllib.loads((NOTEBOOKS.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extra = {_distribution(r) for r in project["optional-dependencies"]["notebooks"]}
+    provided = {_distribution(r) for r in project["dependencies"]} | extra
+    assert {"matplotlib", "ipykernel"} <= extra  # the plots, and a kernel of this interpreter to run them
+    builder = _builder()
+    owners = importlib.metadata.packages_distributions()
+    imported: set[str] = set()
+    for name in builder.NOTEBOOKS:
+        for cell in nbformat.reads(builder.render(name), as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            source = "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    imported.add(node.module.split(".")[0])
+    third_party = sorted(m for m in imported if m not in sys.stdlib_module_names and m != "riko")
+    assert "matplotlib" in third_party
+    missing = {m: owners.get(m) for m in third_party
+               if not {_distribution(d) for d in owners.get(m, [])} & provided}
+    assert not missing, f"imported by a notebook but in neither the dependencies nor the notebooks extra: {missing}"
+
+
 def test_quickstart_runs_ingest_dream_review_resident_recall(kernel_dir: Path, tmp_path: Path) -> None:
     nb = _execute("01-quickstart.ipynb", kernel_dir, tmp_path)
     _assert_ran_clean(nb, tmp_path)
@@ -107,6 +146,12 @@ def test_quickstart_runs_ingest_dream_review_resident_recall(kernel_dir: Path, t
     assert "My sister Lena lives in Berlin." in _text(nb, "provenance")
     resident = _text(nb, "resident")
     assert "<persistent-memory>" in resident and "I prefer dark mode in every app I use." in resident
+    assert _images(nb, "layers-plot") == 1
+    printed = "".join(out.text for out in _outputs(nb, "layers-plot") if out.output_type == "stream")
+    layers = dict(part.split("=") for part in printed.strip().split(", "))
+    assert list(layers) == ["L0 lines", "L0 user lines", "L1 candidates", "L2 pages", "L3 Resident pages"]
+    counts = [int(v) for v in layers.values()]
+    assert counts[0] > counts[1] > 0 and counts[2] > 0 and counts[3] >= counts[4] > 0, layers
     context = _text(nb, "recall-context")
     assert "<MEMORY_DATA>" in context
     assert "My sister Lena lives in Berlin." in SAMPLE_FACTS_BY_PRESET["companion"]

@@ -191,7 +191,7 @@ def test_a_closed_memory_raises_a_clear_error(tmp_path: Path) -> None:
 def test_every_remedy_is_phrased_for_every_surface() -> None:
     from riko.errors import REMEDIES, SURFACES
 
-    fields = {"preset": "companion", "other": "work", "what": "pages"}
+    fields = {"preset": "companion", "other": "work", "what": "pages", "root": "/data"}
     for key, phrases in REMEDIES.items():
         assert set(phrases) == set(SURFACES), key
         cli = phrases["cli"].format(**fields)

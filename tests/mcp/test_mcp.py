@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 import riko
+from riko.mcp.server import RECALL_SCHEMA, RECALL_TOOL
 from riko.tools import REMEMBER_REFUSAL, TOOL_NAMES, tool_schemas
 
 pytestmark = pytest.mark.slow
@@ -57,12 +58,13 @@ def _stdio(root: Path, *extra: str) -> Client:
                                               *extra]))
 
 
-def test_stdio_lists_the_six_tools_with_the_toolbox_schemas(root: Path) -> None:
+def test_stdio_lists_the_six_tools_with_the_toolbox_schemas_then_recall(root: Path) -> None:
     async def run() -> None:
         async with _stdio(root, "--session", "s1") as client:
             listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
-            assert list(listed) == list(TOOL_NAMES)
-            assert listed == {s["name"]: s["input_schema"] for s in tool_schemas("anthropic")}
+            assert list(listed) == [*TOOL_NAMES, RECALL_TOOL]
+            assert listed == {**{s["name"]: s["input_schema"] for s in tool_schemas("anthropic")},
+                              RECALL_TOOL: RECALL_SCHEMA["input_schema"]}
             for schema in listed.values():  # scope and session are never arguments
                 assert not {"scope", "scopeKey", "session", "session_id", "profile"} & set(schema["properties"])
             uris = [str(r.uri) for r in (await client.list_resources()).resources]

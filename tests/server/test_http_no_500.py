@@ -55,7 +55,7 @@ def _named_routes() -> set[tuple[str, str]]:
     for key in REMEDIES:
         for what in listings:
             texts.append(phrase(key, "http", what=what, route=getattr(riko.errors, "HTTP_LISTINGS", {}).get(what, what),
-                                preset="p", other="o"))
+                                preset="p", other="o", root="r"))
     package = Path(riko.__file__).parent
     # the MCP endpoint is another app with routes of its own (``POST /capture``); its texts name those
     texts += [p.read_text(encoding="utf-8") for p in package.rglob("*.py")
