@@ -1,4 +1,4 @@
-"""``riko mcp``: the six memory tools and the Resident for an MCP host (stdio, or streamable HTTP).
+"""``riko mcp``: the six memory tools, recall (gated by recall_enabled) and the Resident for an MCP host (stdio, or streamable HTTP).
 
 Over stdio (the default) the host launches ``riko mcp`` and speaks MCP on its stdin/stdout;
 ``--http`` serves ``/mcp`` on loopback behind the same authentication as ``riko serve``, with
@@ -24,7 +24,7 @@ DEFAULT_MCP_PORT = 8766
 def register(sub: Any) -> None:
     """Add ``mcp`` to the ``riko`` subcommands."""
     p = sub.add_parser(
-        "mcp", help="serve the six memory tools and the Resident over the Model Context Protocol",
+        "mcp", help="serve the six memory tools, recall and the Resident over the Model Context Protocol",
         description="Bound to one scope and one agent session (given with --session, else one per client "
                     "connection). The host must capture the user's messages into that session (riko capture, "
                     "or POST /capture in --http mode) for memory_remember to accept a claim.")
