@@ -1,0 +1,123 @@
+"""Page files edited by hand, as a person with a text editor does it: the bytes are written to
+disk, then ``riko wiki check``, ``riko wiki sync``, ``riko wiki watch`` and ``riko serve`` run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import httpx
+import pytest
+
+import riko
+import riko.cli.main as cli_main
+
+ROOT = Path(riko.__file__).resolve().parents[1]  # the tree under test, for the subprocesses
+API = "/memory/v1"
+TOKEN = "hand-edit-test-token-0123456789"
+PATIENCE_S = 30.0  # far above the ~0.1 s a watcher takes, so a loaded machine cannot fail a test
+
+
+def _until(check: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"not seen within {PATIENCE_S:.0f} s: {what}")
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Any]:
+    """``riko <argv> --root <tmp> --preset companion`` through the command line's own entry point;
+    returns (exit code, stdout, stderr)."""
+    for name in ("RIKO_ROOT", "RIKO_PRESET", "RIKO_OWNER"):
+        monkeypatch.delenv(name, raising=False)
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = cli_main.main([*argv, "--root", str(tmp_path), "--preset", "companion"])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    assert cli_main.main(["init", "--root", str(tmp_path), "--preset", "companion"]) == 0
+    capsys.readouterr()
+    return run
+
+
+def _scope(root: Path) -> Path:
+    return root / "wiki" / "local" / "companion"
+
+
+def _new_page(root: Path, title: str, body: str, **fields: Any) -> tuple[str, Path]:
+    """A page made as riko makes one, and the file it lives in."""
+    with riko.open(root, preset="companion") as mem:
+        page = mem.create_page(title, body, **fields)
+        rel = mem.warehouse.fetchone("SELECT path FROM pages WHERE scope_key = ? AND id = ?", [mem.scope.key, page.id])
+    assert rel is not None
+    return page.id, _scope(root) / rel[0]
+
+
+def _edit(path: Path, old: str, new: str) -> bytes:
+    """What a text editor saves: the file's bytes with one span replaced."""
+    data = path.read_bytes()
+    assert old.encode() in data, old
+    data = data.replace(old.encode(), new.encode(), 1)
+    path.write_bytes(data)
+    return data
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RIKO_")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+# -- one rule for what a page may hold -----------------------------------------------------------
+def test_a_lone_surrogate_is_refused_alike_by_check_and_sync(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    pid, path = _new_page(tmp_path, "Tea", "I drink green tea.")
+    broken = _edit(path, "title: Tea", 'title: "\\ud800 bad"')  # the YAML escape, as typed
+    line = broken.decode().splitlines().index('title: "\\ud800 bad"') + 1
+    code, out, err = cli("wiki", "check")
+    assert code == 1 and f"{path}:{line}: field 'title':" in out and "U+D800" in out
+    checked = out.strip()
+    code, out, err = cli("wiki", "sync")
+    assert code == 1 and "codec" not in out + err and checked in out
+    assert path.read_bytes() == broken  # never overwritten
+    with riko.open(tmp_path, preset="companion", read_only=True) as mem:
+        assert mem.page(pid).title == "Tea" and mem.page(pid).version == 1
+
+
+def test_a_lone_surrogate_in_an_extra_key_is_reported_where_it_is(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    _new_page(tmp_path, "Tea", "I drink green tea.")
+    path = _scope(tmp_path) / "concepts" / "odd.md"
+    path.write_bytes(b'---\nid: p-odd\ntype: concept\ntitle: Odd\n"nick\\udc80": Mi\n---\n\nText.\n')
+    code, out, _ = cli("wiki", "check")
+    assert code == 1 and f"{path}:5: field 'nick\\udc80':" in out
+    code, out, _ = cli("wiki", "sync")
+    assert code == 1 and f"{path}:5: field 'nick\\udc80':" in out
+
+
+@pytest.mark.slow
+def test_riko_wiki_watch_refuses_a_lone_surrogate_with_file_and_line(tmp_path: Path) -> None:
+    pid, path = _new_page(tmp_path, "Plant", "I keep a fig tree.")
+    proc = subprocess.Popen([sys.executable, "-m", "riko", "wiki", "watch", "--root", str(tmp_path),
+                             "--preset", "companion"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env())
+    try:
+        assert proc.stderr is not None and "watching" in proc.stderr.readline()
+        time.sleep(0.3)
+        _edit(path, "title: Plant", 'title: "\\ud800 bad"')
+        assert proc.stdout is not None
+        refused = proc.stdout.readline()
+        assert refused.startswith(f"refused {path}:4: field 'title':") and "U+D800" in refused
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err
