@@ -3,7 +3,6 @@ disk, then ``riko wiki check``, ``riko wiki sync``, ``riko wiki watch`` and ``ri
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -121,3 +120,57 @@ def test_riko_wiki_watch_refuses_a_lone_surrogate_with_file_and_line(tmp_path: P
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert "Traceback" not in err
+
+
+# -- a broken edit under riko serve is seen -------------------------------------------------------
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[tuple[httpx.Client, subprocess.Popen[str]]]:
+    """A real ``riko serve`` on a loopback port, its client (with the profile's token) and process."""
+    (tmp_path / "riko.toml").write_text(f'api_token = "{TOKEN}"\napi_token_profile = "companion"\n', encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "riko", "serve", "--root", str(tmp_path), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    headers = {"x-dsh-memory-profile": "companion", "authorization": f"Bearer {TOKEN}"}
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        match = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        assert match, line
+        with httpx.Client(base_url=match[1] + API, headers=headers, timeout=30) as client:
+            yield client, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.communicate(timeout=30)
+
+
+@pytest.mark.slow
+def test_a_broken_edit_under_riko_serve_is_logged_and_listed_by_get_wiki(
+        tmp_path: Path, serve: tuple[httpx.Client, subprocess.Popen[str]]) -> None:
+    pid, path = _new_page(tmp_path, "Bike", "My bike is a blue Brompton.")
+    client, proc = serve
+    assert client.get("/wiki").json()["sync"] == {"errors": []}
+    broken = _edit(path, "title: Bike", "title: [Bike")  # line 4: a bracket left open
+    errors = _until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
+    assert [(e["path"], e["line"], e["field"]) for e in errors] == [(str(path), 4, None)]
+    assert "flow sequence" in errors[0]["message"]
+    served = client.get(f"/wiki/pages/{pid}").json()
+    assert served["title"] == "Bike" and served["version"] == 1 and path.read_bytes() == broken
+    _edit(path, "title: [Bike", "title: Bike")
+    _until(lambda: client.get("/wiki").json()["sync"] == {"errors": []}, "the fixed file")
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert err.count(f"refused {path}:4: invalid YAML in frontmatter") == 1  # once, not on every sync
+    assert "the previous version keeps serving" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_under_riko_serve_is_a_refusal_not_a_traceback(
+        tmp_path: Path, serve: tuple[httpx.Client, subprocess.Popen[str]]) -> None:
+    pid, path = _new_page(tmp_path, "Bike", "My bike is a blue Brompton.")
+    client, proc = serve
+    client.get("/wiki")  # the profile is open and watched
+    _edit(path, "title: Bike", 'title: "\\ud800 bad"')
+    errors = _until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
+    assert [(e["line"], e["field"]) for e in errors] == [(4, "title")]
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert f"refused {path}:4: field 'title'" in err and "Traceback" not in err
