@@ -20,7 +20,7 @@ import orjson
 import polars as pl
 
 from ..clock import Clock
-from ..review.corrections import claim_changed, corrected_title, retire_evidence
+from ..review.corrections import claim_changed, retire_evidence
 from ..errors import NotFoundError, StateError, WikiFormatError
 from .journal import FileJournal
 from ..scope import MemoryScope
@@ -473,14 +473,11 @@ class Canon:
                 self._record_file(pid, rel, text)  # formatting only: nothing semantic changed
                 report.unchanged += 1
                 continue
+            # the warehouse counts versions; the person's file keeps every byte they saved, its
+            # ``version:`` line included, until riko itself next writes the page
             new = page.replace(version=old.version + 1)
-            retitled = corrected_title(new.title, f"{old.description}\n{old.body}", f"{new.description}\n{new.body}",
-                                       new.sensitivity, pid) if new.title == old.title else new.title
             detail: dict[str, Any] = {"path": rel, "previous_version": old.version}
             changed = claim_changed(f"{old.description}\n{old.body}".strip(), f"{new.description}\n{new.body}".strip())
-            if retitled != new.title:
-                # the person fixed the claim but not the title that restated it
-                new, detail["retitled"] = new.replace(title=retitled), True
             history = None
             if new.sensitivity != old.sensitivity:
                 history = json.loads(old_row["sensitivity_history"] or "[]")
@@ -490,8 +487,8 @@ class Canon:
                 if changed:  # the raw lines behind the old claim stop surfacing as current
                     detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
-                          detail=detail, on_disk=(rel, text),
-                          sensitivity_history=history)
+                          detail=detail, on_disk=(rel, text), sensitivity_history=history,
+                          write_file=new.status == "forgotten")  # a forgotten page's file goes, as a forget's does
                 if history is not None:
                     self.wh.audit("memory-sensitivity-changed", "management", pid,
                                   {"from": old.sensitivity, "to": new.sensitivity, "via": "file"})

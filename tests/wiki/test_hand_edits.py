@@ -174,3 +174,29 @@ def test_a_lone_surrogate_under_riko_serve_is_a_refusal_not_a_traceback(
     proc.terminate()
     _, err = proc.communicate(timeout=30)
     assert f"refused {path}:4: field 'title'" in err and "Traceback" not in err
+
+
+# -- a valid hand edit keeps the person's bytes --------------------------------------------------
+def test_a_valid_hand_edit_keeps_the_bytes_and_every_field_not_touched(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    pid, path = _new_page(tmp_path, "I live in Lisbon", "", description="I live in Lisbon", tags=["home"])
+    text = path.read_text(encoding="utf-8")
+    # the person edits the description only, and moves it below the version while at it
+    lines = text.splitlines(keepends=True)
+    lines = [line for line in lines if not line.startswith("description:")]
+    at = next(i for i, line in enumerate(lines) if line.startswith("version:")) + 1
+    lines.insert(at, "description: I live in Porto now\n")
+    saved = "".join(lines).encode()
+    path.write_bytes(saved)
+    code, out, _ = cli("wiki", "sync")
+    assert code == 0 and "edited=1" in out
+    assert path.read_bytes() == saved  # not a byte rewritten: no version bump, no key order
+    with riko.open(tmp_path, preset="companion") as mem:
+        page = mem.page(pid)
+        assert page.title == "I live in Lisbon"  # the title the person did not touch
+        assert (page.description, page.version, page.tags) == ("I live in Porto now", 2, ["home"])
+        assert mem.page_versions(pid)["version"].to_list() == [1]
+        assert "I live in Porto now" in mem.resident().text
+        assert mem.sync().changed is False  # the saved bytes are what riko recorded
+        mem.suppress(pid)  # riko's own next write renders the page, its version included
+        assert "version: 3" in path.read_text(encoding="utf-8")
+        assert "description: I live in Porto now" in path.read_text(encoding="utf-8")
