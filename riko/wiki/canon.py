@@ -39,6 +39,7 @@ from . import (
 from .check import check_files
 from .check import duplicate_errors as _duplicate_errors
 from .check import id_changed as _id_changed
+from .check import moved_pages
 from .files import page_files, read_bytes
 from .page import TYPE_FOLDERS, extra_from_json, extra_to_json
 
@@ -448,6 +449,10 @@ class Canon:
             parsed_page = parsed.get(rels[0])
             found[pid] = _UNCHANGED if parsed_page is None else _FileState(
                 self.dir / rels[0], _text(contents[rels[0]]), parsed_page)
+        # a stored page whose file was moved out of the type folders is kept, not deleted
+        for pid, error in moved_pages(self.dir, {entry[0] for entry in known.values()}, set(found)):
+            errors.append(error)
+            found[pid] = _FileState(None, None, None)
         return found, sorted(errors, key=lambda e: (str(e.path), e.line or 0)), unchanged
 
     def sync(self) -> SyncReport:

@@ -200,3 +200,27 @@ def test_a_valid_hand_edit_keeps_the_bytes_and_every_field_not_touched(tmp_path:
         mem.suppress(pid)  # riko's own next write renders the page, its version included
         assert "version: 3" in path.read_text(encoding="utf-8")
         assert "description: I live in Porto now" in path.read_text(encoding="utf-8")
+
+
+# -- a page file moved out of the type folders is kept, not deleted --------------------------------
+def test_a_page_file_moved_out_of_the_type_folders_is_reported_and_kept(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    pid, path = _new_page(tmp_path, "Tea", "I drink green tea.")
+    notes = _scope(tmp_path) / "notes"
+    notes.mkdir()
+    moved = notes / path.name
+    path.rename(moved)
+    (_scope(tmp_path) / "README.md").write_text("# My notes, not a page\n", encoding="utf-8")
+    expected = f"{moved}:2: field 'id': page {pid} was moved out of the type folders"
+    code, out, _ = cli("wiki", "check")
+    assert code == 1 and out.startswith(expected) and "move it back under concepts/" in out
+    code, out, _ = cli("wiki", "sync")
+    assert code == 1 and "deleted=0" in out and expected in out
+    with riko.open(tmp_path, preset="companion") as mem:
+        assert mem.page(pid).status == "confirmed" and "I drink green tea." in mem.resident().text
+        assert "page-deleted-externally" not in mem.audits()["kind"].to_list()
+    moved.rename(path)  # moved back: read again, nothing changed
+    code, out, _ = cli("wiki", "sync")
+    assert code == 0 and "errors=0" in out
+    path.unlink()  # a file really deleted is a deleted page, as before
+    code, out, _ = cli("wiki", "sync")
+    assert code == 0 and "deleted=1" in out
