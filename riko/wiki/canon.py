@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -85,6 +86,38 @@ def _text(data: bytes) -> str:
 def _comparable(page: Page) -> Page:
     """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
     return page.replace(extra=extra_from_json(json.loads(dumps(extra_to_json(page.extra)))))
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+_DESCRIPTION_ENTRY = re.compile(r"^description[ \t]*:.*\n(?:[ \t]+.*\n|[ \t]*\n(?=[ \t]))*", re.MULTILINE)
+
+
+def _body_is_the_memory(old: Page, new: Page, text: str, path: Path) -> tuple[str, Page] | None:
+    """When a hand edit changes the body and leaves a description that only repeated the old
+    memory text (the page had no body, or the description is its body in one line), the body is
+    the memory now: ``text`` without its ``description:`` entry (every other byte kept) and the
+    page it reads as. None when the description is the person's own gist, or was edited too."""
+    if not old.description or new.description != old.description or not new.body or new.body == old.body:
+        return None
+    lines = [line for line in old.body.splitlines() if line.strip()]
+    if old.body and _fold(old.description) not in (_fold(old.body), _fold(lines[0] if lines else "")):
+        return None
+    head_end = text.find("\n---", 3)
+    if head_end < 0:
+        return None
+    entries = list(_DESCRIPTION_ENTRY.finditer(text, 0, head_end + 1))
+    if len(entries) != 1:
+        return None
+    trimmed = text[:entries[0].start()] + text[entries[0].end():]
+    try:
+        page = parse_page(trimmed, path)
+    except WikiFormatError:
+        return None
+    # only the description may differ from what the person saved
+    return (trimmed, page) if page == new.replace(description="", version=page.version) else None
 
 
 @dataclass
@@ -482,6 +515,9 @@ class Canon:
             # ``version:`` line included, until riko itself next writes the page
             new = page.replace(version=old.version + 1)
             detail: dict[str, Any] = {"path": rel, "previous_version": old.version}
+            follows = _body_is_the_memory(old, new, text, state.path)
+            if follows is not None:  # the person typed the memory in the body: a stale copy goes
+                text, new, detail["description_dropped"] = follows[0], follows[1].replace(version=new.version), True
             changed = claim_changed(f"{old.description}\n{old.body}".strip(), f"{new.description}\n{new.body}".strip())
             history = None
             if new.sensitivity != old.sensitivity:
@@ -489,6 +525,8 @@ class Canon:
                 history.append({"from": old.sensitivity, "to": new.sensitivity, "authority": "management",
                                 "at": self.clock.now().isoformat(), "via": "file"})
             with self.transaction():
+                if follows is not None:
+                    self._files.stage(state.path, text)
                 if changed:  # the raw lines behind the old claim stop surfacing as current
                     detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,

@@ -224,3 +224,31 @@ def test_a_page_file_moved_out_of_the_type_folders_is_reported_and_kept(tmp_path
     path.unlink()  # a file really deleted is a deleted page, as before
     code, out, _ = cli("wiki", "sync")
     assert code == 0 and "deleted=1" in out
+
+
+# -- the Markdown body carries the memory text ----------------------------------------------------
+def test_a_memory_typed_in_the_body_is_the_memory(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    # riko keeps a one-line memory in `description:` and leaves the body empty
+    pid, path = _new_page(tmp_path, "Tea", "", description="I prefer green tea.")
+    saved = path.read_text(encoding="utf-8") + "\nI prefer oolong tea now.\n"  # typed below the frontmatter
+    path.write_text(saved, encoding="utf-8")
+    code, out, _ = cli("wiki", "sync")
+    assert code == 0 and "edited=1" in out
+    # the stale copy of the old text is the one entry taken out; every other byte is as saved
+    assert path.read_text(encoding="utf-8") == saved.replace("description: I prefer green tea.\n", "")
+    with riko.open(tmp_path, preset="companion", config={"recall_enabled": True}) as mem:
+        page = mem.page(pid)
+        assert (page.description, page.body, page.title, page.version) == ("", "I prefer oolong tea now.", "Tea", 2)
+        assert "I prefer oolong tea now." in mem.resident().text and "green" not in mem.resident().text
+        assert "oolong" in mem.recall("what tea do I prefer").context
+        assert mem.sync().changed is False
+
+
+def test_a_body_edit_under_the_persons_own_gist_keeps_the_gist(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    pid, path = _new_page(tmp_path, "Trip", "We went to Kyoto in April.\nThe temples were quiet.",
+                          description="Spring trip to Kyoto")
+    saved = _edit(path, "The temples were quiet.", "The temples were quiet and the food was great.")
+    code, out, _ = cli("wiki", "sync")
+    assert code == 0 and "edited=1" in out and path.read_bytes() == saved
+    with riko.open(tmp_path, preset="companion", read_only=True) as mem:
+        assert mem.page(pid).description == "Spring trip to Kyoto" and "food was great" in mem.page(pid).body
