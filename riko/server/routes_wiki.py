@@ -49,9 +49,16 @@ async def wiki(ctx: Ctx) -> Any:
             "resident": {"version": snap.version, "source_page_count": len(snap.source_page_ids),
                          "chars": len(snap.text), "max_chars": snap.max_chars},
             "dream": mem.dream_status(),
+            "sync": _sync_state(mem.last_sync),
         }
 
     return await ctx.run(snapshot)
+
+
+def _sync_state(report: Any) -> dict[str, Any]:
+    """The last sync of the page files (the watcher's, ``POST /wiki/sync``'s or the open's): the
+    files it refused, each with path, line, field and message, while the previous version serves."""
+    return {"errors": report.to_dict()["errors"] if report is not None else []}
 
 
 @api

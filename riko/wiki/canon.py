@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import orjson
 import polars as pl
 
 from ..clock import Clock
-from ..review.corrections import claim_changed, corrected_title, retire_evidence
+from ..review.corrections import claim_changed, retire_evidence
 from ..errors import NotFoundError, StateError, WikiFormatError
 from .journal import FileJournal
 from ..scope import MemoryScope
@@ -39,6 +40,7 @@ from . import (
 from .check import check_files
 from .check import duplicate_errors as _duplicate_errors
 from .check import id_changed as _id_changed
+from .check import moved_pages
 from .files import page_files, read_bytes
 from .page import TYPE_FOLDERS, extra_from_json, extra_to_json
 
@@ -84,6 +86,38 @@ def _text(data: bytes) -> str:
 def _comparable(page: Page) -> Page:
     """``page`` with its extra keys as stored (JSON), so a row and a file compare fairly."""
     return page.replace(extra=extra_from_json(json.loads(dumps(extra_to_json(page.extra)))))
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+_DESCRIPTION_ENTRY = re.compile(r"^description[ \t]*:.*\n(?:[ \t]+.*\n|[ \t]*\n(?=[ \t]))*", re.MULTILINE)
+
+
+def _body_is_the_memory(old: Page, new: Page, text: str, path: Path) -> tuple[str, Page] | None:
+    """When a hand edit changes the body and leaves a description that only repeated the old
+    memory text (the page had no body, or the description is its body in one line), the body is
+    the memory now: ``text`` without its ``description:`` entry (every other byte kept) and the
+    page it reads as. None when the description is the person's own gist, or was edited too."""
+    if not old.description or new.description != old.description or not new.body or new.body == old.body:
+        return None
+    lines = [line for line in old.body.splitlines() if line.strip()]
+    if old.body and _fold(old.description) not in (_fold(old.body), _fold(lines[0] if lines else "")):
+        return None
+    head_end = text.find("\n---", 3)
+    if head_end < 0:
+        return None
+    entries = list(_DESCRIPTION_ENTRY.finditer(text, 0, head_end + 1))
+    if len(entries) != 1:
+        return None
+    trimmed = text[:entries[0].start()] + text[entries[0].end():]
+    try:
+        page = parse_page(trimmed, path)
+    except WikiFormatError:
+        return None
+    # only the description may differ from what the person saved
+    return (trimmed, page) if page == new.replace(description="", version=page.version) else None
 
 
 @dataclass
@@ -448,6 +482,10 @@ class Canon:
             parsed_page = parsed.get(rels[0])
             found[pid] = _UNCHANGED if parsed_page is None else _FileState(
                 self.dir / rels[0], _text(contents[rels[0]]), parsed_page)
+        # a stored page whose file was moved out of the type folders is kept, not deleted
+        for pid, error in moved_pages(self.dir, {entry[0] for entry in known.values()}, set(found)):
+            errors.append(error)
+            found[pid] = _FileState(None, None, None)
         return found, sorted(errors, key=lambda e: (str(e.path), e.line or 0)), unchanged
 
     def sync(self) -> SyncReport:
@@ -473,25 +511,27 @@ class Canon:
                 self._record_file(pid, rel, text)  # formatting only: nothing semantic changed
                 report.unchanged += 1
                 continue
+            # the warehouse counts versions; the person's file keeps every byte they saved, its
+            # ``version:`` line included, until riko itself next writes the page
             new = page.replace(version=old.version + 1)
-            retitled = corrected_title(new.title, f"{old.description}\n{old.body}", f"{new.description}\n{new.body}",
-                                       new.sensitivity, pid) if new.title == old.title else new.title
             detail: dict[str, Any] = {"path": rel, "previous_version": old.version}
+            follows = _body_is_the_memory(old, new, text, state.path)
+            if follows is not None:  # the person typed the memory in the body: a stale copy goes
+                text, new, detail["description_dropped"] = follows[0], follows[1].replace(version=new.version), True
             changed = claim_changed(f"{old.description}\n{old.body}".strip(), f"{new.description}\n{new.body}".strip())
-            if retitled != new.title:
-                # the person fixed the claim but not the title that restated it
-                new, detail["retitled"] = new.replace(title=retitled), True
             history = None
             if new.sensitivity != old.sensitivity:
                 history = json.loads(old_row["sensitivity_history"] or "[]")
                 history.append({"from": old.sensitivity, "to": new.sensitivity, "authority": "management",
                                 "at": self.clock.now().isoformat(), "via": "file"})
             with self.transaction():
+                if follows is not None:
+                    self._files.stage(state.path, text)
                 if changed:  # the raw lines behind the old claim stop surfacing as current
                     detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
-                          detail=detail, on_disk=(rel, text),
-                          sensitivity_history=history)
+                          detail=detail, on_disk=(rel, text), sensitivity_history=history,
+                          write_file=new.status == "forgotten")  # a forgotten page's file goes, as a forget's does
                 if history is not None:
                     self.wh.audit("memory-sensitivity-changed", "management", pid,
                                   {"from": old.sensitivity, "to": new.sensitivity, "via": "file"})

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import WikiFormatError
-from .files import scan_pages
-from .page import parse_page
+from .files import read_bytes, scan_pages, stray_page_files
+from .page import TYPE_FOLDERS, parse_page
 
-__all__ = ["check_files", "duplicate_errors", "id_changed", "key_line", "stored_page_ids"]
+__all__ = ["check_files", "duplicate_errors", "id_changed", "key_line", "moved_out", "moved_pages", "stored_page_ids"]
 
 
 def key_line(text: str, key: str) -> int:
@@ -45,6 +45,31 @@ def id_changed(stored: str, page_id: str, path: Path, text: str) -> WikiFormatEr
         f"'id: {stored}', or save the new page as a new file", path, key_line(text, "id"), "id")
 
 
+def moved_out(page_id: str, page_type: str, path: Path, text: str) -> WikiFormatError:
+    """The error for a stored page whose file now lies outside the seven type folders."""
+    folder = TYPE_FOLDERS.get(page_type, "the type folders")
+    return WikiFormatError(
+        f"page {page_id} was moved out of the type folders, where riko does not read page files; "
+        f"move it back under {folder}/ — until then the page keeps its last version (it is not deleted)",
+        path, key_line(text, "id"), "id")
+
+
+def moved_pages(wiki_dir: Path, stored: set[str], present: set[str]) -> list[tuple[str, WikiFormatError]]:
+    """``(page id, error)`` for each file outside the type folders that holds a page riko stores
+    (``stored``) and no longer finds inside them (``present``): a page file moved away. Other
+    Markdown files there (notes, a README) are not pages and are left alone."""
+    out: list[tuple[str, WikiFormatError]] = []
+    for _, full in stray_page_files(Path(wiki_dir)):
+        text = read_bytes(full).decode("utf-8", errors="surrogateescape")
+        try:
+            page = parse_page(text, full)
+        except WikiFormatError:
+            continue  # not a readable page: nothing riko would apply from it
+        if page.id in stored and page.id not in present:
+            out.append((page.id, moved_out(page.id, page.type, Path(full), text)))
+    return out
+
+
 def check_files(wiki_dir: Path, known: dict[str, str] | None = None) -> list[WikiFormatError]:
     """Validate every page file under a scope's Wiki folder; reads only, needs no warehouse.
 
@@ -67,6 +92,9 @@ def check_files(wiki_dir: Path, known: dict[str, str] | None = None) -> list[Wik
             continue
         by_id.setdefault(page.id, []).append((path, text))
     errors.extend(duplicate_errors(by_id))
+    if known:
+        present = set(by_id) | {pid for path, pid in known.items() if (Path(wiki_dir) / path).exists()}
+        errors.extend(error for _, error in moved_pages(Path(wiki_dir), set(known.values()), present))
     return sorted(errors, key=lambda e: (str(e.path), e.line or 0))
 
 

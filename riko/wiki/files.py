@@ -26,6 +26,7 @@ __all__ = [
     "fsync_dir",
     "scan_pages",
     "page_files",
+    "stray_page_files",
     "read_bytes",
     "read_page_file",
 ]
@@ -163,6 +164,29 @@ def page_files(scope_dir: Path) -> list[tuple[str, str]]:
         top = os.path.join(root, folder)
         if os.path.isdir(top):
             _collect(top, f"{folder}/", out)
+    return out
+
+
+def stray_page_files(scope_dir: Path) -> list[tuple[str, str]]:
+    """``(relative POSIX path, full path)`` of every ``*.md`` in a scope's folder that is *not*
+    under one of the seven type folders (a page file moved out of them), sorted like paths;
+    dotfiles, dot-directories, ``RESIDENT.md`` and linked directories skipped. Not read as pages."""
+    root = str(Path(scope_dir))
+    out: list[tuple[str, str]] = []
+    try:
+        with os.scandir(root) as found:
+            entries = sorted(found, key=lambda entry: entry.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return out
+    folders = set(TYPE_FOLDERS.values())
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") or name in folders:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            _collect(entry.path, f"{name}/", out)
+        elif name.endswith(".md") and name != RESIDENT_FILE and entry.is_file():
+            out.append((name, entry.path))
     return out
 
 

@@ -257,8 +257,45 @@ def _hint(value: str, choices: tuple[str, ...]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _unsavable(value: Any, depth: int = 0) -> str | None:
+    """The first lone surrogate (``"\\ud800"`` in YAML) in ``value``'s text, keys included, or None:
+    such a code point is not a character and cannot be saved as UTF-8."""
+    if isinstance(value, str):
+        if value.isascii():
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return value[exc.start]
+        return None
+    if depth < _MAX_DEPTH and isinstance(value, (list, tuple)):
+        return next((c for c in (_unsavable(v, depth + 1) for v in value) if c), None)
+    if depth < _MAX_DEPTH and isinstance(value, dict):
+        return next((c for c in (_unsavable(k, depth + 1) or _unsavable(v, depth + 1) for k, v in value.items()) if c),
+                    None)
+    return None
+
+
+def _unsavable_problem(page: Page) -> tuple[str, str] | None:
+    """A text of ``page`` that holds a lone surrogate, as ``(field, message)``: the one rule that
+    decides, before any file is written, that a page file could not hold it."""
+    fields: list[tuple[str, Any]] = [(name, getattr(page, name)) for name in (*_TEXT_FIELDS, "tags", "sources")]
+    fields += [("body", page.body)]
+    fields += [(str(key), {key: value}) for key, value in page.extra.items()] if isinstance(page.extra, dict) else []
+    for name, value in fields:
+        bad = _unsavable(value)
+        if bad is not None:
+            name = name.encode("utf-8", "backslashreplace").decode("utf-8")  # the report itself must print
+            return name, (f"{name} holds U+{ord(bad):04X}, half of a surrogate pair and not a character, "
+                          "which a UTF-8 file cannot store; write the character itself (or a \\U escape of it)")
+    return None
+
+
 def _problem(page: Page) -> tuple[str, str] | None:
     """The first rule ``page`` breaks, as ``(field, message)``, or None."""
+    unsavable = _unsavable_problem(page)
+    if unsavable is not None:
+        return unsavable
     if not isinstance(page.id, str) or not page.id:
         return "id", "id is required (a stable, path-safe identifier such as 'p-1a2b3c4d5e6f7a8b')"
     if not _ID_RE.fullmatch(page.id):
@@ -700,6 +737,11 @@ _CONVERTERS: dict[str, Callable[[str, yaml.Node, Any], Any]] = {
 }
 
 
+#: YAML contexts that enclose the whole frontmatter (or a nested block): an error inside one is
+#: reported where YAML found it, not where the block began.
+_ENCLOSING_CONTEXT = re.compile(r"\bblock (mapping|collection|node|sequence)\b")
+
+
 def _first_line_of_bad_utf8(text: str) -> int | None:
     try:
         text.encode("utf-8")
@@ -743,7 +785,14 @@ def _parse_page(text: str, path: str | Path | None) -> Page:
         line = yaml_line(mark) if mark else opening_line
         problem = exc.problem or exc.context or "unreadable YAML"
         if exc.problem and exc.context and exc.context_mark:
-            problem += f" ({exc.context} started on line {yaml_line(exc.context_mark)})"
+            started = yaml_line(exc.context_mark)
+            if started < line and not _ENCLOSING_CONTEXT.search(exc.context):
+                # a quote, bracket or key left open: the mistake is where it opened, not where
+                # YAML gave up (usually the next line)
+                problem += f" on line {line} ({exc.context} started here)"
+                line = started
+            else:
+                problem += f" ({exc.context} started on line {started})"
         raise WikiFormatError(f"invalid YAML in frontmatter: {problem}", path, line) from exc
     except yaml.YAMLError as exc:
         raise WikiFormatError(f"invalid YAML in frontmatter: {exc}", path, opening_line) from exc
@@ -812,5 +861,7 @@ def _parse_page(text: str, path: str | Path | None) -> Page:
     found = _problem(page)
     if found is not None:
         name, message = found
-        raise WikiFormatError(message, path, key_lines.get(name, opening_line), name)
+        # a key is named as it prints: a lone surrogate in it is written as its escape
+        printed = {key.encode("utf-8", "backslashreplace").decode("utf-8"): line for key, line in key_lines.items()}
+        raise WikiFormatError(message, path, key_lines.get(name, printed.get(name, opening_line)), name)
     return page

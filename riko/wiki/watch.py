@@ -18,7 +18,7 @@ import watchfiles
 
 from ..errors import RikoError
 
-__all__ = ["WikiWatcher", "is_page_file"]
+__all__ = ["WikiWatcher", "is_page_file", "log_report"]
 
 log = logging.getLogger("riko.wiki.watch")
 #: Quiet time after the last change before a sync runs: an editor's save (write, rename,
@@ -32,11 +32,33 @@ def is_page_file(path: str | Path) -> bool:
     return p.suffix == ".md" and not p.name.startswith(".") and p.name != "RESIDENT.md"
 
 
+def log_report(report: Any, already: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Log what a sync did when no one else shows it (``riko serve``, ``riko mcp``, a notebook):
+    a refused file is a warning with its file, line and field, an applied change is info.
+
+    A broken file is refused again by every sync until it is fixed: a refusal in ``already``
+    (what the previous call returned) is not logged twice. Returns the refusals now standing.
+    """
+    if isinstance(report, RikoError):
+        log.warning("riko: sync after a page-file change failed: %s", report)
+        return already
+    if isinstance(report, BaseException):
+        return already  # logged with its traceback where it was raised
+    for verb in ("added", "edited", "deleted"):
+        for page_id in getattr(report, verb, ()):
+            log.info("%s %s", verb, page_id)
+    refused = frozenset(str(error) for error in getattr(report, "errors", ()))
+    for message in sorted(refused - already):
+        log.warning("riko: refused %s; the previous version keeps serving", message)
+    return refused
+
+
 class WikiWatcher:
     """Watch ``folder`` and call ``sync()`` after each burst of page-file changes.
 
     ``on_report(report)`` receives each sync's report (or the :class:`~riko.errors.RikoError`
-    it raised, e.g. a lock wait past its bound); the thread never dies of a failed sync.
+    it raised, e.g. a lock wait past its bound); without one, each report is logged
+    (:func:`log_report`) so a refused edit is never silent. The thread never dies of a failed sync.
     """
 
     def __init__(self, folder: str | Path, sync: Callable[[], Any], *,
@@ -48,6 +70,7 @@ class WikiWatcher:
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
+        self._refused: frozenset[str] = frozenset()  # refusals already logged
 
     def start(self) -> "WikiWatcher":
         """Start watching in a daemon thread; returns once the watch is in place."""
@@ -93,7 +116,9 @@ class WikiWatcher:
             return exc
 
     def _report(self, report: Any) -> None:
-        if self.on_report is not None:
+        if self.on_report is None:
+            self._refused = log_report(report, self._refused)
+        else:
             try:
                 self.on_report(report)
             except Exception:

@@ -170,7 +170,7 @@ def test_wiki_sync_applies_edits_and_reports_errors(cli):
     page.write_text(page.read_text().replace("I like tea", "I like strong tea"))
     code, report, _ = cli("wiki", "sync")
     assert code == 0 and report["edited"] == [pid] and report["errors"] == []
-    assert "version: 2" in page.read_text()
+    assert "version: 1" in page.read_text() and cli("page", pid)[1]["version"] == 2  # the file stays as saved
     page.write_text(page.read_text().replace("type: concept", "type: drink"))
     broken = page.read_bytes()
     code, report, _ = cli("wiki", "sync")

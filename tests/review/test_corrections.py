@@ -73,11 +73,10 @@ def correct(mem, pid: str, path: str) -> str:
         resolution = "correction" if path == "conflict-correction" else "temporal_transition"
         return mem.resolve_conflict(conflict, resolution).id
     if path == "hand-edit":
-        # a person fixes the claim in the file and leaves the title line as it was
+        # a person fixes the claim in the file, wherever it says the old value (riko never
+        # changes a field of a hand edit the person did not touch, the title included)
         file = mem._canon.dir / mem.pages().filter(mem.pages()["id"] == pid)["path"][0]
-        lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
-        file.write_text("".join(line if line.startswith("title:") else line.replace("Lisbon", "Porto")
-                                for line in lines), encoding="utf-8")
+        file.write_text(file.read_text(encoding="utf-8").replace("Lisbon", "Porto"), encoding="utf-8")
         report = mem.sync()
         assert pid in report.edited, report
         return pid

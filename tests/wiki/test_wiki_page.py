@@ -339,7 +339,7 @@ def test_content_and_handler_keys_are_extra() -> None:
         pytest.param("---\nid: p-1\ntype: concept\n", 1, None, id="unclosed"),
         pytest.param("\n\n---\nid: p-1\n", 3, None, id="unclosed-after-blank-lines"),
         pytest.param(fm("- a", "- b"), 1, None, id="not-a-mapping"),
-        pytest.param(fm("id: p-1", "type: concept", "title: [oops"), 5, None, id="yaml-unclosed-flow"),
+        pytest.param(fm("id: p-1", "type: concept", "title: [oops"), 4, None, id="yaml-unclosed-flow"),
         pytest.param(fm("id: p-1", "title: a: b", "type: concept"), 3, None, id="yaml-mapping-value"),
         pytest.param(fm("id: p-1", "\ttype: concept"), 3, None, id="yaml-tab"),
         pytest.param(fm("id: p-1", "type: concept", "title: T", "2026: x"), 5, None, id="non-text-key"),
@@ -389,7 +389,7 @@ def test_error_messages_say_what_to_do() -> None:
         parse_page(fm(*BASE, "consent: 'true'"))
     with pytest.raises(WikiFormatError, match=r"first on line 4"):
         parse_page(fm(*BASE, "title: Again"))
-    with pytest.raises(WikiFormatError, match=r"flow sequence started on line 4"):
+    with pytest.raises(WikiFormatError, match=r"on line 5 \(while parsing a flow sequence started here\)"):
         parse_page(fm("id: p-1", "type: concept", "title: [oops"))
 
 
