@@ -247,7 +247,7 @@ def cmd_wiki(args: argparse.Namespace) -> int:
         return _wiki_watch(args)
     with open_memory(args) as mem:
         report = mem.last_sync if mem.last_sync is not None else mem.sync()
-    lines = [repr(report), *(str(e) for e in report.errors)]
+    lines = [report.summary(), *(str(e) for e in report.errors)]
     emit(args, report, text="\n".join(lines))
     return 1 if report.errors else 0
 

@@ -141,6 +141,11 @@ class SyncReport:
             "errors": [{"path": str(e.path), "line": e.line, "field": e.field, "message": str(e)} for e in self.errors],
         }
 
+    def summary(self) -> str:
+        """One line for a person: what the sync applied and refused."""
+        return (f"wiki sync: {len(self.added)} added, {len(self.edited)} edited, {len(self.deleted)} deleted, "
+                f"{self.unchanged} unchanged, {len(self.errors)} refused")
+
     def __repr__(self) -> str:
         return (f"SyncReport(added={len(self.added)}, edited={len(self.edited)}, deleted={len(self.deleted)}, "
                 f"unchanged={self.unchanged}, errors={len(self.errors)})")

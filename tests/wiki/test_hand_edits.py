@@ -188,7 +188,7 @@ def test_a_valid_hand_edit_keeps_the_bytes_and_every_field_not_touched(tmp_path:
     saved = "".join(lines).encode()
     path.write_bytes(saved)
     code, out, _ = cli("wiki", "sync")
-    assert code == 0 and "edited=1" in out
+    assert code == 0 and "1 edited" in out
     assert path.read_bytes() == saved  # not a byte rewritten: no version bump, no key order
     with riko.open(tmp_path, preset="companion") as mem:
         page = mem.page(pid)
@@ -214,16 +214,16 @@ def test_a_page_file_moved_out_of_the_type_folders_is_reported_and_kept(tmp_path
     code, out, _ = cli("wiki", "check")
     assert code == 1 and out.startswith(expected) and "move it back under concepts/" in out
     code, out, _ = cli("wiki", "sync")
-    assert code == 1 and "deleted=0" in out and expected in out
+    assert code == 1 and "0 deleted" in out and expected in out
     with riko.open(tmp_path, preset="companion") as mem:
         assert mem.page(pid).status == "confirmed" and "I drink green tea." in mem.resident().text
         assert "page-deleted-externally" not in mem.audits()["kind"].to_list()
     moved.rename(path)  # moved back: read again, nothing changed
     code, out, _ = cli("wiki", "sync")
-    assert code == 0 and "errors=0" in out
+    assert code == 0 and "0 refused" in out
     path.unlink()  # a file really deleted is a deleted page, as before
     code, out, _ = cli("wiki", "sync")
-    assert code == 0 and "deleted=1" in out
+    assert code == 0 and "1 deleted" in out
 
 
 # -- the Markdown body carries the memory text ----------------------------------------------------
@@ -233,7 +233,7 @@ def test_a_memory_typed_in_the_body_is_the_memory(tmp_path: Path, cli: Callable[
     saved = path.read_text(encoding="utf-8") + "\nI prefer oolong tea now.\n"  # typed below the frontmatter
     path.write_text(saved, encoding="utf-8")
     code, out, _ = cli("wiki", "sync")
-    assert code == 0 and "edited=1" in out
+    assert code == 0 and "1 edited" in out
     # the stale copy of the old text is the one entry taken out; every other byte is as saved
     assert path.read_text(encoding="utf-8") == saved.replace("description: I prefer green tea.\n", "")
     with riko.open(tmp_path, preset="companion", config={"recall_enabled": True}) as mem:
@@ -249,6 +249,6 @@ def test_a_body_edit_under_the_persons_own_gist_keeps_the_gist(tmp_path: Path, c
                           description="Spring trip to Kyoto")
     saved = _edit(path, "The temples were quiet.", "The temples were quiet and the food was great.")
     code, out, _ = cli("wiki", "sync")
-    assert code == 0 and "edited=1" in out and path.read_bytes() == saved
+    assert code == 0 and "1 edited" in out and path.read_bytes() == saved
     with riko.open(tmp_path, preset="companion", read_only=True) as mem:
         assert mem.page(pid).description == "Spring trip to Kyoto" and "food was great" in mem.page(pid).body
