@@ -217,6 +217,7 @@ english french german spanish italian chinese japanese korean greek russian dutc
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
 brazilian indian irish scottish european asian african viking vikings latin christian muslim jewish buddhist catholic
 christmas easter halloween thanksgiving ramadan diwali years covid
+summer winter autumn spring fall summers winters
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
@@ -237,9 +238,22 @@ _NAME_ADJECTIVES = frozenset("great first second third good new old".split())
 _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted|loves|loved|likes|liked|hates|hated|"
                 r"lives|lived|works|worked|went|goes|intends|plans|planned|decided|feels|felt|married|moved|called|"
                 r"texted|invited|visited|started|joined|bought|met|knows|knew|believes|believed|agreed|suggested|"
-                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|"
+                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|cooks|cooked|plays|"
+                r"played|studies|studied|teaches|taught|runs|ran|died|graduated|adopted|cried|laughed|smiled|replied|"
+                r"answered|needs|needed|works|lost|won|turned|turns|took|takes|made|makes|goes\s+by|"
                 r"(?:is|was|'s)\s+(?:my|our|a\s+friend|an?\s+old\s+friend|curious|happy|sad|excited|worried|"
                 r"coming|going|getting|moving|visiting|working|studying)|and\s+I)\b")
+# a number and at most one unit before a capitalised word: an amount, not a name
+_QUANTITY = re.compile(r"(?<![\w.])\d+(?:[.,/]\d+)?\s*(?:[A-Za-z]{1,5}\.?\s+)?$")
+# an adjective's ending ("Powerful", "Delicious", "Affordable"): no name of a person or place
+_ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
+_PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
+    sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
+_PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
+                                      reverse=True)) + r"|bunny|rabbit|hamster|parrot|bird|horse|goldfish|turtle|kitty)"
+# "a friend called Jon" names a person, "a puppy named Max" a pet, "a dish called …" neither
+_CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
+_CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -432,8 +446,15 @@ class _Names:
         self.kinds: dict[str, str] = {}
         self.aliases: dict[str, list[str]] = {}
 
+    def canonical(self, name: str) -> str:
+        """The entity ``name`` is an alias of (a nickname, a relation phrase), else ``name``."""
+        for known, aliases in self.aliases.items():
+            if name in aliases:
+                return known
+        return name
+
     def add(self, name: str, kind: str, *aliases: str) -> None:
-        name = name.strip()
+        name = self.canonical(name.strip())
         if not name:
             return
         if name not in self.kinds:
@@ -452,22 +473,41 @@ class _Names:
 
 
 _MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
+# one name, or several ("Luna and Oliver", "Luna, Oliver and Max"): the names a plural relation ties
+_TIED_NAMES = r"([A-Z][a-z][\w\-]*(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)[A-Z][a-z][\w\-]*)?)"
 _TIE_EN = (
-    # "my sister Lena", "my little sister, Lena" (the name keeps its capital: no IGNORECASE on it)
-    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?([A-Z][a-z][\w\-]*)"),
-    # "Lena, my sister" / "Lena (my sister)"
-    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
-    # "my sister is Lena" / "my sister's name is Lena"
-    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?i:'s\s+name)?\s+(?i:is)\s+(?i:called\s+|named\s+)?([A-Z][a-z][\w\-]*)"),
-    # "I have a sister named Lena"
-    re.compile(r"\b(?i:have|has|got|adopted)\s+(?i:a|an)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))\s+(?i:named|called)\s+([A-Z][a-z][\w\-]*)"),
+    # "my sister Lena", "our dog Max", "my cats Luna and Oliver" (the name keeps its capital: no IGNORECASE on it)
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?" + _TIED_NAMES),
+    # "Lena, my sister" / "Lena (my sister)" / "Luna is my cat"
+    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:is\s+|was\s+)?(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    # "my sister is Lena" / "my sister's name is Lena" / "my cats' names are Luna and Oliver"
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?(?i:'s\s+name|'?\s+names|s'\s+names)?\s+(?i:is|are)\s+(?i:called\s+|named\s+)?" + _TIED_NAMES),
+    # "I have a sister named Lena", "we adopted two cats, Luna and Oliver"
+    re.compile(r"\b(?i:have|has|had|got|adopted|rescued|own)\s+(?i:a|an|two|three|four|\d+)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?(?:\s+(?i:named|called)|,)\s+" + _TIED_NAMES),
+)
+# a nickname said to be one (the full name first, or the nickname): "Jonathan, Jon for short",
+# "Jonathan (we call him Jon)", "Jonathan goes by Jon", "Jon is short for Jonathan"
+_NICK_EN = (
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s*(?:,\s*|\(\s*)(?i:or\s+|aka\s+|a\.k\.a\.\s+|also\s+known\s+as\s+)?"
+                r"([A-Z][a-z][\w\-]*)\s+(?i:for\s+short)\b"), False),
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s*(?:,\s*|\(\s*|\s+)(?i:(?:who\s+)?(?:goes|went)\s+by|(?:who\s+)?(?:we|everyone|they|i)\s+"
+                r"(?:all\s+)?calls?\s+(?:him|her|them|it)|nicknamed|aka|a\.k\.a\.|also\s+known\s+as|"
+                r"(?:but\s+)?(?:everyone|we|they)\s+(?:just\s+)?calls?\s+(?:him|her|them))\s+([A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s+(?i:is\s+)?(?i:short\s+for|a\s+nickname\s+for)\s+([A-Z][a-z][\w\-]*)"), True),
+)
+_NICK_ZH = (
+    # "小雨，我们叫她雨雨", "李强的小名叫强强", "强强是李强的外号"
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)[，,]?\s*(?:我们|大家|家里人|朋友们)?(?:都)?(?:叫|喊|管)(?:她|他|它)(?:叫)?"
+                r"\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)的?(?:小名|外号|昵称|绰号)(?:是|叫)\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)是\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)\s*的(?:小名|外号|昵称|绰号)"), True),
 )
 _TIE_ZH = (
-    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
-    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
+    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
+    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
     re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[\u4e00-\u9fff]{1,3})"),
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
@@ -627,19 +667,22 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
     for i, pattern in enumerate(_TIE_EN):
         for m in pattern.finditer(text):
             if i == 1:
-                name, mod, rel = m.group(1), m.group(2) or "", m.group(3)
+                tied, mod, rel = m.group(1), m.group(2) or "", m.group(3)
+                if any(a.startswith("my ") for a in names.aliases.get(tied, ())):
+                    continue  # "my sister Lena, my brother Tom": Lena is already tied
             else:
-                mod, rel, name = m.group(1) or "", m.group(2), m.group(3)
-            if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
-                continue
+                mod, rel, tied = m.group(1) or "", m.group(2), m.group(3)
             rel_key = rel.casefold().rstrip("s") if rel.casefold().rstrip("s") in _RELATIONS else rel.casefold()
             info = _RELATIONS.get(rel_key)
             if info is None:
                 continue
             phrase = f"my {mod.casefold()}{rel_key}"
-            names.add(name, info[1], phrase, *info[0][:1])
-            ties[phrase] = name
-            ties[f"my {rel_key}"] = name
+            for name in re.split(r",\s*|,?\s+(?i:and)\s+|\s*&\s*", tied):
+                if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
+                    continue
+                names.add(name, info[1], phrase, *info[0][:1])
+                ties.setdefault(phrase, name)
+                ties.setdefault(f"my {rel_key}", name)
     for pattern in _TIE_ZH:
         for m in pattern.finditer(text):
             rel, name = m.group(1), m.group(2)
@@ -653,6 +696,22 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
             ties[f"my {en}"] = name
     if _CJK.search(text):
         ties.update(_zh_people(text, names))
+    for pattern, nick_first in (*_NICK_EN, *_NICK_ZH):
+        for m in pattern.finditer(text):
+            full, nick = (m.group(2), m.group(1)) if nick_first else (m.group(1), m.group(2))
+            if _CJK.match(full) and not nick_first:
+                # a Chinese name has no spaces around it: the one the text already names ("我妹妹小雨，…")
+                full = next((full[i:] for i in range(len(full) - 1) if full[i:] in names.kinds), "")
+                nick = nick.rstrip("".join(_ZH_GIVEN_STOP))
+                if not full or len(nick) < 2 and _CJK.match(nick):
+                    continue
+            if full == nick or _common(full) or _common(nick) or full in _ZH_RELATION or nick in _ZH_RELATION \
+                    or full.casefold() in _RELATIONS or nick.casefold() in _RELATIONS:
+                continue
+            full = names.canonical(full)
+            # a nickname joins the person (or pet) it is said of: one entity, the nickname an alias
+            names.add(full, names.kinds.get(full, "person"), nick)
+            ties[nick] = full
     return ties
 
 
@@ -683,10 +742,16 @@ def _find_entities(text: str, names: _Names) -> None:
         if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
                 words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
             continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II"
-        while words and words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd"):
-            words = words[:-1]  # "Previously I", "Personally I"
-        if not words:
-            continue
+        before_i = len(words)
+        while words and (words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
+                         or len(words) > 1 and words[-1].isupper() and _common(words[-1])):
+            words = words[:-1]  # "Previously I", "Personally I", "Vinland IS bugs bunny"
+        if not words or at_start and len(words) == 1 and len(words) < before_i:
+            continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
+        if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+            continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
+        if len(words) == 1 and _ADJECTIVE.fullmatch(words[0]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+            continue  # a capitalised adjective ("fast and Powerful")
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
@@ -725,10 +790,21 @@ def _find_entities(text: str, names: _Names) -> None:
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
             # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)
-            someone = bool(re.match(r"\s+(?:is|was|has|had|will|would|can|said|says|told|and\s+I|[a-z]+s|[a-z]+ed)\b",
-                                    rest)) or bool(re.search(
-                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|friend|named|visit(?:ed|ing)?\s+my)\s+$",
-                before)) or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            # ("Las Vegas was amazing", "Tiramisu tastes great" name no one: "is" / "was" make a
+            # person of one word only, any other verb must be one of what people do)
+            someone = bool(re.match(r"\s+(?:(?:just|also|then|really|finally|always|never)\s+)?" + _PERSON_VERB, rest)) \
+                or len(words) == 1 and bool(re.match(r"\s+(?:is|was|has|had|will|would|can|and\s+I)\b", rest)) \
+                or bool(re.search(r"\b(?:with|met|meet|meeting|told|tell|asked|ask|call|friend|visit(?:ed|ing)?\s+my)\s+$",
+                                  before)) \
+                or bool(_CALLED_SOMEONE.search(text[max(0, start - 40):start])) \
+                or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            if re.search(r"\b(?:called|named)\s+$", before) and not _CALLED_SOMEONE.search(text[max(0, start - 40):start]):
+                names.add(run, "other")  # "a dish called Chicken and Waffles": a name, not a person's
+                continue
+            pet = _CALLED_PET.search(text[max(0, start - 40):start])
+            if pet:
+                names.add(run, "pet")
+                continue
             if not someone and len(words) == 1 and not at_start and \
                     re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):
                 continue  # "usually Tieguanyin": a word used as a common noun (a product before a noun,
@@ -743,7 +819,7 @@ def _common(word: str) -> bool:
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
 
 
 def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:
