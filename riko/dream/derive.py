@@ -233,6 +233,11 @@ _PLACE_WORD = re.compile(
     r"River|Bay|Valley|Canyon|Falls|Square|Bridge|Tower|Temple|Palace|Castle|Museum|Cathedral|Airport|Station|"
     r"Forest|Peak|Trail|Harbou?r|Coast|Desert|Village|Town|City|County|Province|State|Gardens?|Zoo|Stadium|Mall")
 # adjectives that begin a name ("Great Wall", "First Street") rather than a sentence
+# holidays of more than one word (one-word ones are in _NOT_NAMES)
+_HOLIDAYS = frozenset(("new year", "new years", "new year's", "new year's eve", "new years eve", "chinese new year",
+                       "lunar new year", "mother's day", "father's day", "valentine's day", "valentines day",
+                       "labor day", "labour day", "memorial day", "independence day", "boxing day",
+                       "christmas eve", "black friday", "cyber monday", "spring festival", "st patrick's day"))
 _NAME_ADJECTIVES = frozenset("great first second third good new old".split())
 # what a person does: the verbs that make a sentence-initial capital someone's name
 _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted|loves|loved|likes|liked|hates|hated|"
@@ -247,6 +252,7 @@ _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted
 _QUANTITY = re.compile(r"(?<![\w.])\d+(?:[.,/]\d+)?\s*(?:[A-Za-z]{1,5}\.?\s+)?$")
 # an adjective's ending ("Powerful", "Delicious", "Affordable"): no name of a person or place
 _ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
+_VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
 _PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
 _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
@@ -680,6 +686,10 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
             for name in re.split(r",\s*|,?\s+(?i:and)\s+|\s*&\s*", tied):
                 if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
                     continue
+                if re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing)", name) and re.match(
+                        r"\s+(?!(?:and|or|is|was|who|has|had|will|would|and)\b)[a-z]", text[m.end():]) \
+                        and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+                    continue  # a verb typed with a capital: "my sister Wanted yeast …"
                 names.add(name, info[1], phrase, *info[0][:1])
                 ties.setdefault(phrase, name)
                 ties.setdefault(f"my {rel_key}", name)
@@ -750,8 +760,10 @@ def _find_entities(text: str, names: _Names) -> None:
             continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
         if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
-        if len(words) == 1 and _ADJECTIVE.fullmatch(words[0]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
-            continue  # a capitalised adjective ("fast and Powerful")
+        if len(words) == 1 and (_ADJECTIVE.fullmatch(words[0]) or _VERB_CAPITALISED.fullmatch(words[0]) and re.match(
+                r"\s+(?!(?:and|or|is|was|who|has|had|will|would)\b)[a-z]", text[m.end():])) \
+                and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+            continue  # a capitalised adjective ("fast and Powerful"), a verb ("my sister Wanted yeast")
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
@@ -766,8 +778,9 @@ def _find_entities(text: str, names: _Names) -> None:
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
-        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and _PROJECT_WORD.fullmatch(run):
-            continue  # ("The App", "Project": the word for a kind of thing, not a name)
+        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and (
+                _PROJECT_WORD.fullmatch(run) or _ORG_SUFFIX.fullmatch(run)) or run.casefold() in _HOLIDAYS:
+            continue  # ("The App", "Project", "the Company": the word for a kind of thing; "New Year")
         if len(words) == 1 and re.search(r"[\"“]$", text[:start]) and not re.match(r"[^\"”\n]*[\"”]", text[m.end():]):
             continue  # the first word of a quotation left open ('I've clicked "Search')
         before = text[max(0, start - 12):start].casefold()
