@@ -930,6 +930,9 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
         # "李梓轩喜欢骑自行车", "小雨说…": a Chinese name the sentence starts with is its subject
         if kind in ("person", "pet") and _CJK.match(name) and head.startswith(name):
             return name, name in ties.values() or bool(names.aliases.get(name))
+        if kind in ("person", "pet") and any(_CJK.match(a) and head.startswith(a) and relation_alias(a) is None
+                                             for a in names.aliases.get(name, ())):
+            return name, True  # "轩轩是李梓轩的小名": a nickname that starts the sentence is its person
     first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True
