@@ -218,6 +218,7 @@ polish portuguese turkish arabic hindi thai vietnamese indonesian american briti
 brazilian indian irish scottish european asian african viking vikings latin christian muslim jewish buddhist catholic
 christmas easter halloween thanksgiving ramadan diwali years covid
 summer winter autumn spring fall summers winters
+only total overall basically luckily hopefully currently additionally note update
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
@@ -252,6 +253,8 @@ _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted
 _QUANTITY = re.compile(r"(?<![\w.])\d+(?:[.,/]\d+)?\s*(?:[A-Za-z]{1,5}\.?\s+)?$")
 # an adjective's ending ("Powerful", "Delicious", "Affordable"): no name of a person or place
 _ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
+_COMPOUND_ADJECTIVE = re.compile(r"-(?:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
+                                 r"centric|focused|related|specific|heavy|native|aware|sized|scale)$", _I)
 _VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
 _PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
@@ -760,6 +763,8 @@ def _find_entities(text: str, names: _Names) -> None:
             continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
         if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
+        if _COMPOUND_ADJECTIVE.search(words[-1]):
+            continue  # "Python-based", "AI-powered", "Few-Shot": a description, not a name
         if len(words) == 1 and (_ADJECTIVE.fullmatch(words[0]) or _VERB_CAPITALISED.fullmatch(words[0]) and re.match(
                 r"\s+(?!(?:and|or|is|was|who|has|had|will|would)\b)[a-z]", text[m.end():])) \
                 and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
@@ -822,7 +827,8 @@ def _find_entities(text: str, names: _Names) -> None:
                     re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):
                 continue  # "usually Tieguanyin": a word used as a common noun (a product before a noun,
                 # "the Notion database", stays a name)
-            names.add(run, "person" if someone and len(words) <= 2 else "other")
+            camel = bool(re.search(r"[a-z][A-Z]", run))  # "OpenCV", "MediaPipe": a product, not a person
+            names.add(run, "person" if someone and len(words) <= 2 and not camel else "other")
 
 
 def _common(word: str) -> bool:
@@ -892,6 +898,9 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
                          r"drafting)\s+(?:the\s+|my\s+)?$", text[max(0, m.start() - 24):m.start()], _I)
         if len(words) == 1 and not cue and not _ORG_SUFFIX.search(title):
             continue  # one quoted word names something only where the words say what it is
+        if len(words) == 2 and not cue and not _ORG_SUFFIX.search(title) and words[0] not in ("The", "A", "An") \
+                and canonical_place(title) is None:
+            continue  # two quoted words with no cue are mostly a label ('Occupation Status', 'Potential Hazards')
         kind = "project" if cue else "organisation" if _ORG_SUFFIX.search(title) else "other"
         names.add(title, kind)
     return spans

@@ -14,6 +14,7 @@ import pytest
 
 import riko
 from dream_stub import user_event
+from riko.dream.derive import derive
 from riko.entities import USER_TITLE
 
 SMALL_TALK = ("Haha nice", "Good morning!", "What about you?", "哈哈", "早上好")
@@ -134,3 +135,37 @@ def test_a_speakers_page_links_the_speakers_relatives_and_pets(tmp_path):
         assert "dog [[Max]]" in pages["Fahim Khan"].body and "cat [[咪咪]]" in pages["Fahim Khan"].body
         assert pages["Max"].kind == "pet" and pages["咪咪"].kind == "pet"
         assert "Lena" not in pages["Fahim Khan"].body and USER_TITLE not in pages  # nobody's but the speaker's
+
+
+@pytest.mark.parametrize("text, junk", [
+    ("For the syrup: 80 g Strawberry and 2 Tbsp Oat Bran", ("Strawberry", "Oat Bran", "Tbsp Oat Bran")),
+    ("I actually got the game on Steam for like 5 Bucks", ("Bucks",)),
+    ("The combat is great, it feels fast and Powerful without being over the top", ("Powerful",)),
+    ("I think it's awesome, especially compared to Summer", ("Summer",)),
+    ("Like a week ago my sister Wanted yeast to make pretzels", ("Wanted",)),
+    ("After the fireworks we started off the New Year with dessert", ("New Year",)),
+    ("In addition to its shows, the Company brings its creative approach to a large audience", ("Company",)),
+    ("Las Vegas was amazing at night", ()),
+    ("I recently tried a dish called Chicken and Waffles", ()),
+    ("Given our stack is heavily Python-based, we use AI-powered tools", ("Python-based", "AI-powered")),
+    ("The 'Potential Hazards' and 'Photo Opportunities' are now included", ("Potential Hazards", "Photo Opportunities")),
+    ("Only got 55% on the test", ("Only",)),
+    ("Previously I played chess every night", ("Previously",)),
+])
+def test_words_that_name_no_one_are_no_person_and_mostly_no_entity(text, junk):
+    found = {e.name: e.kind for e in derive(text).entities}
+    assert not [j for j in junk if j in found], found
+    assert "person" not in found.values(), found
+
+
+@pytest.mark.parametrize("text, name, kind", [
+    ("I met Mohammed at the gym", "Mohammed", "person"),
+    ("In 2019 Lena moved to Berlin", "Lena", "person"),
+    ("I have a friend called Jon", "Jon", "person"),
+    ("We got a puppy named Max", "Max", "pet"),
+    ("I went to Las Vegas last year", "Las Vegas", "place"),
+    ("MediaPipe and OpenCV is the baseline", "OpenCV", "other"),
+])
+def test_real_names_keep_their_kind(text, name, kind):
+    found = {e.name: e.kind for e in derive(text).entities}
+    assert found.get(name) == kind, found
