@@ -766,7 +766,8 @@ def _find_entities(text: str, names: _Names) -> None:
         if _COMPOUND_ADJECTIVE.search(words[-1]):
             continue  # "Python-based", "AI-powered", "Few-Shot": a description, not a name
         if len(words) == 1 and (_ADJECTIVE.fullmatch(words[0]) or _VERB_CAPITALISED.fullmatch(words[0]) and re.match(
-                r"\s+(?!(?:and|or|is|was|who|has|had|will|would)\b)[a-z]", text[m.end():])) \
+                r"\s+(?!(?:and|or|is|was|who|has|had|will|would|at|in|on|to|for|with|from|by|of|about|"
+                r"yesterday|today|last|this|that|when|because|but|so)\b)[a-z]", text[m.end():])) \
                 and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # a capitalised adjective ("fast and Powerful"), a verb ("my sister Wanted yeast")
         if zh and not words[0][:1].isupper():
