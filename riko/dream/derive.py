@@ -776,6 +776,8 @@ def _find_entities(text: str, names: _Names) -> None:
         rest = text[m.end():]
         if not zh and _not_a_name(text, start, m.end(), run, at_start):
             continue
+        if at_start and re.match(r"(?:\s+(?:and|&|or|[A-Z][\w\-]*))+\s*:", rest):
+            continue  # a heading of several words ("Final Testing and Validation: 5 hours")
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
             # a sentence-initial capital names someone only when a verb that says what a person
             # does follows it ("Muhammad intends ...", not "Music has ...", "Snow is ...")
@@ -800,6 +802,8 @@ def _find_entities(text: str, names: _Names) -> None:
                 or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
                 or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")
+        elif len(words) > 1 and re.fullmatch(r"[A-Z]{2,5}s?", words[-1]):
+            names.add(run, "other")  # "Alpha Vantage API", "Hugging Face SDK": a product, not a place or a person
         elif len(words) > 1 and (_PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0])):
             names.add(run, "place")
         elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
