@@ -25,8 +25,10 @@ Rendered form (each populated block is a level-2 heading named by its kind; one 
 Blocks are by kind of memory — identity, relationships, preferences, plans, boundaries, events,
 facts — placed by the page's derived ``kind`` (see :mod:`riko.dream.derive`), else by its type.
 Each populated block has the seed's budget, ``floor((max_chars - overhead) / 7)``, and an entry
-enters only while its block stays within it (whole items, never cut); typed blocks are what let
-a Wiki fill more of the Resident than one ``preferences`` block could. Entity pages (``category: entity``) index facts and are not entries.
+enters only while its block stays within it (whole items, never cut); what the blocks leave of
+``max_chars`` is then shared out in turn to entries that say something. In a multi-party scope
+each speaker's facts form a ``person`` section of their own. Entity pages (``category: entity``)
+index facts and are not entries.
 
 Stored text cannot break out of the delimiters: every entry is one line (whitespace and
 line breaks inside a summary collapse to single spaces) and every ``<`` in a stored type
