@@ -52,6 +52,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..clock import iso, utc
+from ..dream.derive import could_be_name
+from ..recall.text import EN_STOPWORDS
 from ..errors import ConfigError
 from ..wiki.links import normalize_title
 
@@ -607,8 +609,6 @@ _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 def _says_something(entry: str) -> bool:
     """Whether an entry holds at least two content words (words of 3+ letters that are no
     stopwords, or four CJK characters): what the shared-out space is for."""
-    from ..recall.text import EN_STOPWORDS
-
     text = entry.split(": ", 1)[1] if _SPEAKER.match(entry[2:]) else entry
     words = [w for w in _CONTENT_WORD.findall(text.casefold()) if w not in EN_STOPWORDS and not _CJK_CHAR.match(w)]
     return len(words) + len(_CJK_CHAR.findall(text)) // 2 >= 2
@@ -627,8 +627,6 @@ def _people_groups(
     order, the prefix dropped: the heading names them), headed by the speaker's own entity page
     (``## Emi, also called Emily``); the rest keeps its kind blocks. Returns the groups and the
     speakers' own pages by speaker (a heading stands for its page); None in any other scope."""
-    from ..dream.derive import could_be_name
-
     by_id = {str(pid): index for index, pid in enumerate(shape.id)}
     speaker_of: dict[str, str] = {}
     facts = 0
