@@ -608,18 +608,21 @@ def _zh_people(text: str, names: _Names) -> dict[str, str]:
 # the last words of a named Chinese event ("金融科技精英论坛", "户外徒步模型创作之旅", "高尔夫欢乐友谊赛")
 _ZH_EVENT_SUFFIX = re.compile(
     r"(?:论坛|盛宴|研讨会|招聘会|交流会|分享会|发布会|博览会|展览会|音乐会|演唱会|运动会|见面会|读书会|峰会|年会|"
-    r"晚会|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
+    r"晚会|盛典|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
     r"夏令营|冬令营|工作坊)")
 # where the name of an event starts: after what one does with it, a possessive or a demonstrative
 _ZH_EVENT_CUT = re.compile(r".*(?:参加了|参加|参与|举办|举行|组织|开展|报名|去了|去|叫|是|的|这个|那个|这次|那次|这场|那场|一场|"
                             r"一个|一次|享受|体验|感受|欣赏|观看|尽在|喜欢|爱|听|看|办)")
-_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型".split())
+_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型 视觉 味觉 听觉 "
+                               "视听 双重 一场 这场 精彩".split())
 
 
 def _zh_events(text: str, names: _Names) -> None:
     """Named Chinese events ("我将要参加金融科技精英论坛" → ``金融科技精英论坛``) as ``other``
     entities: two or more words before an event word, so 音乐会 or 公司年会 alone names none."""
     for m in _ZH_EVENT_SUFFIX.finditer(text):
+        if _ZH_EVENT_SUFFIX.match(text, m.end()):
+            continue  # "乘务长年会盛典": the longer name is the event, not "乘务长年会"
         start = m.start()
         while start > 0 and _CJK.match(text[start - 1]):
             start -= 1
@@ -628,8 +631,10 @@ def _zh_events(text: str, names: _Names) -> None:
         if cut:
             head = head[cut.end():]
         head = head.lstrip("我将要会")
+        tail = re.match(r"·[\u4e00-\u9fff]{1,8}?(?=的|[，,。\s]|$)", text[m.end():])
         if len(head) >= 2 and head not in _ZH_GENERIC_PREFIX and not _ZH_NEG_HEAD.match(head):
-            names.add(head + m.group(0), "other")
+            # a name with a subtitle after "·" ("摄影盛宴·友聚光影") is one event
+            names.add(head + m.group(0) + (tail.group(0) if tail else ""), "other")
 
 
 _ZH_NEG_HEAD = re.compile(r"[不没这那哪每各某]")
