@@ -219,6 +219,7 @@ brazilian indian irish scottish european asian african viking vikings latin chri
 christmas easter halloween thanksgiving ramadan diwali years covid
 summer winter autumn spring fall summers winters
 only total overall basically luckily hopefully currently additionally note update
+ohh ohhh ahh ahhh umm um uh uhh hm mhm yay omg lmao haha hahaha wow fahrenheit celsius
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
@@ -844,7 +845,9 @@ def _find_entities(text: str, names: _Names) -> None:
 def _common(word: str) -> bool:
     """A capitalised word that names nothing ("The", "Monday", "We've", "They're")."""
     folded = word.casefold().strip("'")
-    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES
+    # ("Koreans", "Mondays": the plural of a word that names nothing)
+    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES \
+        or len(folded) > 4 and folded.endswith("s") and folded[:-1] in _NOT_NAMES
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
