@@ -265,7 +265,7 @@ _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATI
 _CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
-_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
+_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*(?:\s+[A-Z][A-Za-z0-9'\-]*)*")  # "华为Mate60": the model with its number
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 # -- subjects and attributes -----------------------------------------------------------------------
@@ -1035,6 +1035,8 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
         first_name = value.split()[0].strip(".,!") if not zh else value[:4]
         if first_name in names.kinds:
             names.add(first_name, "person")
+    if zh and attribute in ("works_at", "lives_in", "from"):
+        value = re.sub(r"(?:的|了|啊|呢|吧)+$", "", value)  # "老家是江苏南京的": the place is 江苏南京
     if zh and value and attribute in ("works_at", "lives_in", "from") and not names.order[-1:] == [value]:
         if not _PLACE_ZH_RE.fullmatch(value) and len(value) <= 12:
             names.add(value, "organisation" if attribute == "works_at" else "place")
