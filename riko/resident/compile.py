@@ -581,12 +581,12 @@ def _pack_blocks(groups: Sequence[_Group], block_budget: int, max_chars: int) ->
             while cursor[index] < len(unique):
                 position = cursor[index]
                 cursor[index] += 1
-                if chosen[position] or not _says_something(unique[position][1]):
+                if chosen[position]:
                     continue
                 # a block not shown yet costs its heading and a separator as well
                 cost = step + len(unique[position][1]) + (0 if any(chosen) else len(group.heading) + (
                     len(_BLOCK_SEPARATOR) if total else len(PREFIX) + len(SUFFIX)))
-                if total + cost <= max_chars:
+                if total + cost <= max_chars and _says_something(unique[position][1]):
                     chosen[position] = True
                     total += cost
                     placed = True
@@ -627,6 +627,8 @@ def _people_groups(
     order, the prefix dropped: the heading names them), headed by the speaker's own entity page
     (``## Emi, also called Emily``); the rest keeps its kind blocks. Returns the groups and the
     speakers' own pages by speaker (a heading stands for its page); None in any other scope."""
+    if 2 * sum(1 for entry in entries if ": " in entry[:44]) < len(entries) - shape.type.count("entity"):
+        return None  # most fact pages say no "Name: ": one user's scope (the common case, checked fast)
     by_id = {str(pid): index for index, pid in enumerate(shape.id)}
     speaker_of: dict[str, str] = {}
     facts = 0
@@ -635,7 +637,7 @@ def _people_groups(
         if shape.type[index] == "entity":
             continue
         facts += 1
-        m = _SPEAKER.match(entry[2:])
+        m = _SPEAKER.match(entry[2:]) if ": " in entry[:44] else None
         if m and could_be_name(m.group(1)):
             speaker_of[page_id] = m.group(1)
     counts: dict[str, int] = {}
