@@ -747,7 +747,7 @@ def _find_entities(text: str, names: _Names) -> None:
     for m in runs:
         if any(a <= m.start() < b for a, b in quoted):
             continue  # inside a quoted name (or a quoted word that names nothing)
-        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-"))  # "Lena's cat" names Lena
+        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-&"))  # "Lena's cat" names Lena; "& Saturday" is no name
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
@@ -755,7 +755,7 @@ def _find_entities(text: str, names: _Names) -> None:
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
-        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
+        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"):
             words = words[1:]
             at_start = False
         if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
@@ -814,8 +814,9 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "place")
         elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
             continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
-        elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
-            names.add(run, "place")
+        elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before) \
+                and not (re.search(r"['’]s$", m.group(0)) and re.match(r"\s+[a-z]", text[m.end():])):
+            names.add(run, "place")  # (not "to Maxwell's equations": a name's term, not a place)
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
             # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)

@@ -151,6 +151,7 @@ def test_a_speakers_page_links_the_speakers_relatives_and_pets(tmp_path):
     ("The 'Potential Hazards' and 'Photo Opportunities' are now included", ("Potential Hazards", "Photo Opportunities")),
     ("Only got 55% on the test", ("Only",)),
     ("Previously I played chess every night", ("Previously",)),
+    ("Mama Put's Eatery: Friday & Saturday, 7 AM - 10 PM", ("& Saturday", "Saturday")),
 ])
 def test_words_that_name_no_one_are_no_person_and_mostly_no_entity(text, junk):
     found = {e.name: e.kind for e in derive(text).entities}
@@ -165,6 +166,7 @@ def test_words_that_name_no_one_are_no_person_and_mostly_no_entity(text, junk):
     ("We got a puppy named Max", "Max", "pet"),
     ("I went to Las Vegas last year", "Las Vegas", "place"),
     ("MediaPipe and OpenCV is the baseline", "OpenCV", "other"),
+    ("It is a plane wave solution to Maxwell's equations", "Maxwell", "other"),
 ])
 def test_real_names_keep_their_kind(text, name, kind):
     found = {e.name: e.kind for e in derive(text).entities}
