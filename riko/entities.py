@@ -12,11 +12,11 @@ from collections.abc import Iterable
 
 from .dream.atoms import split_speaker
 from .dream.consolidate import entity_key
-from .dream.derive import Entity, could_be_name, derive, given_name
+from .dream.derive import Entity, could_be_name, derive, given_name, relation_alias
 from .wiki import Page
 
-__all__ = ["ENTITY_CATEGORY", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_description", "is_entity_page",
-           "link_line", "grounded_in", "named_entities", "said_in"]
+__all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",
+           "is_entity_page", "kin_of", "kin_line", "link_line", "grounded_in", "named_entities", "said_in"]
 
 #: The ``category`` of an entity page.
 ENTITY_CATEGORY = "entity"
@@ -54,6 +54,59 @@ def named_entities(text: str, *, multi_party: bool = False) -> tuple[Entity, ...
         if _fold(name) != _fold(own.name) and not quoted:
             own = Entity(own.name, own.kind, (name,))
     return (*named, own)
+
+
+def kin_of(text: str, *, multi_party: bool = False) -> tuple[Entity, tuple[tuple[str, Entity], ...]]:
+    """Whose relatives and pets a statement names, and each with its relation: ``("sister",
+    Lena)``, ``("cat", Luna)``. The owner is the user's own page, or in a multi-party log the
+    speaker's person page ("Akib: My sister Lena lives in Berlin" → Akib's sister); a relation is
+    what the words tie to a name ("my sister Lena", "Luna is my cat", "我妹妹小雨")."""
+    speaker, said = split_speaker(text) if multi_party else (None, text)
+    if speaker is not None and not could_be_name(speaker):
+        speaker, said = None, text
+    derived = derive(said, speaker=speaker) if speaker else derive(text)
+    owner = Entity(speaker, "person") if speaker else Entity(USER_TITLE, SELF_KIND)
+    kin = []
+    for entity in derived.entities:
+        relation = next((a[3:] for a in entity.aliases if a.startswith("my ")), None)
+        if relation is not None and entity.kind in ("person", "pet") and entity.name != relation \
+                and not entity.name.startswith("my "):
+            kin.append((relation, entity))
+    return owner, tuple(kin)
+
+
+#: The line of an entity page that links its owner's relatives and pets.
+KIN_LABEL = "Family and pets:"
+
+
+def kin_line(kin: Iterable[tuple[str, str]]) -> str:
+    """``Family and pets: sister [[Lena]] · cat [[Luna]]`` from ``(relation, page title)`` pairs."""
+    return f"{KIN_LABEL} " + " · ".join(f"{relation} [[{title}]]" for relation, title in kin)
+
+
+def entity_body(tags: Iterable[str], previous: str = "", kin: Iterable[tuple[str, str]] = ()) -> str:
+    """An entity page's body: its ``Also called:`` line from ``tags``, then its relatives and pets
+    — those the ``previous`` body linked and ``kin`` (``(relation, page title)``, new ones last) —
+    and any other line ``previous`` held."""
+    names = list(tags)
+    lines = [line for line in previous.splitlines() if line.strip()]
+    links: list[tuple[str, str]] = []
+    other: list[str] = []
+    for line in lines:
+        if line.startswith("Also called:"):
+            continue
+        if line.startswith(KIN_LABEL):
+            for part in line[len(KIN_LABEL):].split(" · "):
+                relation, _, target = part.strip().partition(" [[")
+                if target.endswith("]]"):
+                    links.append((relation, target[:-2]))
+            continue
+        other.append(line)
+    for pair in kin:
+        if pair not in links:
+            links.append(pair)
+    out = (["Also called: " + " · ".join(names)] if names else []) + ([kin_line(links)] if links else []) + other
+    return "\n\n".join(out)
 
 
 def _quoted_speaker(text: str) -> bool:
@@ -107,7 +160,12 @@ class EntityMap:
         self.add(page)
 
     def find(self, entity: Entity) -> Page | None:
+        """The page of ``entity``: by its name or a name of its own; by a relation ("my cat",
+        "妹妹") only when that is all the entity is called, since two cats are both "my cat"."""
+        related = relation_alias(entity.name) is not None
         for name in (entity.name, *entity.aliases):
+            if not related and relation_alias(name) is not None:
+                continue
             page = self.by_key.get(entity_key(Entity(name, entity.kind))) or self.by_key.get(_fold(name))
             if page is not None:
                 return page

@@ -217,6 +217,9 @@ english french german spanish italian chinese japanese korean greek russian dutc
 polish portuguese turkish arabic hindi thai vietnamese indonesian american british canadian australian mexican
 brazilian indian irish scottish european asian african viking vikings latin christian muslim jewish buddhist catholic
 christmas easter halloween thanksgiving ramadan diwali years covid
+summer winter autumn spring fall summers winters
+only total overall basically luckily hopefully currently additionally note update
+ohh ohhh ahh ahhh umm um uh uhh hm mhm yay omg lmao haha hahaha wow fahrenheit celsius
 """.split())
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
@@ -232,16 +235,37 @@ _PLACE_WORD = re.compile(
     r"River|Bay|Valley|Canyon|Falls|Square|Bridge|Tower|Temple|Palace|Castle|Museum|Cathedral|Airport|Station|"
     r"Forest|Peak|Trail|Harbou?r|Coast|Desert|Village|Town|City|County|Province|State|Gardens?|Zoo|Stadium|Mall")
 # adjectives that begin a name ("Great Wall", "First Street") rather than a sentence
+# holidays of more than one word (one-word ones are in _NOT_NAMES)
+_HOLIDAYS = frozenset(("new year", "new years", "new year's", "new year's eve", "new years eve", "chinese new year",
+                       "lunar new year", "mother's day", "father's day", "valentine's day", "valentines day",
+                       "labor day", "labour day", "memorial day", "independence day", "boxing day",
+                       "christmas eve", "black friday", "cyber monday", "spring festival", "st patrick's day"))
 _NAME_ADJECTIVES = frozenset("great first second third good new old".split())
 # what a person does: the verbs that make a sentence-initial capital someone's name
 _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted|loves|loved|likes|liked|hates|hated|"
                 r"lives|lived|works|worked|went|goes|intends|plans|planned|decided|feels|felt|married|moved|called|"
                 r"texted|invited|visited|started|joined|bought|met|knows|knew|believes|believed|agreed|suggested|"
-                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|"
+                r"mentioned|helped|wrote|writes|sent|sends|gave|gives|came|comes|left|got|gets|has\s+been|cooks|cooked|plays|"
+                r"played|studies|studied|teaches|taught|runs|ran|died|graduated|adopted|cried|laughed|smiled|replied|"
+                r"answered|needs|needed|works|lost|won|turned|turns|took|takes|made|makes|goes\s+by|"
                 r"(?:is|was|'s)\s+(?:my|our|a\s+friend|an?\s+old\s+friend|curious|happy|sad|excited|worried|"
                 r"coming|going|getting|moving|visiting|working|studying)|and\s+I)\b")
+# a number and at most one unit before a capitalised word: an amount, not a name
+_QUANTITY = re.compile(r"(?<![\w.])\d+(?:[.,/]\d+)?\s*(?:[A-Za-z]{1,5}\.?\s+)?$")
+# an adjective's ending ("Powerful", "Delicious", "Affordable"): no name of a person or place
+_ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
+_COMPOUND_ADJECTIVE = re.compile(r"-(?:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
+                                 r"centric|focused|related|specific|heavy|native|aware|sized|scale)$", _I)
+_VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
+_PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
+    sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
+_PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
+                                      reverse=True)) + r"|bunny|rabbit|hamster|parrot|bird|horse|goldfish|turtle|kitty)"
+# "a friend called Jon" names a person, "a puppy named Max" a pet, "a dish called …" neither
+_CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
+_CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
-_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:\s+[A-Z][A-Za-z'\-]*)*")
+_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*(?:\s+[A-Z][A-Za-z0-9'\-]*)*")  # "华为Mate60": the model with its number
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 # -- subjects and attributes -----------------------------------------------------------------------
@@ -432,8 +456,15 @@ class _Names:
         self.kinds: dict[str, str] = {}
         self.aliases: dict[str, list[str]] = {}
 
+    def canonical(self, name: str) -> str:
+        """The entity ``name`` is an alias of (a nickname, a relation phrase), else ``name``."""
+        for known, aliases in self.aliases.items():
+            if name in aliases:
+                return known
+        return name
+
     def add(self, name: str, kind: str, *aliases: str) -> None:
-        name = name.strip()
+        name = self.canonical(name.strip())
         if not name:
             return
         if name not in self.kinds:
@@ -452,22 +483,41 @@ class _Names:
 
 
 _MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
+# one name, or several ("Luna and Oliver", "Luna, Oliver and Max"): the names a plural relation ties
+_TIED_NAMES = r"([A-Z][a-z][\w\-]*(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)[A-Z][a-z][\w\-]*)?)"
 _TIE_EN = (
-    # "my sister Lena", "my little sister, Lena" (the name keeps its capital: no IGNORECASE on it)
-    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?([A-Z][a-z][\w\-]*)"),
-    # "Lena, my sister" / "Lena (my sister)"
-    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
-    # "my sister is Lena" / "my sister's name is Lena"
-    re.compile(r"\b(?i:my)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?i:'s\s+name)?\s+(?i:is)\s+(?i:called\s+|named\s+)?([A-Z][a-z][\w\-]*)"),
-    # "I have a sister named Lena"
-    re.compile(r"\b(?i:have|has|got|adopted)\s+(?i:a|an)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))\s+(?i:named|called)\s+([A-Z][a-z][\w\-]*)"),
+    # "my sister Lena", "our dog Max", "my cats Luna and Oliver" (the name keeps its capital: no IGNORECASE on it)
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?" + _TIED_NAMES),
+    # "Lena, my sister" / "Lena (my sister)" / "Luna is my cat"
+    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:is\s+|was\s+)?(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    # "my sister is Lena" / "my sister's name is Lena" / "my cats' names are Luna and Oliver"
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?(?i:'s\s+name|'?\s+names|s'\s+names)?\s+(?i:is|are)\s+(?i:called\s+|named\s+)?" + _TIED_NAMES),
+    # "I have a sister named Lena", "we adopted two cats, Luna and Oliver"
+    re.compile(r"\b(?i:have|has|had|got|adopted|rescued|own)\s+(?i:a|an|two|three|four|\d+)\s+" + _MOD + r"(?i:(" + _REL_EN
+               + r"))(?:s)?(?:\s+(?i:named|called)|,)\s+" + _TIED_NAMES),
+)
+# a nickname said to be one (the full name first, or the nickname): "Jonathan, Jon for short",
+# "Jonathan (we call him Jon)", "Jonathan goes by Jon", "Jon is short for Jonathan"
+_NICK_EN = (
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s*(?:,\s*|\(\s*)(?i:or\s+|aka\s+|a\.k\.a\.\s+|also\s+known\s+as\s+)?"
+                r"([A-Z][a-z][\w\-]*)\s+(?i:for\s+short)\b"), False),
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s*(?:,\s*|\(\s*|\s+)(?i:(?:who\s+)?(?:goes|went)\s+by|(?:who\s+)?(?:we|everyone|they|i)\s+"
+                r"(?:all\s+)?calls?\s+(?:him|her|them|it)|nicknamed|aka|a\.k\.a\.|also\s+known\s+as|"
+                r"(?:but\s+)?(?:everyone|we|they)\s+(?:just\s+)?calls?\s+(?:him|her|them))\s+([A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"\b([A-Z][a-z][\w\-]*)\s+(?i:is\s+)?(?i:short\s+for|a\s+nickname\s+for)\s+([A-Z][a-z][\w\-]*)"), True),
+)
+_NICK_ZH = (
+    # "小雨，我们叫她雨雨", "李强的小名叫强强", "强强是李强的外号"
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)[，,]?\s*(?:我们|大家|家里人|朋友们)?(?:都)?(?:叫|喊|管)(?:她|他|它)(?:叫)?"
+                r"\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)的?(?:小名|外号|昵称|绰号)(?:是|叫)\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)是\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)\s*的(?:小名|外号|昵称|绰号)"), True),
 )
 _TIE_ZH = (
-    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
-    re.compile(r"我(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
+    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
+    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
     re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[\u4e00-\u9fff]{1,3})"),
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
@@ -559,18 +609,21 @@ def _zh_people(text: str, names: _Names) -> dict[str, str]:
 # the last words of a named Chinese event ("金融科技精英论坛", "户外徒步模型创作之旅", "高尔夫欢乐友谊赛")
 _ZH_EVENT_SUFFIX = re.compile(
     r"(?:论坛|盛宴|研讨会|招聘会|交流会|分享会|发布会|博览会|展览会|音乐会|演唱会|运动会|见面会|读书会|峰会|年会|"
-    r"晚会|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
+    r"晚会|盛典|沙龙|之旅|之夜|购物节|艺术节|音乐节|电影节|文化节|美食节|嘉年华|友谊赛|锦标赛|邀请赛|大赛|训练营|提升营|"
     r"夏令营|冬令营|工作坊)")
 # where the name of an event starts: after what one does with it, a possessive or a demonstrative
 _ZH_EVENT_CUT = re.compile(r".*(?:参加了|参加|参与|举办|举行|组织|开展|报名|去了|去|叫|是|的|这个|那个|这次|那次|这场|那场|一场|"
                             r"一个|一次|享受|体验|感受|欣赏|观看|尽在|喜欢|爱|听|看|办)")
-_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型".split())
+_ZH_GENERIC_PREFIX = frozenset("公司 学校 部门 我们 单位 班级 今年 去年 明年 本次 本届 年度 小型 大型 视觉 味觉 听觉 "
+                               "视听 双重 一场 这场 精彩".split())
 
 
 def _zh_events(text: str, names: _Names) -> None:
     """Named Chinese events ("我将要参加金融科技精英论坛" → ``金融科技精英论坛``) as ``other``
     entities: two or more words before an event word, so 音乐会 or 公司年会 alone names none."""
     for m in _ZH_EVENT_SUFFIX.finditer(text):
+        if _ZH_EVENT_SUFFIX.match(text, m.end()):
+            continue  # "乘务长年会盛典": the longer name is the event, not "乘务长年会"
         start = m.start()
         while start > 0 and _CJK.match(text[start - 1]):
             start -= 1
@@ -579,8 +632,10 @@ def _zh_events(text: str, names: _Names) -> None:
         if cut:
             head = head[cut.end():]
         head = head.lstrip("我将要会")
+        tail = re.match(r"·[\u4e00-\u9fff]{1,8}?(?=的|[，,。\s]|$)", text[m.end():])
         if len(head) >= 2 and head not in _ZH_GENERIC_PREFIX and not _ZH_NEG_HEAD.match(head):
-            names.add(head + m.group(0), "other")
+            # a name with a subtitle after "·" ("摄影盛宴·友聚光影") is one event
+            names.add(head + m.group(0) + (tail.group(0) if tail else ""), "other")
 
 
 _ZH_NEG_HEAD = re.compile(r"[不没这那哪每各某]")
@@ -627,19 +682,26 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
     for i, pattern in enumerate(_TIE_EN):
         for m in pattern.finditer(text):
             if i == 1:
-                name, mod, rel = m.group(1), m.group(2) or "", m.group(3)
+                tied, mod, rel = m.group(1), m.group(2) or "", m.group(3)
+                if any(a.startswith("my ") for a in names.aliases.get(tied, ())):
+                    continue  # "my sister Lena, my brother Tom": Lena is already tied
             else:
-                mod, rel, name = m.group(1) or "", m.group(2), m.group(3)
-            if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
-                continue
+                mod, rel, tied = m.group(1) or "", m.group(2), m.group(3)
             rel_key = rel.casefold().rstrip("s") if rel.casefold().rstrip("s") in _RELATIONS else rel.casefold()
             info = _RELATIONS.get(rel_key)
             if info is None:
                 continue
             phrase = f"my {mod.casefold()}{rel_key}"
-            names.add(name, info[1], phrase, *info[0][:1])
-            ties[phrase] = name
-            ties[f"my {rel_key}"] = name
+            for name in re.split(r",\s*|,?\s+(?i:and)\s+|\s*&\s*", tied):
+                if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
+                    continue
+                if re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing)", name) and re.match(
+                        r"\s+(?!(?:and|or|is|was|who|has|had|will|would|and)\b)[a-z]", text[m.end():]) \
+                        and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+                    continue  # a verb typed with a capital: "my sister Wanted yeast …"
+                names.add(name, info[1], phrase, *info[0][:1])
+                ties.setdefault(phrase, name)
+                ties.setdefault(f"my {rel_key}", name)
     for pattern in _TIE_ZH:
         for m in pattern.finditer(text):
             rel, name = m.group(1), m.group(2)
@@ -653,6 +715,22 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
             ties[f"my {en}"] = name
     if _CJK.search(text):
         ties.update(_zh_people(text, names))
+    for pattern, nick_first in (*_NICK_EN, *_NICK_ZH):
+        for m in pattern.finditer(text):
+            full, nick = (m.group(2), m.group(1)) if nick_first else (m.group(1), m.group(2))
+            if _CJK.match(full) and not nick_first:
+                # a Chinese name has no spaces around it: the one the text already names ("我妹妹小雨，…")
+                full = next((full[i:] for i in range(len(full) - 1) if full[i:] in names.kinds), "")
+                nick = nick.rstrip("".join(_ZH_GIVEN_STOP))
+                if not full or len(nick) < 2 and _CJK.match(nick):
+                    continue
+            if full == nick or _common(full) or _common(nick) or full in _ZH_RELATION or nick in _ZH_RELATION \
+                    or full.casefold() in _RELATIONS or nick.casefold() in _RELATIONS:
+                continue
+            full = names.canonical(full)
+            # a nickname joins the person (or pet) it is said of: one entity, the nickname an alias
+            names.add(full, names.kinds.get(full, "person"), nick)
+            ties[nick] = full
     return ties
 
 
@@ -669,7 +747,7 @@ def _find_entities(text: str, names: _Names) -> None:
     for m in runs:
         if any(a <= m.start() < b for a, b in quoted):
             continue  # inside a quoted name (or a quoted word that names nothing)
-        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-"))  # "Lena's cat" names Lena
+        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-&"))  # "Lena's cat" names Lena; "& Saturday" is no name
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
@@ -677,22 +755,35 @@ def _find_entities(text: str, names: _Names) -> None:
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
-        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS):
+        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"):
             words = words[1:]
             at_start = False
         if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
                 words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
             continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II"
-        while words and words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd"):
-            words = words[:-1]  # "Previously I", "Personally I"
-        if not words:
-            continue
+        before_i = len(words)
+        while words and (words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
+                         or len(words) > 1 and words[-1].isupper() and _common(words[-1])):
+            words = words[:-1]  # "Previously I", "Personally I", "Vinland IS bugs bunny"
+        if not words or at_start and len(words) == 1 and len(words) < before_i:
+            continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
+        if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+            continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
+        if _COMPOUND_ADJECTIVE.search(words[-1]):
+            continue  # "Python-based", "AI-powered", "Few-Shot": a description, not a name
+        if len(words) == 1 and (_ADJECTIVE.fullmatch(words[0]) or _VERB_CAPITALISED.fullmatch(words[0]) and re.match(
+                r"\s+(?!(?:and|or|is|was|who|has|had|will|would|at|in|on|to|for|with|from|by|of|about|"
+                r"yesterday|today|last|this|that|when|because|but|so)\b)[a-z]", text[m.end():])) \
+                and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
+            continue  # a capitalised adjective ("fast and Powerful"), a verb ("my sister Wanted yeast")
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
         rest = text[m.end():]
         if not zh and _not_a_name(text, start, m.end(), run, at_start):
             continue
+        if at_start and re.match(r"(?:\s+(?:and|&|or|[A-Z][\w\-]*))+\s*:", rest):
+            continue  # a heading of several words ("Final Testing and Validation: 5 hours")
         if at_start and len(words) == 1 and run.casefold() not in _PLACE_EN and run not in names.kinds:
             # a sentence-initial capital names someone only when a verb that says what a person
             # does follows it ("Muhammad intends ...", not "Music has ...", "Snow is ...")
@@ -701,8 +792,9 @@ def _find_entities(text: str, names: _Names) -> None:
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
-        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and _PROJECT_WORD.fullmatch(run):
-            continue  # ("The App", "Project": the word for a kind of thing, not a name)
+        if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and (
+                _PROJECT_WORD.fullmatch(run) or _ORG_SUFFIX.fullmatch(run)) or run.casefold() in _HOLIDAYS:
+            continue  # ("The App", "Project", "the Company": the word for a kind of thing; "New Year")
         if len(words) == 1 and re.search(r"[\"“]$", text[:start]) and not re.match(r"[^\"”\n]*[\"”]", text[m.end():]):
             continue  # the first word of a quotation left open ('I've clicked "Search')
         before = text[max(0, start - 12):start].casefold()
@@ -716,34 +808,51 @@ def _find_entities(text: str, names: _Names) -> None:
                 or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
                 or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")
+        elif len(words) > 1 and re.fullmatch(r"[A-Z]{2,5}s?", words[-1]):
+            names.add(run, "other")  # "Alpha Vantage API", "Hugging Face SDK": a product, not a place or a person
         elif len(words) > 1 and (_PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0])):
             names.add(run, "place")
         elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
             continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
-        elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before):
-            names.add(run, "place")
+        elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before) \
+                and not (re.search(r"['’]s$", m.group(0)) and re.match(r"\s+[a-z]", text[m.end():])):
+            names.add(run, "place")  # (not "to Maxwell's equations": a name's term, not a place)
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
             # "with / met / told / and" before it ("usually Tieguanyin" names a tea, not a friend)
-            someone = bool(re.match(r"\s+(?:is|was|has|had|will|would|can|said|says|told|and\s+I|[a-z]+s|[a-z]+ed)\b",
-                                    rest)) or bool(re.search(
-                r"\b(?:with|met|meet|meeting|told|tell|asked|ask|called|call|friend|named|visit(?:ed|ing)?\s+my)\s+$",
-                before)) or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            # ("Las Vegas was amazing", "Tiramisu tastes great" name no one: "is" / "was" make a
+            # person of one word only, any other verb must be one of what people do)
+            someone = bool(re.match(r"\s+(?:(?:just|also|then|really|finally|always|never)\s+)?" + _PERSON_VERB, rest)) \
+                or len(words) == 1 and bool(re.match(r"\s+(?:is|was|has|had|will|would|can|and\s+I)\b", rest)) \
+                or bool(re.search(r"\b(?:with|met|meet|meeting|told|tell|asked|ask|call|friend|visit(?:ed|ing)?\s+my)\s+$",
+                                  before)) \
+                or bool(_CALLED_SOMEONE.search(text[max(0, start - 40):start])) \
+                or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+            if re.search(r"\b(?:called|named)\s+$", before) and not _CALLED_SOMEONE.search(text[max(0, start - 40):start]):
+                names.add(run, "other")  # "a dish called Chicken and Waffles": a name, not a person's
+                continue
+            pet = _CALLED_PET.search(text[max(0, start - 40):start])
+            if pet:
+                names.add(run, "pet")
+                continue
             if not someone and len(words) == 1 and not at_start and \
                     re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):
                 continue  # "usually Tieguanyin": a word used as a common noun (a product before a noun,
                 # "the Notion database", stays a name)
-            names.add(run, "person" if someone and len(words) <= 2 else "other")
+            camel = bool(re.search(r"[a-z][A-Z]", run))  # "OpenCV", "MediaPipe": a product, not a person
+            names.add(run, "person" if someone and len(words) <= 2 and not camel else "other")
 
 
 def _common(word: str) -> bool:
     """A capitalised word that names nothing ("The", "Monday", "We've", "They're")."""
     folded = word.casefold().strip("'")
-    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES
+    # ("Koreans", "Mondays": the plural of a word that names nothing)
+    return folded in _NOT_NAMES or folded.split("'")[0] in _NOT_NAMES \
+        or len(folded) > 4 and folded.endswith("s") and folded[:-1] in _NOT_NAMES
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
 
 
 def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:
@@ -803,6 +912,9 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
                          r"drafting)\s+(?:the\s+|my\s+)?$", text[max(0, m.start() - 24):m.start()], _I)
         if len(words) == 1 and not cue and not _ORG_SUFFIX.search(title):
             continue  # one quoted word names something only where the words say what it is
+        if len(words) == 2 and not cue and not _ORG_SUFFIX.search(title) and words[0] not in ("The", "A", "An") \
+                and canonical_place(title) is None:
+            continue  # two quoted words with no cue are mostly a label ('Occupation Status', 'Potential Hazards')
         kind = "project" if cue else "organisation" if _ORG_SUFFIX.search(title) else "other"
         names.add(title, kind)
     return spans
@@ -841,6 +953,9 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
         # "李梓轩喜欢骑自行车", "小雨说…": a Chinese name the sentence starts with is its subject
         if kind in ("person", "pet") and _CJK.match(name) and head.startswith(name):
             return name, name in ties.values() or bool(names.aliases.get(name))
+        if kind in ("person", "pet") and any(_CJK.match(a) and head.startswith(a) and relation_alias(a) is None
+                                             for a in names.aliases.get(name, ())):
+            return name, True  # "轩轩是李梓轩的小名": a nickname that starts the sentence is its person
     first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True
@@ -921,6 +1036,8 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
         first_name = value.split()[0].strip(".,!") if not zh else value[:4]
         if first_name in names.kinds:
             names.add(first_name, "person")
+    if zh and attribute in ("works_at", "lives_in", "from"):
+        value = re.sub(r"(?:的|了|啊|呢|吧)+$", "", value)  # "老家是江苏南京的": the place is 江苏南京
     if zh and value and attribute in ("works_at", "lives_in", "from") and not names.order[-1:] == [value]:
         if not _PLACE_ZH_RE.fullmatch(value) and len(value) <= 12:
             names.add(value, "organisation" if attribute == "works_at" else "place")

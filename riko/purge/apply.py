@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from ..entities import entity_description, is_entity_page
+from ..entities import entity_body, entity_description, is_entity_page
 from ..stores.aliases import AliasStore
 from ..stores.audits import scrub_audits
 from ..stores.candidates import CandidateStore
@@ -68,10 +68,8 @@ def _pages(ctx: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None
             gone = {" ".join(t.casefold().split()) for t in plan.tags_removed.get(pid, [])}
             tags = [t for t in page.tags if " ".join(t.casefold().split()) not in gone]
             if tags != page.tags and is_entity_page(page):  # the names the session gave it go with it
-                also = page.body.startswith("Also called:") or not page.body
                 page = page.replace(tags=tags, description=entity_description(page.title, page.kind or "other", tags),
-                                    body=("Also called: " + " · ".join(tags)) if tags and also
-                                    else ("" if also else page.body))
+                                    body=entity_body(tags, page.body))
             ctx.canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
                            audit_kind="page-purge-scrubbed", detail={"operation": operation_id})
     for pid, version in plan.versions_removed:

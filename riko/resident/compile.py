@@ -25,8 +25,10 @@ Rendered form (each populated block is a level-2 heading named by its kind; one 
 Blocks are by kind of memory — identity, relationships, preferences, plans, boundaries, events,
 facts — placed by the page's derived ``kind`` (see :mod:`riko.dream.derive`), else by its type.
 Each populated block has the seed's budget, ``floor((max_chars - overhead) / 7)``, and an entry
-enters only while its block stays within it (whole items, never cut); typed blocks are what let
-a Wiki fill more of the Resident than one ``preferences`` block could. Entity pages (``category: entity``) index facts and are not entries.
+enters only while its block stays within it (whole items, never cut); what the blocks leave of
+``max_chars`` is then shared out in turn to entries that say something. In a multi-party scope
+each speaker's facts form a ``person`` section of their own. Entity pages (``category: entity``)
+index facts and are not entries.
 
 Stored text cannot break out of the delimiters: every entry is one line (whitespace and
 line breaks inside a summary collapse to single spaces) and every ``<`` in a stored type
@@ -50,6 +52,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..clock import iso, utc
+from ..dream.derive import could_be_name
+from ..recall.text import EN_STOPWORDS
 from ..errors import ConfigError
 from ..wiki.links import normalize_title
 
@@ -424,6 +428,8 @@ class ResidentBlock:
     kind: str
     heading: str
     entries: tuple[tuple[str, str], ...]
+    #: the person a ``person`` section is about (a speaker of a multi-party scope), else None
+    subject: str | None = None
 
     @property
     def text(self) -> str:
@@ -512,39 +518,162 @@ def _render_blocks(blocks: Sequence[ResidentBlock]) -> str:
     return PREFIX + _BLOCK_SEPARATOR.join(block.text for block in blocks) + SUFFIX
 
 
-def _pack_blocks(
-    page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], block_budget: int, max_chars: int
-) -> list[ResidentBlock]:
-    """Whole-item packing (the seed's rule): duplicates (case-insensitive) first, then each block
-    within its own budget; an entry that does not fit is omitted whole.
+class _Group(NamedTuple):
+    """The candidates of one block before packing: its kind, heading, subject and ``(page_id, entry)`` pairs."""
 
-    The pages come grouped by block in ``BLOCK_ORDER``.
+    kind: str
+    heading: str
+    subject: str | None
+    items: list[tuple[str, str]]
+
+
+def _kind_groups(page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str]) -> list[_Group]:
+    """The pages (grouped by block in ``BLOCK_ORDER``) as one group per block."""
+    return [_Group(kind, BLOCK_HEADINGS.get(kind, f"## {kind}"), None, [(pid, entry) for pid, _, entry in members])
+            for kind, members in groupby(zip(page_ids, kinds, entries), key=_KIND)]
+
+
+def _pack_blocks(groups: Sequence[_Group], block_budget: int, max_chars: int) -> list[ResidentBlock]:
+    """Whole-item packing (the seed's rule), then the unused space shared out.
+
+    Duplicates (case-insensitive) are dropped first; then each block takes its entries in order
+    while it stays within its own budget (an entry that does not fit is omitted whole). What the
+    blocks leave of ``max_chars`` is then shared out in turn: round after round, each block in
+    order takes its next omitted entry that still fits the whole Resident and says something (at
+    least two content words: "I fully agree." never fills the space), until none fits.
     """
     seen: set[str] = set()
     step = len(_ENTRY_SEPARATOR)
-    groups: list[tuple[str, str, list[tuple[str, str]]]] = []
-    chosen: list[list[bool]] = []
-    for kind, members in groupby(zip(page_ids, kinds, entries), key=_KIND):
-        heading = BLOCK_HEADINGS.get(kind, f"## {kind}")
+    unique_groups: list[tuple[_Group, list[tuple[str, str]]]] = []
+    for group in groups:
         unique = []
-        for page_id, _, entry in members:
+        for page_id, entry in group.items:
             key = entry.casefold()
             if key not in seen:
                 seen.add(key)
                 unique.append((page_id, entry))
-        used, picks = len(heading), []
+        unique_groups.append((group, unique))
+    picks: list[list[bool]] = []
+    for group, unique in unique_groups:
+        used, chosen = len(group.heading), []
         for _, entry in unique:
             fits = used + step + len(entry) <= block_budget
-            picks.append(fits)
+            chosen.append(fits)
             used += (step + len(entry)) if fits else 0
-        groups.append((kind, heading, unique))
-        chosen.append(picks)
+        picks.append(chosen)
+
+    def rendered_length() -> int:
+        present = [(group, chosen) for (group, unique), chosen in zip(unique_groups, picks) if any(chosen)]
+        if not present:
+            return 0
+        body = sum(len(group.heading) + sum(step + len(entry) for (_, entry), pick in zip(unique, chosen) if pick)
+                   for (group, unique), chosen in zip(unique_groups, picks) if any(chosen))
+        return len(PREFIX) + len(SUFFIX) + body + len(_BLOCK_SEPARATOR) * (len(present) - 1)
+
+    total = rendered_length()
+    cursor = [0] * len(unique_groups)
+    open_groups = set(range(len(unique_groups)))
+    while open_groups:
+        for index in sorted(open_groups):
+            group, unique = unique_groups[index]
+            chosen = picks[index]
+            placed = False
+            while cursor[index] < len(unique):
+                position = cursor[index]
+                cursor[index] += 1
+                if chosen[position]:
+                    continue
+                # a block not shown yet costs its heading and a separator as well
+                cost = step + len(unique[position][1]) + (0 if any(chosen) else len(group.heading) + (
+                    len(_BLOCK_SEPARATOR) if total else len(PREFIX) + len(SUFFIX)))
+                if total + cost <= max_chars and _says_something(unique[position][1]):
+                    chosen[position] = True
+                    total += cost
+                    placed = True
+                    break
+            if not placed:
+                open_groups.discard(index)
     blocks = []
-    for (kind, heading, unique), picks in zip(groups, chosen):
-        packed = tuple(item for item, pick in zip(unique, picks) if pick)
+    for (group, unique), chosen in zip(unique_groups, picks):
+        packed = tuple(item for item, pick in zip(unique, chosen) if pick)
         if packed:
-            blocks.append(ResidentBlock(kind=kind, heading=heading, entries=packed))
+            blocks.append(ResidentBlock(kind=group.kind, heading=group.heading, entries=packed, subject=group.subject))
     return blocks
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{3,}")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+@lru_cache(maxsize=1 << 15)
+def _says_something(entry: str) -> bool:
+    """Whether an entry holds at least two content words (words of 3+ letters that are no
+    stopwords, or four CJK characters): what the shared-out space is for."""
+    text = entry.split(": ", 1)[1] if _SPEAKER.match(entry[2:]) else entry
+    words = [w for w in _CONTENT_WORD.findall(text.casefold()) if w not in EN_STOPWORDS and not _CJK_CHAR.match(w)]
+    return len(words) + len(_CJK_CHAR.findall(text)) // 2 >= 2
+
+
+# -- a section per person in a multi-party scope -------------------------------------------------------
+#: ``Name: text``: the speaker prefix a multi-party log's statements carry
+_SPEAKER = re.compile(r"([^\W\d_][\w .'\-]{0,38}?):\s+(?=\S)")
+
+
+def _people_groups(
+    page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], shape: _Shape,
+) -> tuple[list[_Group], dict[str, str]] | None:
+    """One ``person`` group per speaker of a multi-party scope — most of the fact pages say
+    ``Name: …`` and at least two people say two or more — holding that speaker's facts (kind
+    order, the prefix dropped: the heading names them), headed by the speaker's own entity page
+    (``## Emi, also called Emily``); the rest keeps its kind blocks. Returns the groups and the
+    speakers' own pages by speaker (a heading stands for its page); None in any other scope."""
+    if 2 * sum(1 for entry in entries if ": " in entry[:44]) < len(entries) - shape.type.count("entity"):
+        return None  # most fact pages say no "Name: ": one user's scope (the common case, checked fast)
+    by_id = {str(pid): index for index, pid in enumerate(shape.id)}
+    speaker_of: dict[str, str] = {}
+    facts = 0
+    for page_id, entry in zip(page_ids, entries):
+        index = by_id[page_id]
+        if shape.type[index] == "entity":
+            continue
+        facts += 1
+        m = _SPEAKER.match(entry[2:]) if ": " in entry[:44] else None
+        if m and could_be_name(m.group(1)):
+            speaker_of[page_id] = m.group(1)
+    counts: dict[str, int] = {}
+    for name in speaker_of.values():
+        counts[name] = counts.get(name, 0) + 1
+    people = sorted((n for n, c in counts.items() if c >= 2), key=lambda n: (-counts[n], n))
+    if len(people) < 2 or 2 * len(speaker_of) < facts:
+        return None
+    folded = {normalize_title(name): name for name in people}
+    owner: dict[str, str] = {}
+    for page_id in page_ids:
+        index = by_id[page_id]
+        if shape.type[index] == "entity" and shape.kind[index] == "person":
+            found = folded.get(normalize_title(str(shape.title[index] or "")))
+            if found is not None and found not in owner.values():
+                owner[page_id] = found
+    sections: dict[str, list[tuple[str, str]]] = {name: [] for name in people}
+    headings = {name: f"## {_one_line(name)}" for name in people}
+    rest_ids, rest_kinds, rest_entries = [], [], []
+    for page_id, kind, entry in zip(page_ids, kinds, entries):
+        if page_id in owner:
+            # the speaker's own page is the heading: its aliases are the names they go by
+            headings[owner[page_id]] = "## " + entry[2:].replace(" (person)", "", 1)
+            continue
+        speaker = speaker_of.get(page_id)
+        if speaker is not None and speaker in sections:
+            said = entry[2 + len(speaker) + 2:].lstrip()
+            if kind == "boundaries":
+                said = f"(their rule: follow it, never bring it up) {said}"
+            sections[speaker].append((page_id, f"- {said}"))
+        else:
+            rest_ids.append(page_id)
+            rest_kinds.append(kind)
+            rest_entries.append(entry)
+    groups = [_Group("person", headings[name], name, sections[name]) for name in people]
+    return groups + _kind_groups(rest_ids, rest_kinds, rest_entries), {name: pid for pid, name in owner.items()}
 
 
 def _fit_resident_blocks(blocks: Sequence[ResidentBlock], max_chars: int) -> list[ResidentBlock]:
@@ -673,7 +802,8 @@ def compile_resident(
 
     eligible = _linked_entities_only(list(compress(all_pages, _live_mask(
         life, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled, sensitive_resident_enabled))))
-    considered_ids, kinds, entries = _considered(_shape(eligible), scores, blocks_enabled and v2_enabled)
+    shape = _shape(eligible)
+    considered_ids, kinds, entries = _considered(shape, scores, blocks_enabled and v2_enabled)
 
     if blocks_enabled and v2_enabled:
         mode = "blocks"
@@ -681,10 +811,14 @@ def compile_resident(
         block_budget: int | None = per_block
         blocks: list[ResidentBlock] = []
         if overhead <= max_chars:
-            blocks = _fit_resident_blocks(_pack_blocks(considered_ids, kinds, entries, per_block, max_chars),
-                                          max_chars)
+            people = _people_groups(considered_ids, kinds, entries, shape)
+            groups, owners = people if people else (_kind_groups(considered_ids, kinds, entries), {})
+            blocks = _fit_resident_blocks(_pack_blocks(groups, per_block, max_chars), max_chars)
+        else:
+            owners = {}
         text = _render_blocks(blocks)
-        included = [pid for block in blocks for pid in block.page_ids]
+        included = [pid for block in blocks
+                    for pid in ((owners[block.subject],) if block.subject in owners else ()) + block.page_ids]
     else:
         mode = "flat"
         block_budget = None

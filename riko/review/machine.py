@@ -35,7 +35,8 @@ from .corrections import claim_changed, corrected_title, retire_evidence
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..dream.atoms import multi_party, split_speaker
-from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_description, grounded_in, is_entity_page,
+from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
+                        is_entity_page, kin_of,
                         link_line, named_entities, said_in)
 from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from ..scope import MemoryScope
@@ -547,6 +548,7 @@ class Review:
             if outcome is not None and outcome[0] in ("same", "alias"):
                 touched.update(state.admit_entities(
                     named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match))
+                touched.update(state.admit_kin(match, self.multi_party([match.ref], match.said)))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
@@ -555,6 +557,7 @@ class Review:
                 continue
             accepted = state.admit_entities(
                 named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match)
+            accepted += state.admit_kin(match, self.multi_party([match.ref], match.said))
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities, cand=None if cid in accepted else cand)
@@ -702,11 +705,9 @@ class Review:
             folded = {" ".join(n.casefold().split()) for n in gone}
             tags = [t for t in page.tags if " ".join(t.casefold().split()) not in folded]
             if tags != page.tags:
-                also = page.body.startswith("Also called:") or not page.body
                 self.canon.save(page.replace(tags=tags, version=page.version + 1,
                                              description=entity_description(page.title, page.kind or entity.kind, tags),
-                                             body=("Also called: " + " · ".join(tags)) if tags and also
-                                             else ("" if also else page.body)),
+                                             body=entity_body(tags, page.body)),
                                 authority=authority, audit_kind="entity-aliases-removed", previous=page,
                                 detail={"page": old.id, "aliases": [t for t in page.tags if t not in tags]})
             for name in gone:
@@ -995,7 +996,7 @@ class _Consolidation:
                         pid = make_page_id(f"{review.scope.key}:entity:{entity.kind}:{normalize_claim(entity.name)}:{event.ref}")
                     page = Page(id=pid, type="entity", title=_one_line(entity.name)[:120],
                                 description=entity_description(entity.name, entity.kind, aliases),
-                                body=("Also called: " + " · ".join(aliases)) if aliases else "",
+                                body=entity_body(aliases),
                                 status="confirmed", consent=True, locked=False,
                                 sensitivity=classify_text("\n".join(entity.names()), "normal"), version=1,
                                 tags=aliases, sources=[event.ref], kind=entity.kind, category=ENTITY_CATEGORY,
@@ -1007,7 +1008,7 @@ class _Consolidation:
                     tags = [*page.tags, *(n for n in new_names if n not in page.tags)]
                     updated = page.replace(tags=tags, sources=sorted({*page.sources, event.ref}),
                                            description=entity_description(page.title, page.kind or entity.kind, tags),
-                                           body=("Also called: " + " · ".join(tags)) if tags else page.body,
+                                           body=entity_body(tags, page.body),
                                            version=page.version + 1)
                     review.canon.save(updated, authority=authority, audit_kind="entity-aliases-added", previous=page,
                                       detail={"evidence": event.ref, "aliases": new_names})
@@ -1020,4 +1021,31 @@ class _Consolidation:
                     review.wh.audit("candidate-merged-into-page", authority, cid, {"page": page.id, "evidence": event.ref})
                     accepted.append(cid)
             self.entities.replace(page)
+        return accepted
+
+    def admit_kin(self, event: UserEvent, multi_party: bool, *, authority: str = "user") -> list[str]:
+        """Link the relatives and pets the user's words tie to their owner from the owner's page
+        (``Family and pets: sister [[Lena]] · cat [[Luna]]`` on the ``User`` page, or on a speaker's
+        page in a multi-party log), writing the owner's page if no fact wrote it yet. Returns the
+        entity candidates accepted into pages."""
+        owner, kin = kin_of(event.said, multi_party=multi_party)
+        pairs = [(relation, page.title) for relation, entity in kin
+                 for page in (self.entities.find(entity),) if page is not None]
+        if not pairs:
+            return []
+        accepted: list[str] = []
+        page = self.entities.find(owner)
+        if page is None:
+            accepted = self.admit_entities([owner], event, authority=authority)
+            page = self.entities.find(owner)
+            if page is None:
+                return accepted
+        body = entity_body(page.tags, page.body, pairs)
+        if body != page.body:
+            review = self.review
+            with review.wh.transaction():
+                updated = page.replace(body=body, sources=sorted({*page.sources, event.ref}), version=page.version + 1)
+                review.canon.save(updated, authority=authority, audit_kind="entity-kin-linked", previous=page,
+                                  detail={"evidence": event.ref, "kin": [f"{r} {t}" for r, t in pairs]})
+            self.entities.replace(updated)
         return accepted

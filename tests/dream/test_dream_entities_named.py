@@ -131,7 +131,8 @@ def test_an_event_word_alone_names_nothing(text):
 
 def test_the_words_after_a_dot_in_an_event_name_are_no_person():
     # "<event>·<subtitle>": the subtitle after the dot may start with a surname character
-    assert named("美食盛宴·高球趣的地点是广州") == {"美食盛宴": "other", "Guangzhou": "place"}
+    # (the subtitle is part of the event's name, as the user wrote it)
+    assert named("美食盛宴·高球趣的地点是广州") == {"美食盛宴·高球趣": "other", "Guangzhou": "place"}
 
 
 def test_a_list_item_or_a_bold_heading_starts_a_sentence():

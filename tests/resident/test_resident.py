@@ -334,7 +334,7 @@ def test_block_budget_admits_whole_entries_only() -> None:
     assert snap.omitted_page_ids == ("too-big",)
 
 
-def test_each_block_keeps_to_its_own_share_even_when_others_leave_room() -> None:
+def test_each_block_keeps_its_share_and_the_unused_space_is_shared_out() -> None:
     max_chars = OVERHEAD + 7 * 60
     # identity outranks everything and has far more than its share; one preference follows
     facts = [Page(f"i{n:02d}", description=f"fact number {n:02d} about me", confidence=0.9) for n in range(20)]
@@ -343,12 +343,33 @@ def test_each_block_keeps_to_its_own_share_even_when_others_leave_room() -> None
     assert "pref" in snap.source_page_ids  # its block's share is guaranteed
     identity = block_of(snap, "identity")
     budget = snap.diagnostics["blockBudget"]
-    assert len(identity.text) <= budget  # the seed's rule: a block never grows past its share
-    # whole items: the next identity entry would have broken the block's budget, so it is omitted
-    assert len(identity.text) + len("\n- fact number 00 about me") > budget
+    # what the other blocks leave unused goes to identity's next entries, whole, within the cap
+    assert len(identity.text) > budget
+    assert len(snap.text) <= max_chars
+    assert len(snap.text) + len("\n- fact number 00 about me") > max_chars  # no further entry fits
     assert set(snap.omitted_page_ids) == {f.id for f in facts} - set(identity.page_ids)
-    assert len(snap.text) < max_chars  # room is left unused rather than given to one block
     assert identity.page_ids == tuple(sorted(identity.page_ids))  # in consideration order
+    assert snap.diagnostics["actualChars"] == len(snap.text)
+
+
+def test_the_shared_out_space_goes_round_the_blocks_and_never_to_small_talk() -> None:
+    max_chars = OVERHEAD + 7 * 60
+    prefs = [Page(f"p{n:02d}", type="concept", kind="preference", description=f"likes green tea kind {n:02d}")
+             for n in range(12)]
+    plans = [Page(f"q{n:02d}", type="episode", kind="plan", description=f"plans a trip to Kyoto {n:02d}")
+             for n in range(12)]
+    chat = [Page(f"c{n:02d}", type="concept", kind="fact", description=text)
+            for n, text in enumerate(["I fully agree.", "They really are", "我也是", "Go get 'em!"])]
+    snap = compile_now([*prefs, *plans, *chat], max_chars=max_chars)
+    got = set(snap.source_page_ids)
+    # both blocks grow past their share, taking turns (neither takes all the room)
+    assert len(block_of(snap, "preferences").text) > snap.diagnostics["blockBudget"]
+    assert len(block_of(snap, "plans").text) > snap.diagnostics["blockBudget"]
+    assert abs(len(got & {p.id for p in prefs}) - len(got & {p.id for p in plans})) <= 1
+    # small talk keeps only the facts block's own share: the first, not the shared-out room
+    facts = block_of(snap, "facts")
+    assert len(facts.text) <= snap.diagnostics["blockBudget"]
+    assert len(snap.text) <= max_chars
 
 
 def test_block_budget_is_floor_of_remaining_over_seven() -> None:

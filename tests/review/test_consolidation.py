@@ -199,11 +199,14 @@ def test_entity_pages_are_created_with_aliases_and_linked_from_the_fact(mem):
     assert graph.has_edge(fact_id, lena.id) and graph.has_edge(fact_id, berlin.id)
     edges = {r["alias"]: r for r in mem.aliases().to_dicts() if r["entity_id"] == lena.id}
     assert edges["my sister"]["resolution_kind"] == "explicit_coreference" and edges["my sister"]["status"] == "active"
-    assert {r["target"] for r in audits(mem, "entity-page-created")} == {lena.id, berlin.id}
+    # the user's own page is written to link the sister (the fact itself is Lena's, not the user's)
+    user = _entity(mem, "User")
+    assert {r["target"] for r in audits(mem, "entity-page-created")} == {lena.id, berlin.id, user.id}
+    assert "sister [[Lena]]" in user.body and "[[User]]" not in fact.body
     # the Chinese statement names the same two entities: no new entity page, the words it used are aliases
     say(mem, "s1", "我妹妹 Lena 住在柏林。")
     admit(mem, "s1", "我妹妹 Lena 住在柏林。")
-    assert len([p for p in mem._review.canon.pages() if p.category == "entity"]) == 2
+    assert len([p for p in mem._review.canon.pages() if p.category == "entity"]) == 3
     assert "妹妹" in _entity(mem, "Lena").tags
 
 
