@@ -18,7 +18,7 @@ stay in L0. A restore lifts what its suppression held, never the request lines.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
@@ -221,9 +221,11 @@ def govern_lines(wh: Any, refs: Iterable[str], hold: str) -> None:
     EvidenceStore(wh).govern(parsed, hold, HOLDS[HOLDS.index(hold) + 1:])
 
 
-def reapply_suppressed(wh: Any, pages: Iterable[Any]) -> None:
-    """After a restore: the ``suppressed`` marks again exactly on the sources of the pages still
-    suppressed (a line two suppressed pages stand on stays held until both are restored)."""
+def reapply_suppressed(wh: Any, pages: Iterable[Any], versions: Callable[[str], list[str]]) -> None:
+    """After a restore: the ``suppressed`` marks again exactly on the lines of the pages still
+    suppressed (``versions``: a page's stored earlier texts; a line two suppressed pages stand
+    on stays held until both are restored)."""
     EvidenceStore(wh).release_governed("suppressed")
-    refs = [ref for p in pages if p.status == "confirmed" and p.usage_policy == "suppressed" for ref in p.sources]
+    refs = [ref for p in pages if p.status == "confirmed" and p.usage_policy == "suppressed"
+            for ref in lineage_refs(p, versions(p.id))]
     govern_lines(wh, refs, "suppressed")

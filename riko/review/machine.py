@@ -538,12 +538,13 @@ class Review:
         state: _Consolidation | None = None  # built on the first grounded candidate
         contested = False
         touched: set[str] = set()
+        held = self.held()  # read once: admitting changes no hold
         for cid in ids:
             cand = rows[cid] if cid in rows and cid not in touched else self.candidate(cid)
             touched.add(cid)
             if cand["status"] != "pending":
                 continue
-            if self.held().holds_candidate(json.loads(cand["evidence"] or "[]"), cand["description"], cand["body"]):
+            if held.holds_candidate(json.loads(cand["evidence"] or "[]"), cand["description"], cand["body"]):
                 continue  # it stands on a line a forget, suppression or governance request holds
             if policy == "all":
                 done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
@@ -857,7 +858,7 @@ class Review:
                             detail={"reason": reason, "evidence_suppressed": covered})
             if request:
                 self._governed([request], "request")
-            self._governed(old.sources, "suppressed")
+            self._governed(lineage_refs(old, self.canon.versions(page_id)["text"].to_list()), "suppressed")
             self._dismiss_held(page_id, authority)
         self._on_change()
         return new
@@ -893,7 +894,7 @@ class Review:
             self.overlay.lift_covered(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
-            reapply_suppressed(self.wh, self.canon.pages())
+            reapply_suppressed(self.wh, self.canon.pages(), lambda pid: self.canon.versions(pid)["text"].to_list())
             if request:
                 self._governed([request], "request")
             self._lines, self._held = None, None
