@@ -553,7 +553,8 @@ class _Run:
         own = lines.newest_user_lines(w.session_id, _SESSION_ANCHORS)
         other = lines.newest_user_lines(w.session_id, _OTHER_ANCHORS, others=True)
         pages = PageStore(self.wh).recent_confirmed(_PAGE_ANCHORS)
-        anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)]
+        anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)
+                   if not self.held.holds_text(text)]  # a repeat of held words anchors nothing either
         anchors += [Anchor(f"page:{pid}", None, f"{title}: {desc}" if desc else title) for pid, title, desc in pages]
         return ReflectionRequest(w.session_id, tuple(anchors), self.cfg.reflection_max_observations,
                                  self.cfg.min_observation_evidence)

@@ -153,3 +153,16 @@ def test_forget_dismisses_what_dream_drew_from_the_memory_s_lines(tmp_path):
         assert {d["reason"] for d in detail} == {"governed-evidence"}
         # an "all" admission later has nothing to admit from those lines either
         assert mem.context.review.auto_confirm([r["id"] for r in pending], "all") == []
+
+
+def test_held_lines_anchor_no_reflection(tmp_path):
+    with riko.open(tmp_path / "root", preset="companion", config={"reflection_enabled": True},
+                   clock=FixedClock("2026-01-15T09:00:00Z")) as mem:
+        peanut_story(mem)
+        for sid in ("s2", "s3", "s4"):
+            say(mem, sid, "I'm allergic to peanuts and cashews")
+            say(mem, sid, "Correction: I'm allergic to peanuts and cashews")
+        say(mem, "s5", "I walk my dog every morning")
+        mem.dream(progress=False)
+        texts = " ".join(mem.observations()["text"].to_list()).casefold() if len(mem.observations()) else ""
+        assert "peanut" not in texts
