@@ -77,7 +77,10 @@ _REMEMBER = (r"remember|memori[sz]e|note(?: down)?|make a (?:mental )?note|keep 
              r"keep(?: it| this| that)? in mind|commit(?: it| this| that)? to memory|add(?: it| this| that)? to your memory")
 _FORGET = (r"forget|delete|remove|erase|wipe|purge|get rid of|scratch|scrap|throw (?:away|out)|clear out|"
            r"stop remembering|drop (?:the|that|this|my|it)")
-_RESTORE = (r"restore|unhide|un-hide|reinstate|undo the (?:suppression|hiding|ban)|lift the (?:suppression|hiding|ban)")
+_RESTORE = (r"restore|unhide|un-hide|unsuppress|un-suppress|unmute|un-mute|reinstate|"
+            r"undo the (?:suppression|hiding|ban)|lift the (?:suppression|hiding|ban)")
+# The word the suppress tool is named after, and its plain synonyms ("please suppress the memory about …").
+_SUPPRESS = r"suppress|mute|hide"
 
 _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
     "remember": (
@@ -108,9 +111,13 @@ _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
         _neg(_en(r"no more", r"talk|mentions?|reminders|mentioning")),
         _en(r"stop it with", r"the reminders|the mentions|the talk|reminders|mentions"),
         _en(r"leave|keep", r"\S+(?:\s+\S+){0,4}?\s+out of"),
+        _CLAUSE + r"(?:(?:" + _EN_MOD + r")\s+)*suppress(?![a-z'])",
+        _en(_POLITE, _SUPPRESS),
+        r"(?<![a-z'-])(?:suppress|mute)(?:\s+(?:" + _EN_MOD + r"))*\s+(?:it|that|this|those|the|my|any|everything)(?![a-z'])",
         r"(?<!un)(?<![a-z'])hide(?![a-z'])",
         _neg(_zh(r"别|不要|不用|不许|千万别|可别|求你别|拜托别|不想再?听你|少", _ZH_TALK)),
         r"(?<!取消)隐藏",
+        r"(?<!取消)(?<!解除)屏蔽|藏起来|收起来|封存",
     ),
     "restore": (
         _en(_RESTORE),
@@ -121,7 +128,7 @@ _ACCEPT: dict[str, tuple[str | tuple[str, bool], ...]] = {
             r"i am (?:ok|okay|fine) with you|i'm (?:ok|okay|fine) now with you|"
             r"it is fine by me if you|it's fine by me if you", _TALK),
         _neg(_en(r"i don't mind if you|i do not mind if you|i don't mind you", _TALK)),
-        r"(?<![不别])(?:取消隐藏|解禁|解除[^，。！？]{0,12}?(?:屏蔽|隐藏)|把[^，。！？]{0,24}恢复|恢复(?:一下|吧|过来|那条|这条|记忆|它)|"
+        r"(?<![不别])(?:取消隐藏|取消屏蔽|解禁|解除[^，。！？]{0,12}?(?:屏蔽|隐藏)|把[^，。！？]{0,24}恢复|恢复(?:一下|吧|过来|那条|这条|记忆|它)|"
         r"(?:记忆|那条|这条)恢复|^恢复|请恢复)",
         _zh(r"(?<![不别])(?:可以|允许你?|能)", _ZH_TALK),
         _neg(_zh(r"不介意你?|没关系", _ZH_TALK)),

@@ -521,7 +521,8 @@ class ToolBox:
         latest = self._latest()
         if latest is None or not claim_in_latest(replacement, latest):
             raise _Refused(CORRECT_REFUSAL)
-        page = self.mem.context.review.correct(id.strip(), replacement, authority="user", evidence=latest.ref)
+        page = self.mem.context.review.correct(id.strip(), replacement, authority="user", evidence=latest.ref,
+                                               request=latest.ref)
         return self._result("memory_correct", id=page.id,
                             message=f"Memory {page.id} corrected (version {page.version}, {page.sensitivity}).")
 
@@ -616,7 +617,9 @@ class ToolBox:
         page = self._authorised_target("memory_restore", id, target)
         if isinstance(page, ToolResult):
             return page
-        self.mem.context.review.restore(page.id, reason="user-requested-restore", authority="user")
+        latest = self._latest()
+        self.mem.context.review.restore(page.id, reason="user-requested-restore", authority="user",
+                                        request=latest.ref if latest else None)
         return self._result("memory_restore", id=page.id,
                             message=f"Memory {page.id} ({_label(page)}) restored; it may be mentioned again.")
 

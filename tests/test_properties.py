@@ -192,3 +192,116 @@ def test_http_bodies_never_cause_a_server_error(api: tuple[httpx.Client, list[st
     r = client.post(path, content=raw, headers=headers)
     assert r.status_code < 500, (path, raw[:200], r.status_code, r.text[:300])
     assert r.headers["content-type"].startswith("application/json")
+
+
+# -- forgotten stays forgotten ----------------------------------------------------------------------
+# (statement, its correction, the target a request names, language)
+_MEMORIES = [
+    ("I'm allergic to peanuts", "I'm allergic to peanuts and cashews", "peanuts", "en"),
+    ("I work at the corner bakery", "I work at the corner bakery on Elm Street", "bakery", "en"),
+    ("My sister Lena lives in Berlin", "My sister Lena lives in Hamburg", "Lena", "en"),
+    ("我在面包店工作", "我在面包店和咖啡店工作", "面包店", "zh"),
+    ("我对花生过敏", "我对花生和腰果过敏", "花生", "zh"),
+]
+_ASK = {
+    "en": {"remember": ["Please remember: {c}.", "Remember this: {c}"],
+           "correct": ["Correction: {c}", "Actually, please correct that: {c}"],
+           "suppress": ["Please don't mention the {t} thing", "Please suppress the memory about {t}",
+                        "Stop bringing up {t}"],
+           "restore": ["You can mention {t} again", "Please restore the {t} memory"],
+           "forget": ["Please forget the {t} thing", "Delete what I said about {t}"]},
+    "zh": {"remember": ["请记住：{c}", "记一下：{c}"],
+           "correct": ["更正一下：{c}", "纠正：{c}"],
+           "suppress": ["别再提{t}了", "请屏蔽{t}那条记忆", "以后别跟我说{t}"],
+           "restore": ["可以再提{t}了", "请恢复{t}那条记忆"],
+           "forget": ["请忘记{t}的事", "把{t}那条删了"]},
+}
+FORGET_BUDGET = settings(max_examples=8, deadline=None, derandomize=True,
+                         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _say(mem: riko.Memory, sid: str, text: str) -> str:
+    mem.clock.advance(seconds=1)  # type: ignore[attr-defined]
+    mem.capture({"session_id": sid, "type": "user/message",
+                 "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": text}]}})
+    return f"session:{sid}/event:{mem.evidence(sid)['seq'].max()}"
+
+
+def _leaks(mem: riko.Memory, refs: set[str], texts: set[str], kept: str | None) -> list[str]:
+    """Live pages and admitted or pending candidates made from the governed lines or their words."""
+    from riko.review.authority import normalize_claim
+
+    found = []
+    for page in mem.context.canon.pages():
+        if page.id != kept and page.status == "confirmed" and (
+                set(page.sources) & refs or normalize_claim(page.description) in texts):
+            found.append(f"page {page.id} {page.title!r} {page.sources}")
+    for row in mem.context.review.cands.records():
+        if row["status"] != "rejected" and (set(json.loads(row["evidence"] or "[]")) & refs
+                                            or normalize_claim(row["description"] or "") in texts):
+            found.append(f"candidate {row['id']} ({row['status']}) {row['title']!r}")
+    return found
+
+
+@FORGET_BUDGET
+@given(memory=st.sampled_from(_MEMORIES), corrected=st.booleans(), cycles=st.integers(0, 1),
+       final=st.sampled_from(["forget", "suppress"]), policy=st.sampled_from(["user_grounded", "all"]),
+       later=st.lists(st.sampled_from(["dream", "rescan", "rescan-no-cache", "repeat-same", "repeat-other",
+                                       "claim-other"]), min_size=2, max_size=4),
+       data=st.data())
+def test_a_forget_or_suppress_holds_its_lines_out_of_every_later_dream(
+        tmp_path_factory: pytest.TempPathFactory, memory: tuple[str, str, str, str], corrected: bool, cycles: int,
+        final: str, policy: str, later: list[str], data: Any) -> None:
+    from riko.clock import FixedClock
+    from riko.review.authority import normalize_claim
+    from riko.tools import ToolBox
+
+    fact, correction, target, lang = memory
+    ask = _ASK[lang]
+
+    def phrase(action: str, **fill: str) -> str:
+        return data.draw(st.sampled_from(ask[action])).format(**fill)
+
+    root = tmp_path_factory.mktemp("forget-prop")
+    with riko.open(root, preset="companion", config={"candidate_auto_confirm": policy},
+                   clock=FixedClock("2026-01-15T09:00:00Z")) as mem:
+        box = ToolBox(mem, "s1")
+        story: list[tuple[str, str]] = []  # (ref, text) of every line that stated, corrected or governed it
+
+        def tell(text: str) -> None:
+            story.append((_say(mem, "s1", text), text))
+
+        tell(phrase("remember", c=fact))
+        result = box.call("memory_remember", {"content": fact})
+        assert result.ok, result.error
+        pid = result.id
+        claims = {fact}
+        if corrected:
+            tell(phrase("correct", c=correction))
+            assert box.call("memory_correct", {"id": pid, "content": correction}).ok
+            claims.add(correction)
+        for _ in range(cycles):
+            tell(phrase("suppress", t=target))
+            assert box.call("memory_suppress", {"target": target}).ok, story[-1]
+            tell(phrase("restore", t=target))
+            assert box.call("memory_restore", {"target": target}).ok, story[-1]
+        tell(phrase(final, t=target))
+        done = box.call(f"memory_{final}", {"target": target})
+        assert done.ok, (story[-1], done.error)
+
+        refs = {ref for ref, _ in story}
+        texts = {normalize_claim(t) for _, t in story} | {normalize_claim(c) for c in claims}
+        kept = pid if final == "suppress" else None  # the suppressed memory itself stays, unused
+        sessions = 1
+        mem.dream(progress=False)
+        assert _leaks(mem, refs, texts, kept) == []
+        for step in later:
+            if step in ("repeat-same", "repeat-other"):
+                sid = "s1" if step == "repeat-same" else f"s{(sessions := sessions + 1)}"
+                for _, text in data.draw(st.lists(st.sampled_from(story), min_size=1, max_size=len(story))):
+                    refs.add(_say(mem, sid, text))
+            elif step == "claim-other":
+                sessions += 1
+                refs.add(_say(mem, f"s{sessions}", data.draw(st.sampled_from(sorted(claims)))))
+            mem.dream(progress=False, rescan=step.startswith("rescan"), use_cache=step != "rescan-no-cache")
+            assert _leaks(mem, refs, texts, kept) == [], step

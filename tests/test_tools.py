@@ -299,6 +299,32 @@ def test_cue_lists_in_english_and_chinese():
     assert has_cue("restore", "unhide it") and not has_cue("suppress", "unhide it")
 
 
+@pytest.mark.parametrize("text,target", [
+    ("Please suppress the memory about peanuts", "peanuts"),
+    ("Can you suppress the peanut allergy?", "peanut allergy"),
+    ("mute the peanuts thing, please", "peanuts"),
+    ("请屏蔽关于花生的记忆", "花生"),
+    ("把花生那条记忆屏蔽掉", "花生"),
+    ("别再提花生了", "花生"),
+    ("把花生的事藏起来", "花生"),
+])
+def test_the_word_the_suppress_tool_is_named_after_is_a_suppression_cue(mem, text, target):
+    box = ToolBox(mem, "s1")
+    pid = remember(mem, box, "I'm allergic to peanuts (花生)")
+    say(mem, "s1", text)
+    result = box.call("memory_suppress", {"target": target})
+    assert result.ok, result.error
+    assert result.id == pid and mem.page(pid).usage_policy == "suppressed"
+
+
+def test_suppress_cues_are_not_read_into_other_words():
+    for text in ("Don't suppress the memory about peanuts", "I never asked you to suppress it",
+                 "I suppressed my feelings for years", "The mute button is broken", "不要屏蔽花生的记忆"):
+        assert not has_cue("suppress", text), text
+    for text in ("unsuppress the peanut memory", "取消屏蔽花生那条", "解除屏蔽花生"):
+        assert has_cue("restore", text) and not has_cue("suppress", text), text
+
+
 def test_forget_needs_a_cue_and_keeps_raw_evidence(mem):
     box = ToolBox(mem, "s1")
     pid = remember(mem, box, "I prefer green tea in the morning")

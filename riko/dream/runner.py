@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pyarrow as pa
 
 from ..review.authority import normalize_claim
+from ..review.governance import HeldLines, held_lines
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError, StorageError
 from ..stores.evidence import EvidenceStore
@@ -210,6 +211,7 @@ class _Run:
         self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
         self.claimed: list[str] = []
         self.titles: tuple[str, ...] = ()
+        self.held = HeldLines()  # read with every chunk of transcripts
         self.bar: Any = None
 
     def _sanitize(self, text: str) -> str:
@@ -284,8 +286,10 @@ class _Run:
     def load_transcripts(self, works: Sequence[_Work]) -> None:
         """Read the new user and assistant lines (past each cursor) of ``works`` in one query.
 
-        Plugin-sourced user messages are not user evidence and never reach a provider. The
-        SQL window keeps roughly the newest ``max_session_chars``; ``Transcript.tail`` bounds exactly.
+        Plugin-sourced user messages are not user evidence and never reach a provider, nor do
+        held lines (governed ones, and user lines repeating held words: see
+        :func:`riko.review.governance.held_lines`). The SQL window keeps roughly the newest
+        ``max_session_chars``; ``Transcript.tail`` bounds exactly.
         """
         budget = self.cfg.max_session_chars
         sel = pa.table({
@@ -295,7 +299,10 @@ class _Run:
         })
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
         rows = EvidenceStore(self.wh).transcript_rows(sel, budget + self.cfg.max_event_chars)
+        self.held = held = held_lines(self.wh)
         for sid, seq, role, text in rows:
+            if role == "user" and held.holds_text(text):
+                continue
             lines[sid].append(TranscriptLine(int(seq), role, text))
         for w in works:
             # bounded as a model sees it (numbered lines), so no provider gets more than the budget
@@ -390,6 +397,9 @@ class _Run:
                 lines = w.transcript.lines if w.transcript else ()
                 located = ground(page.title, page.description, page.body, page.turns, lines,
                                  claim=page.type != "source", quote=page.quote)
+                if page.type != "source" and self.held.holds_text(page.description):
+                    w.refused.append(("governed-claim", f"{page.path}: the user had it forgotten or suppressed"))
+                    continue
                 if not located.supported:  # a fact the user's words do not carry is never stored
                     w.refused.append(("unsupported-fact", f"{page.path}: the user's words hold "
                                       f"{located.share:.0%} of its words (needs {SUPPORT:.0%})"
@@ -568,7 +578,8 @@ class _Run:
         own = lines.newest_user_lines(w.session_id, _SESSION_ANCHORS)
         other = lines.newest_user_lines(w.session_id, _OTHER_ANCHORS, others=True)
         pages = PageStore(self.wh).recent_confirmed(_PAGE_ANCHORS)
-        anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)]
+        anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)
+                   if not self.held.holds_text(text)]  # a repeat of held words anchors nothing either
         anchors += [Anchor(f"page:{pid}", None, f"{title}: {desc}" if desc else title) for pid, title, desc in pages]
         return ReflectionRequest(w.session_id, tuple(anchors), self.cfg.reflection_max_observations,
                                  self.cfg.min_observation_evidence)

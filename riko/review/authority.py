@@ -6,7 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Container, Iterable
 
 from ..contracts import evidence_ref
 from ..scope import MemoryScope
@@ -71,17 +71,21 @@ class UserLines:
     """The scope's valid user lines by normalized text, read in one query for many look-ups.
 
     A snapshot: hold it only while the evidence cannot change under it (one unit of work of
-    the writer, such as one Dream batch).
+    the writer, such as one Dream batch). Governed lines are not among them, nor (``held``) a
+    line whose normalized words a forget, suppression or governance request holds.
     """
 
-    def __init__(self, wh: Warehouse) -> None:
+    def __init__(self, wh: Warehouse, held: Container[str] = frozenset()) -> None:
         self._by_text: dict[str, list[tuple[str, int, str]]] = {}
         self._lines: dict[tuple[str, int], tuple[str, Any]] = {}  # (session, seq) -> (text, stored time)
         cur = EvidenceStore(wh).user_line_index()
         while rows := cur.fetchmany(4096):
             for sid, seq, text, when in rows:  # in session order, as user_grounded_match reads them
                 seq = int(seq)
-                self._by_text.setdefault(normalize_claim(text), []).append((sid, seq, text))
+                key = normalize_claim(text)
+                if key in held:
+                    continue
+                self._by_text.setdefault(key, []).append((sid, seq, text))
                 self._lines[(sid, seq)] = (text, when)
 
     def has(self, session_id: str, seq: int) -> bool:
@@ -110,18 +114,18 @@ class UserLines:
 
 def user_grounded_match(
     wh: Warehouse, scope: MemoryScope, description: str, session_ids: Iterable[str] = (),
-    lines: UserLines | None = None,
+    lines: UserLines | None = None, held: Container[str] = frozenset(),
 ) -> UserEvent | None:
     """The user-authored L0 event of the scope whose normalized full text equals ``description``.
 
     The candidate's own sessions are searched first, then the rest of the scope. Evidence a
-    correction invalidated grounds nothing. ``lines``: a snapshot of the scope's user lines
-    that answers without a query.
+    correction invalidated, a governed line and words ``held`` (normalized) ground nothing.
+    ``lines``: a snapshot of the scope's user lines that answers without a query.
     """
     if lines is not None:
         return lines.match(description, session_ids)
     target = normalize_claim(description)
-    if not target:
+    if not target or target in held:
         return None
     sids = sorted(set(session_ids))
     store = EvidenceStore(wh)

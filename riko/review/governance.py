@@ -6,21 +6,34 @@ When it closely resembles an existing current page and names nothing, the writer
 the near-matches (``overlaps``) and offered the replacement; riko never supersedes by
 itself, because two memories that merely resemble each other are not a correction and an
 automatic supersede would retire a true memory.
+
+Governed lines: a forget or a suppression also holds the L0 lines that stated or corrected
+the memory, and a line that asked for a correction, a forget, a suppression or a restore is
+held for good (a request to govern memory is never a memory itself). Held lines, and any
+user line whose words repeat a held line or the claim of a forgotten or suppressed page, are
+out of every Dream pass and every automatic admission (:func:`held_lines`); the raw lines
+stay in L0. A restore lifts what its suppression held, never the request lines.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
 from typing import Any
 
 from .authority import normalize_claim
-from ..errors import InvalidArgumentError, NotFoundError
+from ..contracts import evidence_ref, parse_ref
+from ..errors import InvalidArgumentError, NotFoundError, WikiFormatError
 from ..recall.text import tokenize
+from ..stores.evidence import EvidenceStore
+from ..stores.pages import PageStore
+from ..wiki.page import parse_page
 
-__all__ = ["OVERLAP_MIN", "MAX_OVERLAPS", "current_pages", "resolve_page", "parse_expires", "overlaps",
-           "overlap_score"]
+__all__ = ["OVERLAP_MIN", "MAX_OVERLAPS", "HOLDS", "HeldLines", "current_pages", "resolve_page", "parse_expires",
+           "overlaps", "overlap_score", "held_lines", "govern_lines", "lineage_refs", "reapply_suppressed"]
 
 #: Share of the smaller token set two texts must share to be reported as a near-match.
 OVERLAP_MIN = 0.6
@@ -139,3 +152,80 @@ def retire_superseded(ctx: Any, old: Any, new_id: str, *, authority: str) -> Non
     """Retire ``old`` in favour of the page ``new_id`` (audited as ``page-superseded``)."""
     if old is not None and old.id != new_id:
         ctx.review.supersede(old.id, by=new_id, authority=authority)
+
+
+# -- governed lines ----------------------------------------------------------------------------
+#: How a governed L0 line is held (``evidence.governed``), strongest first: a line that asked for
+#: a correction, forget, suppression or restore (for good); a line behind a forgotten page (for
+#: good); a line behind a suppressed page (until the page is restored).
+HOLDS = ("request", "forgotten", "suppressed")
+
+
+@dataclass(frozen=True)
+class HeldLines:
+    """The user lines no Dream pass reads and no admission stands on: governed lines by address,
+    and the normalized words of governed lines and of forgotten or suppressed claims."""
+
+    refs: frozenset[str] = frozenset()
+    texts: frozenset[str] = frozenset()
+
+    def holds_text(self, text: str | None) -> bool:
+        """True when ``text`` repeats a held line or a held claim (normalized, as a whole)."""
+        return bool(text) and normalize_claim(text or "") in self.texts
+
+    def holds_candidate(self, refs: Iterable[str], *texts: str | None) -> bool:
+        """True when a candidate cites a held line or states held words."""
+        return any(ref in self.refs for ref in refs) or any(self.holds_text(t) for t in texts)
+
+
+@lru_cache(maxsize=4096)
+def _stored_page(text: str) -> tuple[str, tuple[str, ...]]:
+    """(description, sources) of one stored page version; empty when it cannot be read."""
+    try:
+        page = parse_page(text)
+    except WikiFormatError:
+        return "", ()
+    return page.description or "", tuple(page.sources)
+
+
+def held_lines(wh: Any) -> HeldLines:
+    """What the scope holds out of Dream and automatic admission now (see the module doc)."""
+    refs: set[str] = set()
+    texts: set[str] = set()
+    for sid, seq, text, _ in EvidenceStore(wh).governed_lines():
+        refs.add(evidence_ref(sid, int(seq)))
+        texts.add(normalize_claim(text))
+    store = PageStore(wh)
+    held = store.held_pages()
+    texts.update(normalize_claim(description) for _, description in held if description)
+    for _, text in store.version_texts([pid for pid, _ in held]):
+        texts.add(normalize_claim(_stored_page(text)[0]))
+    texts.discard("")
+    return HeldLines(frozenset(refs), frozenset(texts))
+
+
+def lineage_refs(page: Any, versions: Iterable[str]) -> list[str]:
+    """The L0 lines that ever stated ``page``: its sources and those of every earlier version
+    (``versions``: their stored texts), corrected-away ones included."""
+    refs = dict.fromkeys(page.sources)
+    for text in versions:
+        refs.update(dict.fromkeys(_stored_page(text)[1]))
+    return [ref for ref in refs if parse_ref(ref)]
+
+
+def govern_lines(wh: Any, refs: Iterable[str], hold: str) -> None:
+    """Hold the lines ``refs`` as ``hold`` (one of :data:`HOLDS`), over no mark or a weaker one."""
+    if hold not in HOLDS:
+        raise InvalidArgumentError(f"hold must be one of {', '.join(HOLDS)}; got {hold!r}")
+    parsed = [p for p in map(parse_ref, dict.fromkeys(refs)) if p]
+    EvidenceStore(wh).govern(parsed, hold, HOLDS[HOLDS.index(hold) + 1:])
+
+
+def reapply_suppressed(wh: Any, pages: Iterable[Any], versions: Callable[[str], list[str]]) -> None:
+    """After a restore: the ``suppressed`` marks again exactly on the lines of the pages still
+    suppressed (``versions``: a page's stored earlier texts; a line two suppressed pages stand
+    on stays held until both are restored)."""
+    EvidenceStore(wh).release_governed("suppressed")
+    refs = [ref for p in pages if p.status == "confirmed" and p.usage_policy == "suppressed"
+            for ref in lineage_refs(p, versions(p.id))]
+    govern_lines(wh, refs, "suppressed")

@@ -32,6 +32,7 @@ from ..config import RikoConfig
 from ..contracts import parse_ref
 from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
+from .governance import HeldLines, govern_lines, held_lines, lineage_refs, reapply_suppressed
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..dream.atoms import multi_party, split_speaker
@@ -102,6 +103,7 @@ class Review:
         self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
+        self._held: HeldLines | None = None
         self._sessions: set[str] | None = None
         # multi-party sessions by session ids, for the batch's snapshot of user lines they were read with
         self._multi: tuple[UserLines | None, dict[tuple[str, ...], bool]] = (None, {})
@@ -122,15 +124,29 @@ class Review:
                 yield
         finally:
             if mine:
-                self._batch_owner, self._lines, self._sessions = None, None, None
+                self._batch_owner, self._lines, self._sessions, self._held = None, None, None, None
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
         if self._batch_owner != threading.get_ident():
             return None
         if self._lines is None:
-            self._lines = UserLines(self.wh)
+            self._lines = UserLines(self.wh, self.held().texts)
         return self._lines
+
+    def held(self) -> HeldLines:
+        """The lines forgets, suppressions and governance requests hold out of admission
+        (:func:`riko.review.governance.held_lines`; read once per batch)."""
+        if self._batch_owner != threading.get_ident():
+            return held_lines(self.wh)
+        if self._held is None:
+            self._held = held_lines(self.wh)
+        return self._held
+
+    def _governed(self, refs: Iterable[str], hold: str) -> None:
+        """Hold ``refs`` as ``hold``; a batch reads its lines and holds again."""
+        govern_lines(self.wh, refs, hold)
+        self._lines, self._held = None, None
 
     def _has_session(self, session_id: str) -> bool:
         """Whether the scope stores ``session_id`` (a batch reads the scope's sessions once: none
@@ -161,7 +177,9 @@ class Review:
 
     def grounded_match(self, description: str, session_ids: Iterable[str] = ()) -> UserEvent | None:
         """:func:`riko.authority.user_grounded_match`, from the batch's snapshot when one is open."""
-        return user_grounded_match(self.wh, self.scope, description, session_ids, lines=self._user_lines())
+        lines = self._user_lines()
+        return user_grounded_match(self.wh, self.scope, description, session_ids, lines=lines,
+                                   held=self.held().texts if lines is None else frozenset())
 
     def _line_time(self, session_id: str, seq: int) -> Any:
         lines = self._user_lines()
@@ -521,11 +539,14 @@ class Review:
         state: _Consolidation | None = None  # built on the first grounded candidate
         contested = False
         touched: set[str] = set()
+        held = self.held()  # read once: admitting changes no hold
         for cid in ids:
             cand = rows[cid] if cid in rows and cid not in touched else self.candidate(cid)
             touched.add(cid)
             if cand["status"] != "pending":
                 continue
+            if held.holds_candidate(json.loads(cand["evidence"] or "[]"), cand["description"], cand["body"]):
+                continue  # it stands on a line a forget, suppression or governance request holds
             if policy == "all":
                 done.append(self._confirm(cid, authority="management", audit_kind="candidate-auto-confirmed",
                                           mode=policy, cand=cand).id)
@@ -633,9 +654,16 @@ class Review:
         self._on_change()
         return page
 
-    def correct(self, page_id: str, content: str, *, authority: str = "management", evidence: str | None = None) -> Page:
-        """Same page identity, version + 1, previous version kept; the old claim's evidence is invalidated."""
+    def correct(self, page_id: str, content: str, *, authority: str = "management", evidence: str | None = None,
+                request: str | None = None) -> Page:
+        """Same page identity, version + 1, previous version kept; the old claim's evidence is invalidated.
+
+        ``request``: the user's own line that asked for the correction, held out of Dream and
+        admission for good (a request is never a memory itself)."""
         page = self._correct(page_id, content, authority=authority, evidence=[evidence] if evidence else [])
+        if request:
+            with self.wh.transaction():
+                self._governed([request], "request")
         self._on_change()
         return page
 
@@ -785,6 +813,8 @@ class Review:
 
         The raw lines stay in L0 but leave explicit recall: the page's sources (recall hides
         the lines a forgotten page stood on) and ``request``, the user's own "forget this" line.
+        Every line that ever stated the page, and ``request``, is held out of Dream and
+        admission for good, and the pending candidates resting on them are dismissed.
         """
         self._require_authority("page-forget-refused", authority, page_id)
         old = self.canon.get(page_id)
@@ -795,7 +825,10 @@ class Review:
                             audit_kind="page-forgotten", previous=old, detail={"raw_session_retained": True})
             if request:
                 self._cover_evidence(page_id, [request], naive_utc(self.clock.now()))
+                self._governed([request], "request")
+            self._governed(lineage_refs(old, self.canon.versions(page_id)["text"].to_list()), "forgotten")
             aliases = self.canon.release_forgotten(page_id)
+            self._dismiss_held(page_id, authority)
             if invalidate_aliases is not None:
                 aliases += invalidate_aliases(page_id)
             self._withdraw_given_names(old, None, authority)
@@ -808,7 +841,8 @@ class Review:
 
         The L0 lines the page stands on, and ``request`` (the user's own "stop mentioning
         this" line), are suppressed with it: kept in L0, out of explicit recall on every
-        channel until :meth:`restore` brings all of them back.
+        channel until :meth:`restore` brings all of them back. They are held out of Dream and
+        admission too (``request`` for good), and pending candidates resting on them dismissed.
         """
         self._require_authority("page-suppress-refused", authority, page_id)
         old = self._live_page(page_id)
@@ -823,6 +857,10 @@ class Review:
             covered = self._cover_evidence(page_id, [*old.sources, *([request] if request else [])], now)
             self.canon.save(new, authority=authority, audit_kind="page-suppressed", previous=old,
                             detail={"reason": reason, "evidence_suppressed": covered})
+            if request:
+                self._governed([request], "request")
+            self._governed(lineage_refs(old, self.canon.versions(page_id)["text"].to_list()), "suppressed")
+            self._dismiss_held(page_id, authority)
         self._on_change()
         return new
 
@@ -839,8 +877,11 @@ class Review:
             covered.append(ref)
         return covered
 
-    def restore(self, page_id: str, *, reason: str = "management-restore", authority: str = "management") -> Page:
-        """Lift a suppression; a page that is not suppressed is a StateError."""
+    def restore(self, page_id: str, *, reason: str = "management-restore", authority: str = "management",
+                request: str | None = None) -> Page:
+        """Lift a suppression; a page that is not suppressed is a StateError. The lines it held
+        are Dream's again unless another suppressed page stands on them; ``request`` (the
+        user's own "you can mention it again" line) is held for good."""
         self._require_authority("page-restore-refused", authority, page_id)
         old = self.canon.get(page_id)
         if old.status == "forgotten":
@@ -854,8 +895,31 @@ class Review:
             self.overlay.lift_covered(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
+            reapply_suppressed(self.wh, self.canon.pages(), lambda pid: self.canon.versions(pid)["text"].to_list())
+            if request:
+                self._governed([request], "request")
+            self._lines, self._held = None, None
         self._on_change()
         return new
+
+    def _dismiss_held(self, page_id: str, authority: str) -> list[str]:
+        """Reject the pending candidates that rest on held lines only, or state held words: what
+        Dream drew from the lines of a memory now forgotten or suppressed is that memory too."""
+        held = self.held()
+        now = naive_utc(self.clock.now())
+        dismissed = []
+        for row in self.cands.records():
+            if row["status"] not in ("pending", "pending_conflict"):
+                continue
+            refs = json.loads(row["evidence"] or "[]")
+            if (refs and all(ref in held.refs for ref in refs)) or held.holds_text(row["description"]) \
+                    or held.holds_text(row["body"]):
+                self.cands.reject(row["id"], now)
+                self.overlay.resolve_for_candidate(row["id"], "rejected", now)
+                self.wh.audit("candidate-rejected", authority, row["id"],
+                              {"title": row["title"], "reason": "governed-evidence", "page": page_id})
+                dismissed.append(row["id"])
+        return dismissed
 
     def set_sensitivity(self, page_id: str, level: str, *, authority: str = "management") -> Page:
         """Tighten always; loosen only with ``user`` or ``management``; every attempt is audited."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from .migrations import RECORD_SCHEMA_VERSION
 from .warehouse import Warehouse
@@ -158,9 +159,9 @@ class EvidenceStore:
 
     def user_lines(self, session_ids: Sequence[str], *, inside: bool) -> Any:
         """A cursor over (session_id, seq, text) of valid user lines inside (or outside) ``session_ids``,
-        in session order."""
+        in session order (neither invalidated by a correction nor governed)."""
         sql = ("SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND is_user "
-               "AND NOT correction_invalidated AND text IS NOT NULL")
+               "AND NOT correction_invalidated AND governed IS NULL AND text IS NOT NULL")
         if session_ids:
             sql += f" AND session_id {'IN' if inside else 'NOT IN'} ({', '.join('?' for _ in session_ids)})"
         return self.wh.con.execute(sql + " ORDER BY session_id, seq", [self.scope_key, *session_ids])
@@ -170,7 +171,8 @@ class EvidenceStore:
         session order (the lines :meth:`user_lines` reads, with their stored time)."""
         return self.wh.con.execute(
             "SELECT session_id, seq, text, time FROM evidence WHERE scope_key = ? AND is_user "
-            "AND NOT correction_invalidated AND text IS NOT NULL ORDER BY session_id, seq", [self.scope_key])
+            "AND NOT correction_invalidated AND governed IS NULL AND text IS NOT NULL ORDER BY session_id, seq",
+            [self.scope_key])
 
     def line_sensitivity(self, session_id: str, seq: int) -> tuple[str | None, str | None] | None:
         """(sensitivity, origin) of one line, or None when there is no such line."""
@@ -256,12 +258,37 @@ class EvidenceStore:
         self.wh.con.execute("UPDATE evidence SET correction_invalidated = true WHERE scope_key = ? AND session_id = ? "
                             "AND seq = ?", [self.scope_key, session_id, seq])
 
+    # -- governed lines ---------------------------------------------------------------------------
+    def govern(self, refs: Sequence[tuple[str, int]], hold: str, weaker: Sequence[str] = ()) -> None:
+        """Mark the lines ``refs`` (session id, seq) as governed by ``hold``, over no mark or a
+        ``weaker`` one (a stronger mark a line already has is kept)."""
+        if not refs:
+            return
+        sel = pa.table({"session_id": pa.array([r[0] for r in refs], pa.string()),
+                        "seq": pa.array([int(r[1]) for r in refs], pa.int64())})
+        keep = f" OR e.governed IN ({', '.join('?' for _ in weaker)})" if weaker else ""
+        with self.wh.registered("_riko_governed", sel):
+            self.wh.con.execute(
+                "UPDATE evidence e SET governed = ? FROM _riko_governed g WHERE e.scope_key = ? "
+                f"AND e.session_id = g.session_id AND e.seq = g.seq AND (e.governed IS NULL{keep})",
+                [hold, self.scope_key, *weaker])
+
+    def release_governed(self, hold: str) -> None:
+        """Clear every ``hold`` mark (a lifted suppression); the marks are re-applied from what still holds."""
+        self.wh.con.execute("UPDATE evidence SET governed = NULL WHERE scope_key = ? AND governed = ?",
+                            [self.scope_key, hold])
+
+    def governed_lines(self) -> list[tuple]:
+        """(session_id, seq, text, governed) of every governed user line of the scope."""
+        return self.wh.fetchall("SELECT session_id, seq, text, governed FROM evidence WHERE scope_key = ? AND is_user "
+                                "AND governed IS NOT NULL AND text IS NOT NULL", [self.scope_key])
+
     def transcript_rows(self, selection: Any, budget: int) -> list[tuple]:
         """(session_id, seq, role, text) of the user and assistant lines Dream reads.
 
         ``selection`` is an Arrow table of (session_id, after, upto): the lines past each
         cursor up to ``upto``, the newest roughly ``budget`` characters of each session, in
-        order. Plugin-sourced and invalidated lines are left out.
+        order. Plugin-sourced, invalidated and governed lines are left out.
         """
         with self.wh.registered("_riko_dream_sel", selection):
             return self.wh.con.execute(
@@ -271,6 +298,7 @@ class EvidenceStore:
                 "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer"
                 " FROM evidence e JOIN _riko_dream_sel s ON e.session_id = s.session_id"
                 " WHERE e.scope_key = ? AND e.seq > s.after AND e.seq <= s.upto AND NOT e.correction_invalidated"
+                "  AND e.governed IS NULL"
                 "  AND e.text IS NOT NULL AND length(trim(e.text)) > 0"
                 "  AND (e.is_user OR (e.type = 'assistant/message' AND e.role = 'assistant'))"
                 ") WHERE newer < ? ORDER BY session_id, seq",
@@ -278,14 +306,16 @@ class EvidenceStore:
             ).fetchall()
 
     def newest_user_lines(self, session_id: str, limit: int, *, others: bool = False) -> list[tuple]:
-        """(session_id, seq, text) of the newest non-empty user lines of ``session_id`` (or, with
-        ``others``, of every other session of the scope, newest first by time)."""
+        """(session_id, seq, text) of the newest non-empty, ungoverned user lines of ``session_id`` (or,
+        with ``others``, of every other session of the scope, newest first by time)."""
         if not others:
             return self.wh.fetchall(
                 "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id = ? AND is_user "
+                "AND governed IS NULL "
                 "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY seq DESC LIMIT ?",
                 [self.scope_key, session_id, limit])
         return self.wh.fetchall(
             "SELECT session_id, seq, text FROM evidence WHERE scope_key = ? AND session_id <> ? AND is_user "
+            "AND governed IS NULL "
             "AND text IS NOT NULL AND length(trim(text)) > 0 ORDER BY time DESC NULLS LAST, session_id, seq DESC "
             "LIMIT ?", [self.scope_key, session_id, limit])

@@ -136,9 +136,15 @@ def _v2_settings_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("UPDATE profiles SET dream_settings = NULL WHERE dream_settings IS NOT NULL")
 
 
+def _v3_governed_evidence(con: duckdb.DuckDBPyConnection) -> None:
+    """Mark the L0 lines a forget, suppress or governance request holds out of Dream and admission."""
+    con.execute("ALTER TABLE evidence ADD COLUMN governed VARCHAR")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "create record tables", _v1_create_tables),
     (2, "settings in their own row", _v2_settings_table),
+    (3, "governed evidence lines", _v3_governed_evidence),
 ]
 
 

@@ -87,6 +87,20 @@ class PageStore(Store):
             "SELECT version, authority, recorded_at, text FROM page_versions WHERE scope_key = ? AND page_id = ? "
             "ORDER BY version", [self.scope_key, page_id])
 
+    def held_pages(self) -> list[tuple[str, str | None]]:
+        """(id, description) of every forgotten page and every confirmed suppressed one."""
+        return self.wh.fetchall(
+            "SELECT id, description FROM pages WHERE scope_key = ? AND (status = 'forgotten' OR "
+            "(status = 'confirmed' AND usage_policy = 'suppressed')) ORDER BY id", [self.scope_key])
+
+    def version_texts(self, page_ids: list[str]) -> list[tuple[str, str]]:
+        """(page id, stored text) of every earlier version of ``page_ids``."""
+        if not page_ids:
+            return []
+        return self.wh.fetchall(
+            "SELECT page_id, text FROM page_versions WHERE scope_key = ? AND list_contains(?::VARCHAR[], page_id) "
+            "ORDER BY page_id, version", [self.scope_key, page_ids])
+
     def add_version(self, page_id: str, version: int, text: str, authority: str, recorded_at: datetime | None) -> None:
         row = {"page_id": page_id, "version": version, "text": text, "authority": authority, "recorded_at": recorded_at}
         held = self.wh.held_writes("page_versions", key=None)
