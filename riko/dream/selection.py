@@ -13,7 +13,7 @@ its score is at least ``THRESHOLD``: there is no count per session, so a session
 facts proposes forty, and a chat of small talk few.
 
 How the constants were chosen (``benchmarks/extraction_fit.py``; the fold table is in the
-"Choosing facts by leave-one-dataset-out" section of ``benchmarks/README.md``): on four public
+"Choosing facts: one threshold, four sets" section of ``benchmarks/README.md``): on four public
 conversation sets every fact is labelled *precise* when half its content words occur in the
 gold of its turn. For each set held out in turn, the weights were fitted on the other three
 (each set weighing the same, an L2 penalty) and the threshold chosen on them: the largest mean
