@@ -48,8 +48,9 @@ from riko.evaluation.memory_score import (  # noqa: E402
     speaker_names,
 )
 
-DATASETS = ("realmem", "realtalk", "memdaily")
-GOLD = {"realmem": "memories.jsonl", "realtalk": "session_events.jsonl", "memdaily": "queries.jsonl"}
+DATASETS = ("realmem", "realtalk", "memdaily", "beam")
+GOLD = {"realmem": "memories.jsonl", "realtalk": "session_events.jsonl", "memdaily": "queries.jsonl",
+        "beam": "queries.jsonl"}
 MEMDAILY_PER_GROUP = 10
 _DONE = ".extracted"
 _REF = re.compile(r"fact_recall=([\d.]+) precision=([\d.]+) f1=([\d.]+) proposals_per_100_turns=([\d.]+)")
@@ -171,8 +172,9 @@ class Extraction:
 
     @property
     def group(self) -> str:
-        """The group the selection is judged on: RealMem's User points, else all."""
-        return "User" if self.kind == "memories" else "all"
+        """The group the selection is judged on: the User points where the gold has them apart
+        (RealMem, BEAM), else all."""
+        return "User" if "User" in self.groups else "all"
 
     def sessions(self):  # type: ignore[no-untyped-def]
         """``(conversation, transcript, label)`` for every session, the transcript as the provider reads it."""

@@ -130,13 +130,16 @@ def _evidence(data: Dataset) -> list[GoldPoint]:
 
 
 def _groups(kind: str, gold: Sequence[GoldPoint]) -> dict[str, dict[str, list[GoldPoint]]]:
-    """Report groups: RealMem's User and Assistant points apart, otherwise all points together."""
-    names = ("User", "Assistant") if kind == "memories" else ("all",)
+    """Report groups: the User and Assistant points apart where the gold holds both (RealMem's
+    memories; BEAM's evidence turns, which are user and assistant turns), otherwise all points
+    together (REALTALK's events; MemDaily's evidence, all user statements)."""
+    both = kind == "memories" or (kind == "evidence" and any(g.role.lower() == "assistant" for g in gold))
+    names = ("User", "Assistant") if both else ("all",)
     out: dict[str, dict[str, list[GoldPoint]]] = {}
     for name in names:
         by_conv: dict[str, list[GoldPoint]] = defaultdict(list)
         for g in gold:
-            if name == "all" or g.role == name:
+            if name == "all" or g.role.lower() == name.lower():
                 by_conv[g.conversation].append(g)
         out[name] = dict(by_conv)
     return out

@@ -36,6 +36,7 @@ from .governance import HeldLines, govern_lines, held_lines, lineage_refs, reapp
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..dream.atoms import multi_party, split_speaker
+from ..dream.selection import carries_content
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of,
                         link_line, named_entities, said_in)
@@ -554,6 +555,8 @@ class Review:
             match = self.grounded_match(cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
             if match is None:
                 continue
+            if not carries_content(match.said):
+                continue  # agreeing, thanking, greeting, encouraging: never canon without a person
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
             if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
                              baseline) != "normal":

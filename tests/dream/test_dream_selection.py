@@ -1,4 +1,5 @@
-"""Which facts a session proposes: a logistic score per fact and a per-session budget."""
+"""Which facts a session proposes: a logistic score per fact and one threshold, no count per session;
+and the content rule automatic admission adds."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import math
 
 from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
 from riko.dream import selection
-from riko.dream.selection import BUDGET, FEATURES, WEIGHTS, choose, scored_facts
+import pytest
+
+import riko
+from riko.dream.selection import FEATURES, THRESHOLD, WEIGHTS, carries_content, choose, scored_facts
 
 _PLACES = ["Lisbon", "Oslo", "Kyoto", "Quito", "Accra", "Hanoi", "Perth", "Cusco", "Tunis", "Minsk", "Riga", "Sofia",
            "Tallinn", "Vilnius", "Zagreb", "Porto", "Bergen", "Malmo", "Turku", "Gdansk", "Brno", "Graz", "Split",
@@ -35,27 +39,60 @@ def test_the_shipped_constants_fit_the_features():
     assert 0.0 < selection.probability(tuple(1.0 for _ in FEATURES)) < 1.0
 
 
-def test_a_long_chat_proposes_at_most_the_budget_highest_scored_first():
+def _pages(t: Transcript):
+    return parse_file_blocks(HeuristicProvider().extract(t), max_pages=48, allow_empty=True).pages
+
+
+def test_a_long_chat_is_cut_by_the_threshold_not_by_a_count():
     t = long_chat()
     scored = scored_facts(t)
-    assert len(scored) > BUDGET
     kept = choose(scored)
-    assert len(kept) == BUDGET
-    lowest_kept = min(s.probability for s in kept)
-    assert all(s.probability <= lowest_kept for s in scored if s not in kept)
+    assert {id(s) for s in kept} == {id(s) for s in scored if s.probability >= THRESHOLD}
     assert [s.seq for s in kept] == sorted(s.seq for s in kept)  # in the order they were said
-    pages = parse_file_blocks(HeuristicProvider().extract(t), max_pages=48, allow_empty=True).pages
-    assert len(pages) == BUDGET
+    pages = _pages(t)
+    assert len(pages) == len(kept) > 16   # thirty trips, each a fact worth keeping: none cut at an old budget
     assert all(p.title.startswith(("Mara: ", "Theo: ")) for p in pages)
 
 
-def test_a_chinese_session_is_bounded_the_same_way():
-    t = transcript(*[("user", f"我去年{i + 1}月去了{city}，我很喜欢那里的小吃。") for i, city in enumerate(_ZH)])
-    assert len(scored_facts(t)) > BUDGET
-    pages = parse_file_blocks(HeuristicProvider().extract(t), max_pages=48, allow_empty=True).pages
-    assert len(pages) == BUDGET
+def test_a_session_with_forty_real_facts_proposes_all_forty():
+    places = [*_PLACES, "Kyiv", "Lille", "Bonn", "Pisa", "Siena", "Ulm", "Metz", "Aarhus", "Odense", "Tartu"]
+    t = transcript(*[("user", f"I lived in {place} for {i + 2} years and worked as a baker there.")
+                     for i, place in enumerate(places)])
+    assert len(scored_facts(t)) == 40
+    assert len(_pages(t)) == 40
+
+
+def test_a_chinese_session_of_many_facts_is_not_cut_at_a_count():
+    t = transcript(*[("user", f"我去年{i % 12 + 1}月去了{city}，我很喜欢那里的小吃。") for i, city in enumerate(_ZH)])
+    scored = scored_facts(t)
+    assert len(scored) > 16
+    pages = _pages(t)
+    assert len(pages) == len(choose(scored)) > 16   # 我很喜欢那里的小吃 once: a repeat
     said = "".join(line.text for line in t.lines)
     assert all(p.quote in said for p in pages)  # the speaker's own words
+
+
+def test_a_content_bearing_fact_after_an_old_budget_position_is_still_proposed():
+    """Twenty statements first; the fact that matters is said last and still proposed."""
+    lines = [("user", f"I walked to the {place} market on day {i + 1} and bought fresh bread.")
+             for i, place in enumerate(_PLACES[:20])]
+    lines += [("user", "My mom is a hairdresser in Porto."), ("user", "I play the clarinet in a jazz band.")]
+    titles = [p.title for p in _pages(transcript(*lines))]
+    assert "My mom is a hairdresser in Porto" in titles and "I play the clarinet in a jazz band" in titles
+    zh = [("user", f"我第{i + 1}天去了{city}的菜市场，买了新鲜的面包。") for i, city in enumerate(_ZH[:20])]
+    zh += [("user", "我妈妈是杭州的一名理发师。")]
+    assert any("理发师" in p.title for p in _pages(transcript(*zh)))
+
+
+def test_a_fact_below_the_threshold_stays_out(monkeypatch):
+    t = transcript(("user", "I work as a nurse in Porto."), ("user", "I visited Oslo in 2019."))
+    scored = scored_facts(t)
+    cut = (scored[0].probability + scored[1].probability) / 2
+    assert scored[0].probability != scored[1].probability
+    kept = choose(scored, threshold=cut)
+    assert len(kept) == 1 and kept[0].probability >= cut
+    monkeypatch.setattr(selection, "THRESHOLD", 1.01)
+    assert choose(scored_facts(t)) == [] and not _pages(t)
 
 
 def test_a_short_session_keeps_every_fact():
@@ -83,12 +120,61 @@ def test_the_other_side_having_asked_is_a_feature_in_both_languages():
     assert [s.features[asked] for s in scored_facts(multi)] == [1.0, 0.0]
 
 
-def test_the_budget_and_weights_are_read_when_called(monkeypatch):
+def test_the_threshold_and_weights_are_read_when_called(monkeypatch):
     t = long_chat()
-    monkeypatch.setattr(selection, "BUDGET", 3)
-    assert len(choose(scored_facts(t))) == 3
     monkeypatch.setattr(selection, "WEIGHTS", (0.0,) * len(FEATURES))
     monkeypatch.setattr(selection, "BIAS", 0.0)
     assert {s.probability for s in scored_facts(t)} == {0.5}
-    # equal scores: the earliest statements win
-    assert [s.seq for s in choose(scored_facts(t))] == [1, 2, 3]
+    monkeypatch.setattr(selection, "THRESHOLD", 0.5)
+    assert len(choose(scored_facts(t))) == len(scored_facts(t))
+    monkeypatch.setattr(selection, "THRESHOLD", 0.51)
+    assert choose(scored_facts(t)) == []
+
+
+# -- the content rule of automatic admission -----------------------------------------------------------
+SMALL_TALK = ["I fully agree.", "Go get 'em, Jon!", "I'm doing my best", "Simple and clear, just what I wanted",
+              "I need actionable steps, not just analysis", "Thanks so much!", "That sounds great", "Hope that helps",
+              "Haha yeah totally", "Good luck with that, Maria!", "Nice to meet you too!", "Have a great weekend!",
+              "谢谢，我明白了", "加油！", "好的，没问题", "我尽力了", "太棒了，正是我想要的", "你好呀", "晚安"]
+CONTENT = ["I play the clarinet.", "My mom is a hairdresser.", "I volunteer at an LGBTQ+ youth center.", "I'm vegan.",
+           "I'm 34.", "Family time matters to me.", "I need a new laptop for my design work.", "I love sushi.",
+           "我喜欢喝绿茶。", "我是素食者。", "舅妈今年52岁了。", "我在杭州工作。", "我养了一只猫。"]
+
+
+@pytest.mark.parametrize("text", SMALL_TALK)
+def test_small_talk_carries_no_content(text):
+    assert not carries_content(text)
+    assert not carries_content(f"Jon: {text}")  # a multi-party line: the speaker's words decide
+
+
+@pytest.mark.parametrize("text", CONTENT)
+def test_a_statement_about_someone_carries_content(text):
+    assert carries_content(text)
+
+
+def _say(mem, session: str, text: str) -> None:
+    mem.capture({"session_id": session, "type": "user/message",
+                 "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": text}]}})
+
+
+def test_small_talk_is_never_auto_admitted_but_a_fact_is(tmp_path):
+    with riko.open(tmp_path, preset="companion", config={"candidate_auto_confirm": "off"}) as mem:
+        for text in [*SMALL_TALK, *CONTENT]:
+            _say(mem, "s1", text)
+        ids = {text: mem.propose(text.rstrip("。.!！"), description=text, session_id="s1")
+               for text in [*SMALL_TALK, *CONTENT]}
+        mem._review.auto_confirm([i for i in ids.values() if i is not None], "user_grounded")
+        status = {text: mem._review.candidate(cid)["status"] for text, cid in ids.items()}
+        assert {status[t] for t in SMALL_TALK} == {"pending"}    # left to a person
+        assert {status[t] for t in CONTENT} == {"accepted"}
+
+
+def test_small_talk_said_in_a_dream_session_does_not_become_canon(tmp_path):
+    with riko.open(tmp_path, preset="companion", config={"candidate_auto_confirm": "user_grounded"}) as mem:
+        for text in ["Gina: I fully agree.", "Jon: I'm doing my best", "Gina: Go get 'em, Jon!",
+                     "Jon: I play the clarinet in a jazz band.", "Gina: My mom is a hairdresser."]:
+            _say(mem, "s1", text)
+        mem.dream(progress=False)
+        canon = " | ".join(p.description or "" for p in mem._review.canon.pages() if p.category != "entity")
+        assert "clarinet" in canon and "hairdresser" in canon
+        assert "agree" not in canon and "my best" not in canon and "get 'em" not in canon
