@@ -20,8 +20,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
-from ..language.lexicon import CJK
+from .cues import has_hedge, has_secret, is_boundary, is_hypothetical, is_reported, is_sensitive
+from ..language.lexicon import (
+    CJK,
+    CJK_RANGE,
+    FIRST_PERSON_CHAT_EN,
+    FIRST_PERSON_EN,
+    FIRST_PERSON_ZH,
+    FIRST_PLURAL_EN,
+    FIRST_PLURAL_ZH,
+    TIME_AHEAD_EN,
+    TIME_NOW_EN,
+    TIME_PAST_EN,
+    alternation,
+)
 from ..language.statement import USER, answer_statement, name_subject, resolve_dates
 from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
@@ -73,7 +85,8 @@ _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
     r"\b(?:thank(?:s|\s+you)|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
     r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
-_FIRST = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|Im|Ive|me|my|mine|myself|we|we're|we've|our|us)\b|我|咱", _I)
+_FIRST = re.compile(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+                    + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)
 _THIRD = re.compile(r"^\s*(?:he|she|they|his|her|their)\b|^\s*(?:他|她)(?!们)", _I)
 _STATE_EN = re.compile(
     r"\b(?:Im|Ive|Id)\s+[a-z]{2,}\b|\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
@@ -106,8 +119,9 @@ _GENERIC = frozenset("""i'm i've i'll i'd im ive the and but for with have has h
 some any much more most not don't can't won't get got need needs want wants make made going done ready sure think know like
 would could should will let's okay yes yeah now right time way thing things lot all one back here there this that these
 those them it's that's what when how try keep take put bring send see look give start finish right away soon""".split())
-_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:night|week|month|year)|"
-                    r"next\s+(?:week|month|year)|this\s+(?:morning|week|weekend))\b)")
+# a number, a name or a time word: what makes a clause self-contained although it points back
+_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:ago|" + alternation((*TIME_PAST_EN, *TIME_NOW_EN, *TIME_AHEAD_EN))[3:-1]
+                    + r")\b)")
 
 
 def _points_back(clause: str) -> bool:
@@ -126,16 +140,16 @@ _ABOUT_ME = re.compile(
     r"to\s+(?:me|us)\b|\b(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:important|special|precious|dear|everything|"
     r"meaningful|close)\s+to\s+(?:me|us)\b|\b(?:makes?|made|keeps?|kept)\s+me\s+(?:so\s+|really\s+|very\s+)?"
     r"(?:happy|calm|sane|grounded|going|feel)\b", _I)
-_STATE_ZH = re.compile(r"我(?:们)?|咱")
+_STATE_ZH = re.compile(alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH)))
 # A Chinese statement about something named, without 我: "新品发布会的地点是北京", "舅妈今年45岁了",
 # "李梓轩喜欢骑自行车". Not one that opens with a pointer, a question word or a hedge of taste.
 _NOT_ZH_SUBJECT = r"^(?!(?:这|那|它|你|您|哪|什么|谁|怎么|为什么|有没有|是不是|想想|感觉|觉得|好像|可能|也许|总的来说))"
 _DECLARATIVE_ZH = re.compile(
-    _NOT_ZH_SUBJECT + r"(?:[^，,。！？!?]{1,20}?的[\u4e00-\u9fff]{1,8}?(?:是|为|在|有|叫|定在)"
-    r"|[\u4e00-\u9fff\w·]{2,12}?(?:喜欢|爱|讨厌|住在|在|是|有|去|来自|毕业于|出生|工作|负责|打算|计划|准备|想|要|会|养|买|参加))"
-    r"[\u4e00-\u9fff\w\"“]"
+    _NOT_ZH_SUBJECT + r"(?:[^，,。！？!?]{1,20}?的[" + CJK_RANGE + r"]{1,8}?(?:是|为|在|有|叫|定在)"
+    r"|[" + CJK_RANGE + r"\w·]{2,12}?(?:喜欢|爱|讨厌|住在|在|是|有|去|来自|毕业于|出生|工作|负责|打算|计划|准备|想|要|会|养|买|参加))"
+    r"[" + CJK_RANGE + r"\w\"“]"
     # a relative as the subject: "舅妈今年45岁了"
-    r"|^(?:" + "|".join(sorted(ZH_RELATION_WORDS, key=len, reverse=True)) + r")(?!们)[\u4e00-\u9fff\w]{2,}")
+    r"|^" + alternation(ZH_RELATION_WORDS) + r"(?!们)[" + CJK_RANGE + r"\w]{2,}")
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _VAGUE = re.compile(
@@ -155,7 +169,7 @@ _VAGUE = re.compile(
 _PAST_TASTE = re.compile(r"\bused\s+to\s+(?:like|love|enjoy|prefer|hate)\b", _I)  # not a current taste
 _META = re.compile(r"\b(?:your\s+(?:answer|response|suggestion|list|plan|draft|message|reply|system)|"
                    r"you\s+(?:said|mentioned|suggested|asked|wrote|provided|gave)|as\s+(?:I|you)\s+(?:said|mentioned))\b", _I)
-_WORDS = re.compile(r"[\w\u4e00-\u9fff]+")
+_WORDS = re.compile(r"\w+")  # CJK characters are word characters
 _CJK = re.compile(CJK)
 
 # -- pronouns ------------------------------------------------------------------------------------------
@@ -239,19 +253,12 @@ def _words(text: str) -> int:
     return len(_WORDS.findall(_CJK.sub(" ", text))) + cjk
 
 
-_BOUNDARY = next(c for c in CUES if c.kind == "boundary").patterns
-
-
-def _is_boundary(clause: str) -> bool:
-    return any(p.search(clause) for p in _BOUNDARY)
-
-
 def _states_something(clause: str, speaker_named: bool) -> bool:
     """Whether ``clause`` says something about someone (not a request, a question or small talk).
 
     A boundary ("please don't bring up my ex") is a request that is also a memory."""
     zh = bool(_CJK.search(clause))
-    if _is_boundary(clause) and not _QUESTION.search(clause) and _words(clause) >= 3:
+    if is_boundary(clause) and not _QUESTION.search(clause) and _words(clause) >= 3:
         return True
     n = _words(clause)
     if n < (4 if zh else 3) or n > 60:
@@ -421,7 +428,8 @@ def answer_fact(question: str, answer: str, *, speaker: str | None = None, conte
     m = _ASKED_LAST.search(question.strip())
     said = _trim(answer.replace("’", "'"))
     if m is None or not said or (_words(said) > 8 and not _CJK.search(said)) or _QUESTION.search(said) or _TO_YOU.search(said) \
-            or _ABOUT_YOU.search(said) or has_secret(said) or is_hypothetical(said):
+            or _ABOUT_YOU.search(said) or _REQUEST.search(said) or _META.search(said) or has_secret(said) \
+            or is_hypothetical(said):
         return None
     if _CJK.search(said) and (_STATE_ZH.search(said) or _words(said) > 12):
         return None  # an answer that says 我 … states something itself

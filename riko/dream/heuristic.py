@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from .cues import CUES, has_secret, is_hypothetical, is_question, is_sensitive
+from .cues import has_secret, is_emotion, is_hypothetical, is_question, is_sensitive
 from ..language.lexicon import CJK_RANGE
 from ..language.statement import clip
 from ..review.authority import normalize_claim
@@ -42,6 +42,13 @@ _STOPWORDS = frozenset(
 )
 
 
+def _clip(text: str, speaker: str | None, limit: int) -> str:
+    """``text`` cut to ``limit`` (:func:`riko.language.statement.clip`); a speaker's ``Name: `` stays
+    whole before the cut words."""
+    prefix = f"{speaker}: " if speaker and text.startswith(f"{speaker}: ") else ""
+    return prefix + clip(text[len(prefix):], max(20, limit - len(prefix)))
+
+
 def _clean(text: str) -> str:
     return " ".join(text.split())
 
@@ -59,14 +66,6 @@ def _yaml_str(text: str) -> str:
 def _entities_yaml(derived: Derived) -> str:
     return json.dumps([{"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in derived.entities],
                       ensure_ascii=False)
-
-
-_EMOTION = next(c for c in CUES if c.kind == "emotion")
-
-
-def _is_emotion(text: str) -> bool:
-    folded = text.replace("’", "'")
-    return any(p.search(folded) for p in _EMOTION.patterns)
 
 
 def _answers(transcript: Transcript) -> list[Scored]:
@@ -135,7 +134,7 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
         if len(blocks) >= max_pages:
             break
         derived = fact.derived
-        emotion = derived.kind == "fact" and _is_emotion(fact.text)
+        emotion = derived.kind == "fact" and is_emotion(fact.text)
         page_type = "emotion" if emotion else KIND_PAGE_TYPES[derived.kind]
         folder = _TYPE_FOLDERS[page_type]
         category = "current_state" if emotion else KIND_CATEGORIES[derived.kind]
@@ -144,7 +143,7 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
         # description, which is what ``user_grounded`` admits (the authority rule)
         statement = fact.statement or said
         described = said if fact.whole_line else statement
-        title = clip(statement, MAX_TITLE_CHARS)
+        title = _clip(statement, fact.speaker, MAX_TITLE_CHARS)
         # a confirmed page's title is reused exactly: riko's wording, or the user's words it holds
         title = known.get(normalize_text(title)) or known.get(normalize_text(said)) or title
         key = (page_type, normalize_text(title))
@@ -161,7 +160,7 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
             f'<<<FILE path="{path}">>>\n---\n'
             f"type: {page_type}\n"
             f"title: {_yaml_str(title)}\n"
-            f"description: {_yaml_str(clip(described, MAX_DESCRIPTION_CHARS))}\n"
+            f"description: {_yaml_str(_clip(described, fact.speaker, MAX_DESCRIPTION_CHARS))}\n"
             f"tags: {json.dumps(tags)}\n"
             f"confidence: {0.35 if fact.hedged else 0.6}\n"
             f"kind: {derived.kind}\n"

@@ -26,6 +26,7 @@ __all__ = [
     "WEEKDAYS_EN", "WEEKDAY_ABBREVIATIONS_EN", "MONTHS_EN", "ZH_WEEKDAYS",
     "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH",
     "BOUNDARY_VERBS_EN", "BOUNDARY_VERBS_ZH", "BOUNDARY_NEGATORS_EN", "BOUNDARY_NEGATORS_ZH",
+    "EMOTIONS_EN", "EMOTIONS_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -181,3 +182,13 @@ BOUNDARY_VERBS_EN = (r"mention(?:ing)?", r"bring(?:ing)?\s+up", r"talk(?:ing)?\s
                      r"call(?:ing)?\s+me", r"remind(?:ing)?\s+me\s+(?:of|about)", r"jok(?:e|ing)\s+about")
 BOUNDARY_NEGATORS_ZH = ("不要再", "不要", "别再", "别", "不许")
 BOUNDARY_VERBS_ZH = ("提起", "提到", "提", "问我", "问", "聊", "谈", "说起", "叫我", "讲")
+
+# -- feelings ----------------------------------------------------------------------------------------
+#: How a speaker says they feel (regex fragments: "stressed out", "burned out", "压力很大").
+EMOTIONS_EN = ("tired", "exhausted", "stressed", "stressed out", "anxious", "sad", "happy", "excited", "lonely",
+               "nervous", "overwhelmed", "upset", "angry", "frustrated", "bored", "depressed", "burned out",
+               "burnt out", "worried", "scared", "afraid", "hopeful", "grateful", "proud", "calm", "relaxed", "down",
+               "heartbroken", "homesick", "miserable", "thrilled", "relieved", "hurt", "drained")
+EMOTIONS_ZH = ("压力大", "压力很大", "压力好大", "压力特别大", "压力太大", "疲惫", "难过", "伤心", "开心", "高兴", "焦虑", "紧张",
+               "孤独", "寂寞", "沮丧", "生气", "烦躁", "崩溃", "害怕", "担心", "兴奋", "失落", "郁闷", "抑郁", "幸福", "委屈",
+               "心累", "累", "烦")

@@ -140,7 +140,7 @@ _EN_RELATIVE = re.compile(
     r"|(?P<today>today|earlier\s+today)|(?P<tonight>tonight)|this\s+(?P<thispart>morning|afternoon|evening)"
     r"|(?P<tmrw>tomorrow)(?:\s+(?P<tpart>" + _PARTS + r"))?"
     r"|(?P<wrel>last|this|next|this\s+past|this\s+coming)\s+(?P<wday>" + _WEEKDAY_WORD + r")\.?(?![\w'])"
-    r"|(?P<prel>last|this|next)\s+(?P<period>week(?:end)?|month|year)"
+    r"|(?P<prel>last|this\s+past|this|next)\s+(?P<period>week(?:end)?|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
     r"(?P<unit>days?|weeks?|months?|years?)\s+(?P<dir>ago|from\s+now|later)"
     r"|in\s+(?P<inn>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<inunit>days?|weeks?)(?!\s+(?:ago|of|in|time))"
@@ -230,8 +230,9 @@ def _resolve_en(m: re.Match[str], when: datetime) -> str:
         rel = " ".join(g["wrel"].split())
         return f"on {_iso(_weekday(when, _en_weekday(g['wday']), rel))}"
     if g["period"]:
-        rel, period = g["prel"].casefold(), g["period"].casefold()
-        step = {"last": -1, "this": 0, "next": 1}[rel]
+        rel, period = " ".join(g["prel"].casefold().split()), g["period"].casefold()
+        step = {"last": -1, "this past": -1, "this": 0, "next": 1}[rel]
+        rel = "last" if rel == "this past" else rel
         if period == "week":
             monday = when - timedelta(days=when.weekday()) + timedelta(weeks=step)
             return f"in the week of {_iso(monday)}"

@@ -90,6 +90,7 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         "The party is next Saturday": "The party is on 2023-05-13",
         "I started a new job last week": "I started a new job in the week of 2023-05-01",
         "I saw her on last Friday": "I saw her on 2023-05-05",
+        "I was sick this past week": "I was sick in the week of 2023-05-01",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said
