@@ -198,6 +198,8 @@ class Fact:
     statement: str = ""
     #: Whether the speaker's words of the fact are their whole line (what ``user_grounded`` admits).
     whole_line: bool = False
+    #: The fact as said (speaker-led in a multi-party log), its relative dates made absolute.
+    dated: str = ""
 
     def said(self) -> str:
         """The speaker's fact as they said it, led by their name in a multi-party log."""

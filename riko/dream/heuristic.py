@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .cues import has_secret, is_emotion, is_hypothetical, is_question, is_sensitive
 from ..language.lexicon import CJK_RANGE
-from ..language.statement import clip
+from ..language.statement import clip, resolve_dates
 from ..review.authority import normalize_claim
 from .atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
@@ -116,7 +116,10 @@ def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     for s in choose(scored):
         line = lines[s.seq]
         whole = normalize_claim(s.fact.said()) == normalize_claim(line.text)
-        out.append((s.seq, dataclasses.replace(s.fact, statement=statement_of(s.fact, line.time), whole_line=whole)))
+        fact = s.fact
+        dated = resolve_dates(fact.said(), line.time)
+        out.append((s.seq, dataclasses.replace(fact, statement=statement_of(fact, line.time), whole_line=whole,
+                                               dated=dated)))
     return out
 
 
@@ -142,7 +145,9 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
         # what a reader sees is the statement; a whole line keeps the user's exact words as its
         # description, which is what ``user_grounded`` admits (the authority rule)
         statement = fact.statement or said
-        described = said if fact.whole_line else statement
+        # the description is the speaker's words: exactly the line when the fact is the whole line,
+        # else the fact as said with its dates made absolute (riko derives slots and names from it)
+        described = said if fact.whole_line else (fact.dated or said)
         title = _clip(statement, fact.speaker, MAX_TITLE_CHARS)
         # a confirmed page's title is reused exactly: riko's wording, or the user's words it holds
         title = known.get(normalize_text(title)) or known.get(normalize_text(said)) or title

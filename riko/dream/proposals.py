@@ -140,7 +140,9 @@ class _Batch:
             row["touched"] = True
             self.audits.append(("candidate-merged", row["id"], dumps({"source": SOURCE, "session_id": p.session_id})))
             return ProposalOutcome(row["id"], "merged")
-        same_slot = self.slots.same_or_alias(page.type, title) if page.category != ENTITY_CATEGORY else None
+        # slots are read from the speaker's words (the description), not from a title in riko's wording
+        said = " ".join(page.description.split()) or title
+        same_slot = self.slots.same_or_alias(page.type, said) if page.category != ENTITY_CATEGORY else None
         if same_slot is not None:
             related, cid = same_slot
             row = self._pending_row(cid)
@@ -167,7 +169,7 @@ class _Batch:
             "links": dumps(list(page.links)), "conflict_page_id": None, "page_id": None, "_fp": fp,
         })
         if page.category != ENTITY_CATEGORY:
-            self.slots.add(cid, page.type, title)
+            self.slots.add(cid, page.type, said)
         self.audits.append(("candidate-proposed", cid,
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")

@@ -146,9 +146,10 @@ def test_every_fact_is_grounded_in_its_line():
     assert [f.text for f in extract_facts(line)] == ["My sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
     found = pages(("user", line))
     assert [p.quote for p in found] == ["My sister Lena lives in Berlin", "She is a painter who loves the sea"]
-    # split out of a longer line, each fact is stated so that it reads alone
-    assert [p.description for p in found] == ["The user's sister Lena lives in Berlin",
-                                              "Lena is a painter who loves the sea"]
+    # split out of a longer line, each fact is stated so that it reads alone; the description
+    # keeps the speaker's words (a pronoun resolved)
+    assert [p.title for p in found] == ["The user's sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
+    assert [p.description for p in found] == ["My sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
 
 
 def test_assistant_lines_never_become_facts():

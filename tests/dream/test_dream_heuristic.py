@@ -71,8 +71,9 @@ def test_english_statements_map_to_folders_and_kinds():
     # one fact per page: the clause that carries it, not the whole sentence, stated so that it
     # reads alone; a fact that is its whole line keeps the user's exact words as its description
     assert pages["I love hiking in the Alps"].title == "The user loves hiking in the Alps"
-    assert pages["I love hiking in the Alps"].description == "The user loves hiking in the Alps"
-    assert pages["My name is Alex"].title == pages["My name is Alex"].description == "The user's name is Alex"
+    assert pages["I love hiking in the Alps"].description == "I love hiking in the Alps"
+    assert pages["My name is Alex"].title == "The user's name is Alex"
+    assert pages["My name is Alex"].description == "My name is Alex"
     assert pages["I'm so tired lately"].title == "The user is so tired lately"
     assert pages["I'm so tired lately"].description == "I'm so tired lately"
     assert pages["My sister Anna is a nurse in Paris"].slot == "Anna/occupation"
@@ -116,7 +117,7 @@ def test_chinese_statements_map_to_folders_and_kinds():
         "我今天好累": "fact",
     }
     assert {t: p.kind for t, p in pages.items()} == expected
-    assert pages["我喜欢喝绿茶"].title == pages["我喜欢喝绿茶"].description == "用户喜欢喝绿茶"
+    assert pages["我喜欢喝绿茶"].title == "用户喜欢喝绿茶" and pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶"
     assert pages["我今天好累"].description == "我今天好累"  # the whole line: the user's exact words
     assert pages["请不要再提我的前任"].category == "interaction_rules"
 
@@ -222,7 +223,7 @@ def test_every_page_quotes_a_user_line(turns):
     for page in parse_file_blocks(provider.extract(conversation(*turns)), allow_empty=True).pages:
         # the user's words are the quote; the description is them or riko's statement of them
         assert page.quote in user_text
-        assert page.description in user_text or page.description == page.title == page.body
+        assert page.description in user_text and page.title == page.body
 
 
 def test_request_key_depends_on_the_transcript():

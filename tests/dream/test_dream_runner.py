@@ -129,10 +129,10 @@ def test_auto_confirm_policies(tmp_path):
                 # second message (one with a pronoun riko resolved) wait for review
                 assert facts == ["I prefer green tea"]
                 pending = sorted(mem.candidates("pending")["description"].to_list())
-                assert "Anna is a painter who loves the sea" in pending and "The user's sister Anna lives in Lisbon" in pending
+                assert "Anna is a painter who loves the sea" in pending and "My sister Anna lives in Lisbon" in pending
             else:
                 assert facts == ["Anna is a painter who loves the sea", "I prefer green tea",
-                                 "The user's sister Anna lives in Lisbon"]
+                                 "My sister Anna lives in Lisbon"]
                 tea = next(p for p in mem._review.canon.pages() if p.description.startswith("I prefer green tea"))
                 # admitted from the user's words, a first-person fact links the user's own page
                 assert ("[[User]]" in tea.body) is (policy == "user_grounded")

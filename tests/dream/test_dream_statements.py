@@ -36,8 +36,8 @@ def by_quote(found):
 # -- the subject named -------------------------------------------------------------------------------
 def test_the_user_is_named_in_a_one_person_scope():
     (page,) = pages(("user", "Okay so I really love hiking with my sister."))
-    assert page.title == page.description == "The user really loves hiking with their sister"
-    assert page.quote == "I really love hiking with my sister"
+    assert page.title == page.body == "The user really loves hiking with their sister"
+    assert page.quote == page.description == "I really love hiking with my sister"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
@@ -56,6 +56,9 @@ def test_a_whole_line_keeps_the_users_exact_words_as_its_description():
     assert page.title == page.body == "The user went hiking on 2023-05-07"
     (zh,) = pages(("user", "我昨天去爬山了。"))
     assert zh.description == "我昨天去爬山了" and zh.title == "用户2023年5月7日去爬山了"
+    # split out of a longer line: the speaker's words, their dates made absolute
+    (split,) = pages(("user", "Hi there! I went hiking yesterday."))
+    assert split.description == "I went hiking on 2023-05-07" and split.quote == "I went hiking yesterday"
 
 
 # -- pronouns --------------------------------------------------------------------------------------
