@@ -336,7 +336,8 @@ _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 def _third(verb: str) -> str:
     """The third-person present of ``verb`` (love → loves, go → goes, study → studies)."""
     low = verb.casefold()
-    if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or low.endswith("ed") or low.endswith("n't"):
+    past = low.endswith("ed") and not low.endswith("eed")  # "need", "succeed" are present
+    if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or low.endswith("n't"):
         return verb
     if low in _ADVERB or low.endswith("ly") or low in ("kind", "sort"):
         return verb

@@ -38,6 +38,11 @@ def test_the_user_is_named_in_a_one_person_scope():
     (page,) = pages(("user", "Okay so I really love hiking with my sister."))
     assert page.title == page.body == "The user really loves hiking with their sister"
     assert page.quote == page.description == "I really love hiking with my sister"
+    from riko.language.statement import name_subject
+
+    assert name_subject("I really need this trip", "The user") == "The user really needs this trip"
+    assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
+    assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
