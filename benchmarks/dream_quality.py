@@ -125,13 +125,18 @@ def markdown(reports: list) -> str:  # type: ignore[type-arg]
 def transcript_of(session: Session, multi: bool):  # type: ignore[no-untyped-def]
     """The Dream transcript of one dataset session (turn ``seq`` as the line's sequence number) and
     the dialogId of every sequence number."""
+    from datetime import datetime, timezone
+
     from riko.dream.transcript import Transcript, TranscriptLine
 
     lines, label = [], {}
     for turn in session.turns:
         assistant = not multi and turn.speaker.lower() == "assistant"
         text = f"{turn.speaker}: {turn.text}" if multi else turn.text
-        lines.append(TranscriptLine(turn.seq, "assistant" if assistant else "user", text))
+        # a turn without a time only keeps the order of the file (a few ms after 1970)
+        when = datetime.fromtimestamp(turn.time_ms / 1000, timezone.utc).replace(tzinfo=None) \
+            if turn.time_ms > 86_400_000 else None
+        lines.append(TranscriptLine(turn.seq, "assistant" if assistant else "user", text, when))
         label[turn.seq] = turn.dialog_id
     return Transcript(session.name, tuple(lines)), label
 

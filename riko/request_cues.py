@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .language.lexicon import CJK
+
 __all__ = ["ACTIONS", "EN_MODIFIERS", "ZH_MODIFIERS", "fold", "has_request", "strip_request"]
 
 #: Words that may stand between the parts of an English request without changing it.
@@ -159,7 +161,7 @@ def _clause_start(text: str, at: int) -> int:
 def _negated(text: str, start: int, end: int) -> bool:
     """Is the cue at ``text[start:end]`` negated from earlier in its clause?"""
     clause = text[_clause_start(text, start):start]
-    if re.search(r"[\u4e00-\u9fff]", text[start:end]):
+    if re.search(CJK, text[start:end]):
         clause = _ZH_QUESTION.sub("请", clause)
         return _ZH_NEGATORS.search(clause + _ZH_NEGATION_HEAD(text[start:end])) is not None
     inside = text[start:end]

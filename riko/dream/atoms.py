@@ -17,12 +17,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 
-from .cues import CUES, has_hedge, has_secret, is_hypothetical, is_reported, is_sensitive
+from .cues import has_hedge, has_secret, is_boundary, is_hypothetical, is_reported, is_sensitive
+from ..language.lexicon import (
+    CJK,
+    CJK_RANGE,
+    FIRST_PERSON_CHAT_EN,
+    FIRST_PERSON_EN,
+    FIRST_PERSON_ZH,
+    FIRST_PLURAL_EN,
+    FIRST_PLURAL_ZH,
+    TIME_AHEAD_EN,
+    TIME_NOW_EN,
+    TIME_PAST_EN,
+    alternation,
+)
+from ..language.statement import USER, answer_statement, name_subject, resolve_dates
 from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
-__all__ = ["Fact", "extract_facts", "multi_party", "split_speaker", "line_claims"]
+__all__ = ["Fact", "answer_fact", "extract_facts", "multi_party", "split_speaker", "statement_of"]
 
 _I = re.IGNORECASE
 MAX_FACT_CHARS = 240
@@ -44,7 +59,8 @@ _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yep|yup|hey|hi|hello|oh|ah|um|uh|hmm|wow|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
-    r"good|nice|thanks|thank\s+you|got\s+it|understood|exactly|absolutely|definitely|indeed|true|fair\s+enough|"
+    r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
+    r"absolutely|definitely|indeed|true|fair\s+enough|"
     r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so)\b[\s,.!:;\-–—]*)+", _I)
 _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
                     r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)
@@ -69,7 +85,8 @@ _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
     r"\b(?:thank(?:s|\s+you)|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
     r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
-_FIRST = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|Im|Ive|me|my|mine|myself|we|we're|we've|our|us)\b|我|咱", _I)
+_FIRST = re.compile(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+                    + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)
 _THIRD = re.compile(r"^\s*(?:he|she|they|his|her|their)\b|^\s*(?:他|她)(?!们)", _I)
 _STATE_EN = re.compile(
     r"\b(?:Im|Ive|Id)\s+[a-z]{2,}\b|\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
@@ -102,8 +119,9 @@ _GENERIC = frozenset("""i'm i've i'll i'd im ive the and but for with have has h
 some any much more most not don't can't won't get got need needs want wants make made going done ready sure think know like
 would could should will let's okay yes yeah now right time way thing things lot all one back here there this that these
 those them it's that's what when how try keep take put bring send see look give start finish right away soon""".split())
-_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:night|week|month|year)|"
-                    r"next\s+(?:week|month|year)|this\s+(?:morning|week|weekend))\b)")
+# a number, a name or a time word: what makes a clause self-contained although it points back
+_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:ago|" + alternation((*TIME_PAST_EN, *TIME_NOW_EN, *TIME_AHEAD_EN))[3:-1]
+                    + r")\b)")
 
 
 def _points_back(clause: str) -> bool:
@@ -113,16 +131,25 @@ def _points_back(clause: str) -> bool:
 
 
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
-_STATE_ZH = re.compile(r"我(?:们)?|咱")
+# what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
+_FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$", _I)
+_HEADLESS = re.compile(r"^(?:for|to|of|about|with|from|than|as|at|on|in)\s", _I)  # after a stripped lead
+# a statement about the speaker that does not start with "I": "Family time matters to me"
+_ABOUT_ME = re.compile(
+    r"\b(?:matters?|mattered|means?|meant)\s+(?:a\s+lot\s+|so\s+much\s+|everything\s+|the\s+world\s+|a\s+great\s+deal\s+)?"
+    r"to\s+(?:me|us)\b|\b(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:important|special|precious|dear|everything|"
+    r"meaningful|close)\s+to\s+(?:me|us)\b|\b(?:makes?|made|keeps?|kept)\s+me\s+(?:so\s+|really\s+|very\s+)?"
+    r"(?:happy|calm|sane|grounded|going|feel)\b", _I)
+_STATE_ZH = re.compile(alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH)))
 # A Chinese statement about something named, without 我: "新品发布会的地点是北京", "舅妈今年45岁了",
 # "李梓轩喜欢骑自行车". Not one that opens with a pointer, a question word or a hedge of taste.
 _NOT_ZH_SUBJECT = r"^(?!(?:这|那|它|你|您|哪|什么|谁|怎么|为什么|有没有|是不是|想想|感觉|觉得|好像|可能|也许|总的来说))"
 _DECLARATIVE_ZH = re.compile(
-    _NOT_ZH_SUBJECT + r"(?:[^，,。！？!?]{1,20}?的[\u4e00-\u9fff]{1,8}?(?:是|为|在|有|叫|定在)"
-    r"|[\u4e00-\u9fff\w·]{2,12}?(?:喜欢|爱|讨厌|住在|在|是|有|去|来自|毕业于|出生|工作|负责|打算|计划|准备|想|要|会|养|买|参加))"
-    r"[\u4e00-\u9fff\w\"“]"
+    _NOT_ZH_SUBJECT + r"(?:[^，,。！？!?]{1,20}?的[" + CJK_RANGE + r"]{1,8}?(?:是|为|在|有|叫|定在)"
+    r"|[" + CJK_RANGE + r"\w·]{2,12}?(?:喜欢|爱|讨厌|住在|在|是|有|去|来自|毕业于|出生|工作|负责|打算|计划|准备|想|要|会|养|买|参加))"
+    r"[" + CJK_RANGE + r"\w\"“]"
     # a relative as the subject: "舅妈今年45岁了"
-    r"|^(?:" + "|".join(sorted(ZH_RELATION_WORDS, key=len, reverse=True)) + r")(?!们)[\u4e00-\u9fff\w]{2,}")
+    r"|^" + alternation(ZH_RELATION_WORDS) + r"(?!们)[" + CJK_RANGE + r"\w]{2,}")
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _VAGUE = re.compile(
@@ -142,8 +169,8 @@ _VAGUE = re.compile(
 _PAST_TASTE = re.compile(r"\bused\s+to\s+(?:like|love|enjoy|prefer|hate)\b", _I)  # not a current taste
 _META = re.compile(r"\b(?:your\s+(?:answer|response|suggestion|list|plan|draft|message|reply|system)|"
                    r"you\s+(?:said|mentioned|suggested|asked|wrote|provided|gave)|as\s+(?:I|you)\s+(?:said|mentioned))\b", _I)
-_WORDS = re.compile(r"[\w\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_WORDS = re.compile(r"\w+")  # CJK characters are word characters
+_CJK = re.compile(CJK)
 
 # -- pronouns ------------------------------------------------------------------------------------------
 _PRONOUN_EN = re.compile(r"\b(she|he|her|him|his)\b", _I)
@@ -167,6 +194,16 @@ class Fact:
     hedged: bool
     sensitive: bool
     derived: Derived
+    #: The fact as it reads alone (subject named, relative dates made absolute): what a reader sees.
+    statement: str = ""
+    #: Whether the speaker's words of the fact are their whole line (what ``user_grounded`` admits).
+    whole_line: bool = False
+    #: The fact as said (speaker-led in a multi-party log), its relative dates made absolute.
+    dated: str = ""
+
+    def said(self) -> str:
+        """The speaker's fact as they said it, led by their name in a multi-party log."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
 def split_speaker(line: str) -> tuple[str | None, str]:
@@ -218,19 +255,12 @@ def _words(text: str) -> int:
     return len(_WORDS.findall(_CJK.sub(" ", text))) + cjk
 
 
-_BOUNDARY = next(c for c in CUES if c.kind == "boundary").patterns
-
-
-def _is_boundary(clause: str) -> bool:
-    return any(p.search(clause) for p in _BOUNDARY)
-
-
 def _states_something(clause: str, speaker_named: bool) -> bool:
     """Whether ``clause`` says something about someone (not a request, a question or small talk).
 
     A boundary ("please don't bring up my ex") is a request that is also a memory."""
     zh = bool(_CJK.search(clause))
-    if _is_boundary(clause) and not _QUESTION.search(clause) and _words(clause) >= 3:
+    if is_boundary(clause) and not _QUESTION.search(clause) and _words(clause) >= 3:
         return True
     n = _words(clause)
     if n < (4 if zh else 3) or n > 60:
@@ -245,7 +275,9 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return bool(_STATE_ZH.search(clause) or _THIRD.match(clause) or _DECLARATIVE_ZH.search(clause))
     if _DEICTIC.match(clause) or _TO_YOU.search(clause) or _points_back(clause):
         return False  # about what the other side said, not about the speaker's world
-    if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause):
+    if _FRAGMENT.search(clause):
+        return False
+    if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause) or _ABOUT_ME.search(clause):
         return True
     if _THIRD.match(clause) or (speaker_named and _NAME.search(clause)):
         return True
@@ -278,6 +310,39 @@ def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
     return clause[: m.start()] + repl + clause[m.end():]
 
 
+# two or more people or animals named together ("Luna and Oliver", "Mia, Leo and Sam"), whom a
+# "they" in a later clause means when the text names no other such group
+_GROUP_EN = re.compile(r"\b([A-Z][a-z]+(?:,\s+[A-Z][a-z]+)*,?\s+and\s+[A-Z][a-z]+)\b")
+_PLURAL_EN = re.compile(r"^(they|their|them)\b", _I)
+_PLURAL_ZH = re.compile(r"^(他们|她们|它们)")
+
+
+def _groups(text: str, derived: Derived | None = None) -> list[str]:
+    """The groups of names ``text`` names together, as it writes them ("Luna and Oliver", "小雨和小明")."""
+    out = []
+    for group in _GROUP_EN.findall(text):
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", group)
+        if len(names) >= 2 and all(could_be_name(n) for n in names):
+            out.append(group)
+    if derived is not None and _CJK.search(text):
+        named = [e.name for e in derived.entities if e.kind in ("person", "pet")]
+        out += [f"{a}和{b}" for a, b in zip(named, named[1:]) if f"{a}和{b}" in text]
+    return out
+
+
+def _resolve_group(clause: str, groups: list[str]) -> str:
+    """Replace a "they" / "their" / 他们 that opens the clause by the one group it can mean."""
+    if len(set(groups)) != 1:
+        return clause
+    group = groups[0]
+    m = (_PLURAL_ZH if _CJK.search(clause) else _PLURAL_EN).match(clause)
+    if m is None:
+        return clause
+    word = m.group(1).casefold()
+    repl = group + ("'" if group.endswith("s") else "'s") if word == "their" else group
+    return repl + clause[m.end():]
+
+
 def _people(derived: Derived) -> list[tuple[str, str]]:
     """``(name, gender)`` of the people a derivation names; gender from the relation that names them."""
     out = []
@@ -302,6 +367,9 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
     people: list[tuple[str, str]] = []
     for earlier in context[-3:]:
         people = _people(derive(earlier, speaker=speaker)) + people
+    groups: list[str] = []
+    for earlier in context[-3:]:
+        groups = _groups(earlier, derive(earlier, speaker=speaker) if _CJK.search(earlier) else None) or groups
     seen: set[str] = set()
     before: list[str] = list(context)
     pasted = len(text) > _LONG_MESSAGE
@@ -313,10 +381,14 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             continue
         for clause in _clauses(folded):
             fact = _trim(clause)
-            if is_reported(clause) or not _states_something(fact, speaker is not None) or (
+            headless = bool(_HEADLESS.match(fact)) and not _HEADLESS.match(clause.strip().strip("\"'“”‘’()[]")) \
+                and not _FIRST.search(fact)
+            if headless or is_reported(clause) or not _states_something(fact, speaker is not None) or (
                     pasted and not _FIRST.search(fact)):
                 if _NAME.search(clause) or _CJK.search(clause):
-                    people = (_people(derive(clause, speaker=speaker)) + people)[:6]
+                    said = derive(clause, speaker=speaker)
+                    people = (_people(said) + people)[:6]
+                    groups = _groups(clause, said) or groups
                 continue
             here = derive(fact, speaker=speaker, context=tuple(before[-4:]))
             named = _people(here)
@@ -324,6 +396,9 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             at = folded.find(fact)
             original = sentence[at:at + len(fact)] if at >= 0 else fact
             resolved = original if named else _resolve(original, people)
+            here_groups = _groups(fact, here)
+            resolved = resolved if here_groups else _resolve_group(resolved, groups)
+            groups = here_groups or groups
             key = resolved.casefold()
             if key in seen:
                 continue
@@ -344,13 +419,40 @@ def extract_facts(text: str, *, speaker: str | None = None, context: Sequence[st
     return list(_extract(text, speaker, tuple(context)))
 
 
-@lru_cache(maxsize=1 << 14)
-def line_claims(line: str) -> frozenset[str]:
-    """Every description Dream may write for one stored user line, without context: its facts,
-    and for a ``Name: text`` line also ``Name: fact``. What riko itself derives from the words,
-    so a candidate holding one of them is grounded in that line."""
-    out = {f.text for f in extract_facts(line)}
-    speaker, rest = split_speaker(line)
-    if speaker:
-        out.update(f"{speaker}: {f.text}" for f in extract_facts(rest, speaker=speaker))
-    return frozenset(out)
+_ASKED_LAST = re.compile(r"([^.!?。！？]*[?？])[\s\"'”’)）]*$")
+
+
+def answer_fact(question: str, answer: str, *, speaker: str | None = None, context: Sequence[str] = ()) -> Fact | None:
+    """A short answer that states nothing alone ("Luna and Oliver!") joined to the other side's
+    question before it ("What are their names?") as one fact ("their names are Luna and Oliver"),
+    or None when the answer states something itself, is no answer (a thanks, a yes, a question)
+    or the question is not one riko can turn into a statement."""
+    m = _ASKED_LAST.search(question.strip())
+    said = _trim(answer.replace("’", "'"))
+    if m is None or not said or (_words(said) > 8 and not _CJK.search(said)) or _QUESTION.search(said) or _TO_YOU.search(said) \
+            or _ABOUT_YOU.search(said) or _REQUEST.search(said) or _META.search(said) or has_secret(said) \
+            or is_hypothetical(said):
+        return None
+    if _CJK.search(said) and (_STATE_ZH.search(said) or _words(said) > 12):
+        return None  # an answer that says 我 … states something itself
+    if not _CJK.search(said) and (_STATE_EN.search(said) or _DECLARATIVE.search(said) or _SUBJECTLESS.match(said)
+                                  or _ABOUT_ME.search(said)):
+        return None
+    joined = answer_statement(m.group(1).strip(), said)
+    if joined is None:
+        return None
+    at = answer.find(said)
+    quote = answer[at:at + len(said)] if at >= 0 else said
+    return Fact(text=joined, quote=quote, sentence=answer.strip(), speaker=speaker, hedged=has_hedge(said),
+                sensitive=is_sensitive(answer), derived=derive(joined, speaker=speaker, context=tuple(context)[-4:]))
+
+
+def statement_of(fact: Fact, when: datetime | None) -> str:
+    """``fact`` as it reads alone: relative dates said against ``when``, the subject named — the
+    speaker's name leads a multi-party fact (``Fahim Khan: I went running on 2023-05-07``), and
+    in one user's scope "I" is "The user" ("The user loves hiking", "用户喜欢爬山")."""
+    text = resolve_dates(fact.text, when)
+    if fact.speaker:
+        return f"{fact.speaker}: {text}"
+    named = name_subject(text, USER[0])
+    return named[:1].upper() + named[1:]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from ..language.lexicon import CJK, MONTHS_EN
 from ..review.authority import normalize_claim
 from ..review.conflicts import speaks_of_change
 from .atoms import split_speaker
@@ -36,9 +37,8 @@ OUTCOMES = ("same", "alias", "replacement", "contradiction", "distinct")
 #: Attributes that hold one value at a time: another value replaces the old one.
 SINGLE_VALUED = frozenset({"name", "age", "lives_in", "from", "works_at", "occupation", "studies", "diet"})
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_MONTHS_EN = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
+_CJK = re.compile(CJK)
+_MONTHS_EN = {m: i + 1 for i, m in enumerate(MONTHS_EN)}
 _MONTHS_EN.update({m[:3]: i for m, i in list(_MONTHS_EN.items()) if m != "may"})
 _MONTH_EN_RE = re.compile(r"\b(" + "|".join(sorted(_MONTHS_EN, key=len, reverse=True)) + r")\b\.?", re.IGNORECASE)
 _ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十", start=0)}
@@ -52,9 +52,9 @@ _EN_NUMBERS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _EN_NUMBER_RE = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r")\b", re.IGNORECASE)
 _ZH_NUMBER_RE = re.compile(r"([一二两三四五六七八九十])(?=[个只岁次杯本位辆套天条件口])")
-_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]")
+_WORD = re.compile(r"[a-z0-9]+|" + CJK)
 _CONTENT_EN = re.compile(r"[a-z0-9][a-z0-9'\-]{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_CJK_RUN = re.compile(CJK + "+")
 _FILLER = frozenset("""the and but for with that this these those have has had was were are you your about just really
 very also still some any much more most not can cannot its they them their there then than what when where which who why
 how all our out get got been being from into would could should will may might maybe think guess like know okay yeah well

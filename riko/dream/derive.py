@@ -22,6 +22,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..language.lexicon import (
+    CJK,
+    CJK_RANGE,
+    DISLIKE_EN,
+    DISLIKE_ZH,
+    FIRST_PERSON_EN,
+    NEGATION_EN,
+    NEGATION_ZH,
+    RELATIONS,
+    TIME_AHEAD_EN,
+    TIME_AHEAD_ZH,
+    TIME_PAST_EN,
+    ZH_RELATIONS,
+    alternation,
+)
+
 __all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "given_name", "could_be_name", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
            "relation_alias", "canonical_place", "ZH_RELATION_WORDS"]
 
@@ -91,82 +107,11 @@ class Derived:
         return KIND_CATEGORIES[self.kind]
 
 
-# -- relations -------------------------------------------------------------------------------------
-# English relation noun -> (Chinese forms, entity kind, pronoun gender: f, m or "").
-_RELATIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
-    "sister": (("妹妹", "姐姐"), "person", "f"),
-    "older sister": (("姐姐",), "person", "f"),
-    "big sister": (("姐姐",), "person", "f"),
-    "younger sister": (("妹妹",), "person", "f"),
-    "little sister": (("妹妹",), "person", "f"),
-    "brother": (("哥哥", "弟弟"), "person", "m"),
-    "older brother": (("哥哥",), "person", "m"),
-    "big brother": (("哥哥",), "person", "m"),
-    "younger brother": (("弟弟",), "person", "m"),
-    "little brother": (("弟弟",), "person", "m"),
-    "mother": (("妈妈", "母亲"), "person", "f"),
-    "mom": (("妈妈",), "person", "f"),
-    "mum": (("妈妈",), "person", "f"),
-    "father": (("爸爸", "父亲"), "person", "m"),
-    "dad": (("爸爸",), "person", "m"),
-    "parents": (("父母",), "person", ""),
-    "wife": (("老婆", "妻子"), "person", "f"),
-    "husband": (("老公", "丈夫"), "person", "m"),
-    "girlfriend": (("女朋友", "女友"), "person", "f"),
-    "boyfriend": (("男朋友", "男友"), "person", "m"),
-    "partner": (("伴侣", "对象"), "person", ""),
-    "fiance": (("未婚夫",), "person", "m"),
-    "fiancee": (("未婚妻",), "person", "f"),
-    "son": (("儿子",), "person", "m"),
-    "daughter": (("女儿",), "person", "f"),
-    "kid": (("孩子",), "person", ""),
-    "child": (("孩子",), "person", ""),
-    "baby": (("宝宝",), "person", ""),
-    "grandmother": (("奶奶", "外婆", "姥姥"), "person", "f"),
-    "grandma": (("奶奶", "外婆"), "person", "f"),
-    "grandfather": (("爷爷", "外公", "姥爷"), "person", "m"),
-    "grandpa": (("爷爷", "外公"), "person", "m"),
-    "aunt": (("阿姨", "姑姑", "舅妈", "婶婶", "姨妈", "姑妈", "伯母"), "person", "f"),
-    "uncle": (("叔叔", "舅舅", "伯伯", "姨父", "姑父"), "person", "m"),
-    "cousin": (("表姐", "表妹", "表哥", "表弟", "堂哥", "堂姐", "堂弟", "堂妹"), "person", ""),
-    "nephew": (("侄子", "外甥"), "person", "m"),
-    "niece": (("侄女", "外甥女"), "person", "f"),
-    "sister-in-law": (("嫂子", "弟媳"), "person", "f"),
-    "brother-in-law": (("姐夫", "妹夫"), "person", "m"),
-    "father-in-law": (("岳父", "公公"), "person", "m"),
-    "mother-in-law": (("岳母", "婆婆"), "person", "f"),
-    "best friend": (("好朋友", "闺蜜"), "person", ""),
-    "friend": (("朋友",), "person", ""),
-    "boss": (("老板", "领导", "上司"), "person", ""),
-    "subordinate": (("下属",), "person", ""),
-    "manager": (("经理",), "person", ""),
-    "colleague": (("同事",), "person", ""),
-    "coworker": (("同事",), "person", ""),
-    "co-worker": (("同事",), "person", ""),
-    "roommate": (("室友", "舍友"), "person", ""),
-    "flatmate": (("室友",), "person", ""),
-    "neighbor": (("邻居",), "person", ""),
-    "neighbour": (("邻居",), "person", ""),
-    "teacher": (("老师",), "person", ""),
-    "mentor": (("导师",), "person", ""),
-    "doctor": (("医生",), "person", ""),
-    "therapist": (("心理咨询师",), "person", ""),
-    "classmate": (("同学",), "person", ""),
-    "dog": (("狗", "小狗"), "pet", ""),
-    "puppy": (("小狗",), "pet", ""),
-    "cat": (("猫", "小猫"), "pet", ""),
-    "kitten": (("小猫",), "pet", ""),
-    "pet": (("宠物",), "pet", ""),
-}
-_ZH_RELATION: dict[str, str] = {}
-for _en, (_zh_forms, _kind, _g) in _RELATIONS.items():
-    for _zh in _zh_forms:
-        _ZH_RELATION.setdefault(_zh, _en)
-_ZH_RELATION.update({"姐姐": "older sister", "妹妹": "younger sister", "哥哥": "older brother",
-                     "弟弟": "younger brother", "妈": "mom", "爸": "dad", "母亲": "mother", "父亲": "father",
-                     "老婆": "wife", "老公": "husband", "妻子": "wife", "丈夫": "husband"})
-_REL_EN = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
-_REL_ZH = "|".join(sorted((re.escape(r) for r in _ZH_RELATION), key=len, reverse=True))
+# -- relations (the lexicon's: English relation noun -> Chinese forms, entity kind, gender) ----------
+_RELATIONS = RELATIONS
+_ZH_RELATION = ZH_RELATIONS
+_REL_EN = alternation(_RELATIONS)[3:-1]
+_REL_ZH = alternation(_ZH_RELATION)[3:-1]
 #: The Chinese words for relatives and pets that riko recognises (妹妹, 舅妈, 小猫, ...).
 ZH_RELATION_WORDS: frozenset[str] = frozenset(_ZH_RELATION)
 
@@ -266,15 +211,14 @@ _CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|
 _CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*(?:\s+[A-Z][A-Za-z0-9'\-]*)*")  # "华为Mate60": the model with its number
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = re.compile(CJK)
 
 # -- subjects and attributes -----------------------------------------------------------------------
-_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself)\b", _I)
+_FIRST_PERSON_EN = re.compile(r"(?<![\w'])" + alternation(FIRST_PERSON_EN) + r"(?![\w'])", _I)
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
-_NEG_EN = re.compile(r"\b(?:not|never|no\s+longer|don't|doesn't|didn't|won't|can't|cannot|isn't|aren't|"
-                     r"wasn't|haven't|hasn't|hate|dislike|detest|loathe)\b|n't\b", _I)
-# 别 is "don't" on its own, not inside 性别 (sex), 区别, 特别, 分别, 告别 … or in 别人 / 别的 / 别处 (others)
-_NEG_ZH = re.compile(r"不|没|(?<![性区特分告识级类差个辨鉴派离送道])别(?![人的处])|讨厌|厌恶|受不了")
+# a negation, or a verb of the opposite taste ("hate" makes a like slot negated)
+_NEG_EN = re.compile(r"(?<![\w'])" + alternation((*NEGATION_EN, *DISLIKE_EN)) + r"(?![\w'])|n't\b", _I)
+_NEG_ZH = re.compile(NEGATION_ZH + "|" + alternation(DISLIKE_ZH)[3:-1])
 
 # Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
 _JOB_NOUNS_EN = """
@@ -307,8 +251,8 @@ _JOB_NOUNS_ZH = """
 牙医 兽医 保安 快递员 外卖员 主播 博主 模特 运动员 教练 音乐家 艺术家 建筑师 心理咨询师 治疗师 营养师 健身教练 律师助理
 会计助理 秘书 前台 客服 兵 士兵 主任 主席 总监 总经理 董事长 经纪人 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
 """.split()
-_JOB_ZH = (r"[\u4e00-\u9fff]{0,4}(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
-           + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[\u4e00-\u9fff]师)")
+_JOB_ZH = (r"[" + CJK_RANGE + r"]{0,4}(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
+           + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[" + CJK_RANGE + r"]师)")
 
 # (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
 # A pattern's last group, when it has one, is the value.
@@ -386,8 +330,8 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
      re.compile(r"(?:有一?[个只位台辆条]?|买了一?[个只台辆]?|养了一?[只条]?)(.+)")),
 )
 _TIME_AHEAD = re.compile(
-    r"\b(?:tomorrow|next\s+\w+|this\s+(?:weekend|coming)|soon|later\s+this\s+\w+|in\s+(?:a|\d+|two|three|few)\s+"
-    r"(?:days?|weeks?|months?|years?))\b|明天|后天|下个?月|下周|下个?星期|明年|过几天|这个?周末|月底", _I)
+    r"\b(?:" + alternation(TIME_AHEAD_EN)[3:-1] + r"|next\s+\w+|later\s+this\s+\w+|in\s+(?:a|\d+|two|three|few)\s+"
+    r"(?:days?|weeks?|months?|years?))\b|" + alternation(TIME_AHEAD_ZH)[3:-1], _I)
 _EVENT_EN = re.compile(
     r"\b(?:I|we|he|she|they|[A-Z][a-z]+)\s+(?:just\s+|finally\s+|recently\s+|also\s+)?"
     r"(went|got|started|finished|adopted|visited|moved|quit|joined|met|bought|won|lost|passed|failed|graduated|"
@@ -396,8 +340,7 @@ _EVENT_EN = re.compile(
 )
 _EVENT_ZH = re.compile(r"了|过|刚刚|昨天|上周|去年|前天|上个?月")
 _PAST_TIME = re.compile(
-    r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn)|this\s+morning|"
-    r"earlier\s+today|the\s+other\s+day|\d+\s+(?:days|weeks|months|years)\s+ago|ago)\b", _I)
+    r"\b(?:" + alternation(TIME_PAST_EN)[3:-1] + r"|\d+\s+(?:days|weeks|months|years)\s+ago|ago)\b", _I)
 _VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|\s+(?:and|but|because|since|so|when|while|with|which|who|over|than|instead|rather)\s+", _I)
 _KEY_DROP = frozenset("a an the my our your his her their some any this that these those to of for in on at "
                       "really very so much more most go going get new i i'm i've i'll i'd me we we're us it it's "
@@ -517,8 +460,8 @@ _NICK_ZH = (
 )
 _TIE_ZH = (
     re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
-    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([\u4e00-\u9fff]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
-    re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[\u4e00-\u9fff]{1,3})"),
+    re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([" + CJK_RANGE + r"]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
+    re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[" + CJK_RANGE + r"]{1,3})"),
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
 
@@ -569,7 +512,7 @@ _ZH_AFTER_NAME = re.compile(
 _ZH_BEFORE_RE = re.compile(r"(?:和|跟|与|同|给|对|告诉|问|找|见|见到|遇到|认识|叫|名叫|朋友|同事|同学|邻居|"
                             + _REL_ZH + r")$")
 _ZH_NICK_AFTER = re.compile(r"(?:说|告诉|问|是我(?:的)?(?:" + _REL_ZH + r")|和我|跟我)")
-_ZH_NICK = re.compile(r"(?:小|老|阿)[\u4e00-\u9fff]")
+_ZH_NICK = re.compile(r"(?:小|老|阿)[" + CJK_RANGE + r"]")
 
 
 def _zh_people(text: str, names: _Names) -> dict[str, str]:
@@ -956,7 +899,7 @@ def _subject(text: str, speaker: str | None, ties: dict[str, str], names: _Names
         if kind in ("person", "pet") and any(_CJK.match(a) and head.startswith(a) and relation_alias(a) is None
                                              for a in names.aliases.get(name, ())):
             return name, True  # "轩轩是李梓轩的小名": a nickname that starts the sentence is its person
-    first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[\u4e00-\u9fff])", head)
+    first = re.match(r"([A-Z][a-z][\w\-]*?)(?:'s)?(?=\b|[" + CJK_RANGE + r"])", head)
     if first and first.group(1) in ties.values():
         return first.group(1), True
     if first and first.group(1) in names.kinds and names.kinds[first.group(1)] in ("person", "pet"):
@@ -1066,7 +1009,7 @@ def derive(text: str, *, speaker: str | None = None, context: Sequence[str] = ()
 
 # A name as people give it: one to four capitalised words ("Mira", "Mira Chen", "Jean-Luc"), or
 # one to four CJK characters ("小明"), so "call me tomorrow" gives no name.
-_GIVEN_NAME = re.compile(r"(?:[A-Z][\w'\-]*)(?:\s+[A-Z][\w'\-]*){0,3}|[\u3400-\u9fff]{1,4}")
+_GIVEN_NAME = re.compile(r"(?:[A-Z][\w'\-]*)(?:\s+[A-Z][\w'\-]*){0,3}|[" + CJK_RANGE + r"]{1,4}")
 
 
 def given_name(derived: Derived) -> str | None:

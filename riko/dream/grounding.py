@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ..review.authority import normalize_claim
 from ..entities import ENTITY_CATEGORY
+from ..language.statement import resolve_dates
 from ..recall.text import tokenize
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, derive
 from .protocol import ProposedPage
@@ -86,11 +87,19 @@ class _Lines:
     """The user lines of one transcript as :func:`ground` reads them, and their normalized text
     (computed on first use): every page of a session is checked against the same lines."""
 
-    __slots__ = ("users", "known", "_normalized")
+    __slots__ = ("users", "known", "_normalized", "said")
 
     def __init__(self, lines: Sequence[TranscriptLine]) -> None:
         self.users = {line.seq: line.text for line in lines if line.role == "user" and line.text.strip()}
         self.known = {line.seq for line in lines}
+        # what a user line says, its relative dates also as the days they mean at the line's time
+        # ("yesterday", said on 2023-05-08, holds 2023-05-07): a stated date is the user's too
+        self.said = dict(self.users)
+        for line in lines:
+            if line.seq in self.users and line.time is not None:
+                resolved = resolve_dates(line.text, line.time)
+                if resolved != line.text:
+                    self.said[line.seq] = f"{line.text}\n{resolved}"
         self._normalized: dict[int, str] | None = None
 
     def normalized(self) -> dict[int, str]:
@@ -122,24 +131,24 @@ def ground(title: str, description: str, body: str, cited: Sequence[int], lines:
     ``claim=False`` (a summary page) only locates.
     """
     view = _view(lines)
-    users, known = view.users, view.known
+    users, known, said = view.users, view.known, view.said
     fact = _words(f"{title}\n{description}")
     turns = tuple(dict.fromkeys(seq for seq in cited if seq in users))
     elsewhere = tuple(seq for seq in dict.fromkeys(cited) if seq not in users and seq in known)
     if turns and claim:
         # the cited user turns that share the fact's words, when together they carry it
-        turns = tuple(seq for seq in turns if _share(fact, _words(users[seq])) > 0)
-        if support_share(f"{title}\n{description}", [users[seq] for seq in turns]) < SUPPORT:
+        turns = tuple(seq for seq in turns if _share(fact, _words(said[seq])) > 0)
+        if support_share(f"{title}\n{description}", [said[seq] for seq in turns]) < SUPPORT:
             turns = ()
     if not turns:
         needles = [n for n in (normalize_claim(quote), normalize_claim(description), normalize_claim(title)) if n]
         turns = tuple(seq for seq, text in view.normalized().items() if any(n in text for n in needles))
     if not turns:
-        scored = sorted(((_share(fact, _words(text)), seq) for seq, text in users.items() if fact),
+        scored = sorted(((_share(fact, _words(text)), seq) for seq, text in said.items() if fact),
                         key=lambda pair: (-pair[0], pair[1]))
         turns = tuple(seq for share, seq in scored if share >= SUPPORT)
     turns = turns[-MAX_EVIDENCE:]
-    evidence = [users[seq] for seq in turns]
+    evidence = [said[seq] for seq in turns]
     if not claim:
         return Grounding(turns, True, 1.0, elsewhere)
     if not evidence:

@@ -1,48 +1,38 @@
 """The offline, deterministic Dream provider.
 
-It reads only what the user said, finds first-person statements with the cues in
-:mod:`riko.dream.cues`, and answers in the same FILE protocol a language model would, so the
-same strict parser sees its output. Every page it proposes quotes the user: the description
-is the user's own sentence and the title is the clause that carried the cue, hedges and all.
+It reads only what the user said, cuts it into atomic facts (:mod:`riko.dream.atoms`), keeps
+those :mod:`riko.dream.selection` chooses, and answers in the same FILE protocol a language
+model would, so the same strict parser sees its output. Every page quotes the user (``quote``,
+the speaker's own words, locates the evidence); its title and body state the fact so that it
+reads alone (:func:`riko.dream.atoms.statement_of`), and its description is the user's exact
+line when the fact is the whole line (what ``user_grounded`` admits), else the statement.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from .cues import (
-    CUES,
-    Cue,
-    has_hedge,
-    has_secret,
-    is_hypothetical,
-    is_question,
-    is_reported,
-    is_sensitive,
-    split_clauses,
-    split_sentences,
-)
-from .atoms import Fact
+from .cues import has_secret, is_emotion, is_hypothetical, is_question, is_sensitive
+from ..language.lexicon import CJK_RANGE
+from ..language.statement import clip, resolve_dates
+from ..review.authority import normalize_claim
+from .atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
 from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
-from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, normalize_text
+from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, normalize_text
 from .reflection import ReflectionRequest
-from .selection import choose, scored_facts
+from .selection import Scored, choose, features, probability, scored_facts
 from .transcript import Transcript
 
-__all__ = ["HeuristicProvider", "Finding", "find_statements", "render_facts", "transcript_facts"]
+__all__ = ["HeuristicProvider", "render_facts", "transcript_facts"]
 
 _TYPE_FOLDERS = {page_type: folder for folder, page_type in FOLDER_TYPES.items()}
-_MAX_TITLE = 100
-_MAX_SENTENCE = 400
-_TRAILING = re.compile(r"[\s.。!！?？;；,，:：~～…]+$")
-_WORD_CHARS = re.compile(r"[\w\u4e00-\u9fff]")
 _SLUG_UNSAFE = re.compile(r"[^\w]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = re.compile(f"[{CJK_RANGE}]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]{2,}")
 _STOPWORDS = frozenset(
     """the and but for with that this have has had was were are you your yours about just really very
@@ -52,89 +42,15 @@ _STOPWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One user statement recognised by a cue."""
-
-    cue: Cue
-    seq: int
-    sentence: str
-    title: str
-    hedged: bool
-    sensitive: bool
-
-
-def _trim(text: str, limit: int) -> str:
-    """Cut at a word boundary when the text has spaces, else at the limit."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip()
+def _clip(text: str, speaker: str | None, limit: int) -> str:
+    """``text`` cut to ``limit`` (:func:`riko.language.statement.clip`); a speaker's ``Name: `` stays
+    whole before the cut words."""
+    prefix = f"{speaker}: " if speaker and text.startswith(f"{speaker}: ") else ""
+    return prefix + clip(text[len(prefix):], max(20, limit - len(prefix)))
 
 
 def _clean(text: str) -> str:
     return " ".join(text.split())
-
-
-def _title_for(sentence: str, lo: int, hi: int, hedge_outside: bool) -> str:
-    """The clause holding the cue; the whole sentence when a hedge sits outside that clause."""
-    clause = sentence[lo:hi]
-    if hedge_outside and not has_hedge(clause):
-        clause = sentence
-    return _trim(_TRAILING.sub("", _clean(clause)), _MAX_TITLE)
-
-
-def _matches(cue: Cue, folded: str) -> Iterator[int]:
-    """Start offsets of every acceptable match of ``cue`` in the sentence."""
-    if cue.requires is not None and not cue.requires.search(folded):
-        return
-    for pattern in cue.patterns:
-        for m in pattern.finditer(folded):
-            rest = folded[: m.start()] + folded[m.end() :]
-            if cue.needs_object and len(_WORD_CHARS.findall(rest)) < 2:
-                continue
-            if cue.reject_object is not None and cue.reject_object.match(folded[m.end() :].lstrip()):
-                continue
-            if is_reported(folded[: m.start()]):
-                continue
-            yield m.start()
-
-
-def find_statements(text: str, seq: int = 0) -> list[Finding]:
-    """Cue-bearing statements in one user message, at most one per clause.
-
-    Cues are tried in priority order (boundary, dislike, preference, identity, relationship,
-    plan, emotion, episode); a clause already claimed by a stronger cue is not reused.
-    Questions, hypotheticals and sentences that mention secrets yield nothing.
-    """
-    findings: list[Finding] = []
-    for sentence in split_sentences(text):
-        if len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
-            continue
-        # Same length as ``sentence``, so match offsets index the original text.
-        folded = sentence.replace("’", "'").replace("‘", "'")
-        # reported speech anywhere ("my coworker claims I hate meetings") is someone else's claim
-        if is_question(folded) or is_hypothetical(folded) or has_secret(folded) or is_reported(folded):
-            continue
-        clauses = split_clauses(sentence)
-        claimed: dict[int, tuple[Cue, int]] = {}
-        for cue in CUES:
-            for start in _matches(cue, folded):
-                index = next(i for i, (lo, hi) in enumerate(clauses) if lo <= start <= hi)
-                claimed.setdefault(index, (cue, start))
-        if not claimed:
-            continue
-        hedged = has_hedge(folded)
-        sensitive = is_sensitive(folded)
-        for index in sorted(claimed):
-            cue, start = claimed[index]
-            lo, hi = clauses[index]
-            title = _title_for(sentence, lo, hi, hedged and len(claimed) == 1)
-            findings.append(
-                Finding(cue=cue, seq=seq, sentence=_clean(sentence), title=title, hedged=hedged, sensitive=sensitive)
-            )
-    return findings
 
 
 def _slug(title: str) -> str:
@@ -152,22 +68,59 @@ def _entities_yaml(derived: Derived) -> str:
                       ensure_ascii=False)
 
 
-_EMOTION = next(c for c in CUES if c.kind == "emotion")
-
-
-def _is_emotion(text: str) -> bool:
-    folded = text.replace("’", "'")
-    return any(p.search(folded) for p in _EMOTION.patterns)
+def _answers(transcript: Transcript) -> list[Scored]:
+    """Facts that only a question makes: a user line that states nothing alone, right after the
+    other side's question, joined to it (:func:`riko.dream.atoms.answer_fact`), scored as
+    :func:`~riko.dream.selection.scored_facts` scores a fact answering a question."""
+    users = [line for line in transcript.lines if line.role == "user"]
+    split = [split_speaker(line.text) for line in users]
+    multi = multi_party(line.text for line in users)
+    speakers = {line.seq: who for line, (who, _) in zip(users, split)} if multi else {}
+    texts = {line.seq: (rest if multi and who else line.text) for line, (who, rest) in zip(users, split)}
+    said: dict[str | None, list[str]] = {}
+    out: list[Scored] = []
+    previous = None
+    for line in transcript.lines:
+        speaker = speakers.get(line.seq) if line.role == "user" else "\0assistant"
+        if line.role == "user":
+            earlier = said.setdefault(speaker, [])
+            if previous is not None and previous[1] != speaker and "?" in previous[0][-3:] + "？":
+                question = split_speaker(previous[0])[1] if previous[1] != "\0assistant" else previous[0]
+                fact = answer_fact(question, texts[line.seq], speaker=speaker, context=tuple(earlier[-3:]))
+                if fact is not None:
+                    values = features(fact, position=0, facts=1, asked=True, message=texts[line.seq],
+                                      message_asks=False, session_asks=0.0)
+                    out.append(Scored(line.seq, fact, values, probability(values)))
+            earlier.append(texts[line.seq])
+        previous = (line.text.rstrip(), speaker)
+    return out
 
 
 def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     """``(seq, fact)`` for every atomic fact of the transcript's user lines that Dream proposes,
-    in order: those :func:`riko.dream.selection.choose` keeps.
+    in order: those :func:`riko.dream.selection.choose` keeps, each with its statement (the fact
+    as it reads alone, dates said against the line's time) and whether it is its whole line.
 
-    In a multi-party log (most user lines start ``Name: ``) each fact is its speaker's, and a
-    speaker's earlier lines are the context their pronouns resolve against.
+    In a multi-party log (most user lines start ``Name: ``) each fact is its speaker's, a
+    speaker's earlier lines are the context their pronouns resolve against, and a short answer
+    to another speaker's question is joined to the question.
     """
-    return [(s.seq, s.fact) for s in choose(scored_facts(transcript))]
+    scored = scored_facts(transcript)
+    answers = _answers(transcript)
+    if answers:
+        # an answer joined to its question replaces what the bare answer gave ("Luna and Oliver")
+        answered = {s.seq for s in answers}
+        scored = sorted([*(s for s in scored if s.seq not in answered), *answers], key=lambda s: s.seq)
+    lines = {line.seq: line for line in transcript.lines}
+    out = []
+    for s in choose(scored):
+        line = lines[s.seq]
+        whole = normalize_claim(s.fact.said()) == normalize_claim(line.text)
+        fact = s.fact
+        dated = resolve_dates(fact.said(), line.time)
+        out.append((s.seq, dataclasses.replace(fact, statement=statement_of(fact, line.time), whole_line=whole,
+                                               dated=dated)))
+    return out
 
 
 def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
@@ -184,12 +137,20 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
         if len(blocks) >= max_pages:
             break
         derived = fact.derived
-        emotion = derived.kind == "fact" and _is_emotion(fact.text)
+        emotion = derived.kind == "fact" and is_emotion(fact.text)
         page_type = "emotion" if emotion else KIND_PAGE_TYPES[derived.kind]
         folder = _TYPE_FOLDERS[page_type]
         category = "current_state" if emotion else KIND_CATEGORIES[derived.kind]
-        said = f"{fact.speaker}: {fact.text}" if fact.speaker else fact.text
-        title = known.get(normalize_text(_trim(said, _MAX_TITLE)), _trim(said, _MAX_TITLE))
+        said = fact.said()
+        # what a reader sees is the statement; a whole line keeps the user's exact words as its
+        # description, which is what ``user_grounded`` admits (the authority rule)
+        statement = fact.statement or said
+        # the description is the speaker's words: exactly the line when the fact is the whole line,
+        # else the fact as said with its dates made absolute (riko derives slots and names from it)
+        described = said if fact.whole_line else (fact.dated or said)
+        title = _clip(statement, fact.speaker, MAX_TITLE_CHARS)
+        # a confirmed page's title is reused exactly: riko's wording, or the user's words it holds
+        title = known.get(normalize_text(title)) or known.get(normalize_text(said)) or title
         key = (page_type, normalize_text(title))
         if key in seen:
             continue
@@ -204,7 +165,7 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
             f'<<<FILE path="{path}">>>\n---\n'
             f"type: {page_type}\n"
             f"title: {_yaml_str(title)}\n"
-            f"description: {_yaml_str(_trim(said, MAX_DESCRIPTION_CHARS))}\n"
+            f"description: {_yaml_str(_clip(described, fact.speaker, MAX_DESCRIPTION_CHARS))}\n"
             f"tags: {json.dumps(tags)}\n"
             f"confidence: {0.35 if fact.hedged else 0.6}\n"
             f"kind: {derived.kind}\n"
@@ -213,7 +174,7 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
             f"entities: {_entities_yaml(derived)}\n"
             f"quote: {_yaml_str(fact.quote)}\n"
             f"sensitivity: {'sensitive' if fact.sensitive else 'normal'}\n"
-            f"---\n{said[:MAX_BODY_CHARS]}\n<<<END>>>"
+            f"---\n{clip(statement, MAX_BODY_CHARS)}\n<<<END>>>"
         )
     return "\n\n".join(blocks)
 
@@ -321,7 +282,7 @@ class HeuristicProvider:
 
         observations = []
         for _, _, first, members, n_sessions in ranked[: max(request.max_observations, 0)]:
-            quote = _trim(anchors[first][1], 160)
+            quote = clip(anchors[first][1], 160)
             spread = f" across {n_sessions} sessions" if n_sessions > 1 else ""
             observations.append(
                 {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..language.lexicon import CJK
 from ..recall.text import STOPWORDS
 from .derive import derive
 from .prompt import MAX_KNOWN_PAGES, KnownPage
@@ -25,7 +26,7 @@ from .transcript import Transcript
 __all__ = ["names_in", "related_pages"]
 
 _CAPITALISED = re.compile(r"(?<![\w'])[A-Z][\w'\-]{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_CJK_RUN = re.compile(CJK + "{2,}")
 _COMMON = frozenset({"i'm", "i've", "i'll", "i'd", "yes", "hey", "hello", "thanks", "thank", "sorry", "please",
                      "okay", "sure", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 

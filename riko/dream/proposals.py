@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..aliases import upsert_aliases
+from ..language.statement import clip
 from ..review.authority import normalize_claim
 from ..review.conflicts import relation
 from ..errors import RikoError
@@ -41,6 +42,9 @@ SOURCE = "dream"
 AUTHORITY = "model_proposal"
 # Page types whose current-state pages a differing proposal contests (review's rule).
 _CURRENT_STATE_TYPES = ("entity", "concept", "relationship", "emotion", "synthesis")
+#: A candidate's description is cut here (the protocol's limit), at a clause boundary, never
+#: dropping a negation (:func:`riko.language.statement.clip`).
+_DESCRIPTION_CHARS = 120
 _TEXT_COLUMNS = ("id", "fingerprint", "type", "title", "description", "body", "tags", "kind", "category",
                  "sensitivity", "status", "source", "source_sessions", "evidence", "links", "conflict_page_id",
                  "page_id")
@@ -108,7 +112,10 @@ class _Batch:
         sensitivity = classify_text(f"{title}\n{page.description}\n{page.body}", _level(page.sensitivity))
         if fp in self.review_prints:
             return None
-        match = self.canon.get((page.type, normalize_claim(title)))
+        # a page admitted from the user's words is titled with them: a statement whose title is
+        # riko's wording of the same line finds the page by its description
+        match = self.canon.get((page.type, normalize_claim(title))) or (
+            self.canon.get((page.type, normalize_claim(page.description))) if page.description.strip() else None)
         if match is not None:
             claim = page.description or page.body
             related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"
@@ -133,7 +140,9 @@ class _Batch:
             row["touched"] = True
             self.audits.append(("candidate-merged", row["id"], dumps({"source": SOURCE, "session_id": p.session_id})))
             return ProposalOutcome(row["id"], "merged")
-        same_slot = self.slots.same_or_alias(page.type, title) if page.category != ENTITY_CATEGORY else None
+        # slots are read from the speaker's words (the description), not from a title in riko's wording
+        said = " ".join(page.description.split()) or title
+        same_slot = self.slots.same_or_alias(page.type, said) if page.category != ENTITY_CATEGORY else None
         if same_slot is not None:
             related, cid = same_slot
             row = self._pending_row(cid)
@@ -154,12 +163,13 @@ class _Batch:
                             "evidence": set(p.evidence), "confidence": page.confidence, "sensitivity": sensitivity,
                             "new": True, "touched": False}
         self.new_rows.append({
-            "id": cid, "fingerprint": fp, "type": page.type, "title": title, "description": page.description[:120],
+            "id": cid, "fingerprint": fp, "type": page.type, "title": title,
+            "description": clip(page.description, _DESCRIPTION_CHARS),
             "body": page.body, "kind": page.kind, "category": page.category, "status": "pending", "source": SOURCE,
             "links": dumps(list(page.links)), "conflict_page_id": None, "page_id": None, "_fp": fp,
         })
         if page.category != ENTITY_CATEGORY:
-            self.slots.add(cid, page.type, title)
+            self.slots.add(cid, page.type, said)
         self.audits.append(("candidate-proposed", cid,
                             dumps({"source": SOURCE, "title": title, "status": "pending"})))
         return ProposalOutcome(cid, "created")
@@ -276,7 +286,8 @@ def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = 
                 continue
             entities[key] = Proposal(ProposedPage(
                 path="", folder="entities", type="entity", title=e.name,
-                description=entity_description(e.name, e.kind, e.aliases)[:120], body="", tags=tuple(e.aliases),
+                description=clip(entity_description(e.name, e.kind, e.aliases), _DESCRIPTION_CHARS), body="",
+                tags=tuple(e.aliases),
                 confidence=None, kind=e.kind, category=ENTITY_CATEGORY, sensitivity="normal", links=()),
                 p.session_id, p.evidence)
     return [*out, *entities.values()], len(entities)

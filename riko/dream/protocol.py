@@ -33,6 +33,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from ..errors import InvalidArgumentError, ProviderError
+from ..language.statement import clip
 from .derive import ENTITY_KINDS, Entity
 from .sanitize import sanitize_error
 
@@ -113,7 +114,9 @@ def _compact(text: str) -> str:
 
 
 def _truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit].rstrip()
+    """``text`` cut to ``limit`` at a clause boundary, never dropping a negation (kept whole when
+    no such cut exists: a longer title is better than one that says the opposite)."""
+    return text if len(text) <= limit else clip(text, limit)
 
 
 def extract_wikilinks(text: str) -> tuple[str, ...]:

@@ -300,10 +300,10 @@ class _Run:
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
         rows = EvidenceStore(self.wh).transcript_rows(sel, budget + self.cfg.max_event_chars)
         self.held = held = held_lines(self.wh)
-        for sid, seq, role, text in rows:
+        for sid, seq, role, text, when in rows:
             if role == "user" and held.holds_text(text):
                 continue
-            lines[sid].append(TranscriptLine(int(seq), role, text))
+            lines[sid].append(TranscriptLine(int(seq), role, text, when))
         for w in works:
             # bounded as a model sees it (numbered lines), so no provider gets more than the budget
             w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget, numbered=True)

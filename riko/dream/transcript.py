@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..errors import InvalidArgumentError
 from ..recall.chunking import chunk_sentences, split_sentences
@@ -41,11 +42,13 @@ def _newest_sentences(text: str, room: int) -> str:
 
 @dataclass(frozen=True)
 class TranscriptLine:
-    """One user or assistant message, with the L0 sequence number it came from."""
+    """One user or assistant message, with the L0 sequence number it came from and the time it
+    was said (None when unknown): a relative date in it ("yesterday") is read against that time."""
 
     seq: int
     role: str
     text: str
+    time: datetime | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

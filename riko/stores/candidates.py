@@ -71,10 +71,12 @@ class CandidateStore(Store):
             [self.scope_key, fingerprint, category])]
 
     def pending_statements(self) -> list[tuple]:
-        """(id, fingerprint, type, title, tags, source_sessions, evidence, confidence, sensitivity) of
-        every plain pending candidate of the scope that is not an entity, oldest first."""
+        """(id, fingerprint, type, statement, tags, source_sessions, evidence, confidence, sensitivity) of
+        every plain pending candidate of the scope that is not an entity, oldest first; the statement is
+        its description (the speaker's words, or riko's wording of them), else its title."""
         return self.wh.fetchall(
-            "SELECT id, fingerprint, type, title, tags, source_sessions, evidence, confidence, sensitivity "
+            "SELECT id, fingerprint, type, coalesce(nullif(description, ''), title), tags, source_sessions, evidence,"
+            " confidence, sensitivity "
             "FROM candidates WHERE scope_key = ? AND status = 'pending' AND coalesce(category, '') <> 'entity' "
             "ORDER BY created_at, id", [self.scope_key])
 

@@ -284,7 +284,7 @@ class EvidenceStore:
                                 "AND governed IS NOT NULL AND text IS NOT NULL", [self.scope_key])
 
     def transcript_rows(self, selection: Any, budget: int) -> list[tuple]:
-        """(session_id, seq, role, text) of the user and assistant lines Dream reads.
+        """(session_id, seq, role, text, time) of the user and assistant lines Dream reads.
 
         ``selection`` is an Arrow table of (session_id, after, upto): the lines past each
         cursor up to ``upto``, the newest roughly ``budget`` characters of each session, in
@@ -292,8 +292,9 @@ class EvidenceStore:
         """
         with self.wh.registered("_riko_dream_sel", selection):
             return self.wh.con.execute(
-                "SELECT session_id, seq, role, text FROM ("
+                "SELECT session_id, seq, role, text, time FROM ("
                 " SELECT e.session_id, e.seq, CASE WHEN e.is_user THEN 'user' ELSE 'assistant' END AS role, e.text,"
+                "  e.time,"
                 "  coalesce(sum(length(e.text) + 12) OVER (PARTITION BY e.session_id ORDER BY e.seq DESC"
                 "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer"
                 " FROM evidence e JOIN _riko_dream_sel s ON e.session_id = s.session_id"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
-from riko.dream.atoms import extract_facts, line_claims, split_speaker
+from riko.dream.atoms import extract_facts, split_speaker
 
 
 def texts(message: str, **kw) -> list[str]:
@@ -143,9 +143,13 @@ def test_a_colon_in_a_one_speaker_log_is_not_a_speaker():
 
 def test_every_fact_is_grounded_in_its_line():
     line = "My sister Lena lives in Berlin. She is a painter who loves the sea."
-    assert line_claims(line) == {"My sister Lena lives in Berlin", "Lena is a painter who loves the sea"}
-    for p in pages(("user", line)):
-        assert p.quote in line and p.description in line_claims(line)
+    assert [f.text for f in extract_facts(line)] == ["My sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
+    found = pages(("user", line))
+    assert [p.quote for p in found] == ["My sister Lena lives in Berlin", "She is a painter who loves the sea"]
+    # split out of a longer line, each fact is stated so that it reads alone; the description
+    # keeps the speaker's words (a pronoun resolved)
+    assert [p.title for p in found] == ["The user's sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
+    assert [p.description for p in found] == ["My sister Lena lives in Berlin", "Lena is a painter who loves the sea"]
 
 
 def test_assistant_lines_never_become_facts():

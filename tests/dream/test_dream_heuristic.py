@@ -30,8 +30,9 @@ def pages_of(*turns: tuple[str, str]) -> tuple[ProposedPage, ...]:
     return parse_file_blocks(text, allow_empty=provider.empty_answer_ok).pages
 
 
-def by_title(pages: tuple[ProposedPage, ...]) -> dict[str, ProposedPage]:
-    return {p.title: p for p in pages}
+def by_quote(pages: tuple[ProposedPage, ...]) -> dict[str, ProposedPage]:
+    """The pages by the user's own words they quote."""
+    return {p.quote: p for p in pages}
 
 
 EN_TURNS = (
@@ -49,7 +50,7 @@ EN_TURNS = (
 
 
 def test_english_statements_map_to_folders_and_kinds():
-    pages = by_title(pages_of(*EN_TURNS))
+    pages = by_quote(pages_of(*EN_TURNS))
     expected = {
         "My name is Alex": ("synthesis", "identity", "identity"),
         "I love hiking in the Alps": ("concepts", "preference", "preferences"),
@@ -67,9 +68,14 @@ def test_english_statements_map_to_folders_and_kinds():
         page = pages[title]
         assert (page.folder, page.kind, page.category) == (folder, kind, category), title
         assert page.status == "candidate" and page.sensitivity == "normal"
-    # one fact per page: the clause that carries it, not the whole sentence
+    # one fact per page: the clause that carries it, not the whole sentence, stated so that it
+    # reads alone; a fact that is its whole line keeps the user's exact words as its description
+    assert pages["I love hiking in the Alps"].title == "The user loves hiking in the Alps"
     assert pages["I love hiking in the Alps"].description == "I love hiking in the Alps"
+    assert pages["My name is Alex"].title == "The user's name is Alex"
     assert pages["My name is Alex"].description == "My name is Alex"
+    assert pages["I'm so tired lately"].title == "The user is so tired lately"
+    assert pages["I'm so tired lately"].description == "I'm so tired lately"
     assert pages["My sister Anna is a nurse in Paris"].slot == "Anna/occupation"
     assert [e.name for e in pages["My sister Anna is a nurse in Paris"].entities] == ["Anna", "Paris"]
 
@@ -97,7 +103,7 @@ ZH_TURNS = (
 
 
 def test_chinese_statements_map_to_folders_and_kinds():
-    pages = by_title(pages_of(*ZH_TURNS))
+    pages = by_quote(pages_of(*ZH_TURNS))
     expected = {
         "我叫小明": "identity",
         "我是一名程序员": "identity",
@@ -111,7 +117,8 @@ def test_chinese_statements_map_to_folders_and_kinds():
         "我今天好累": "fact",
     }
     assert {t: p.kind for t, p in pages.items()} == expected
-    assert pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶"
+    assert pages["我喜欢喝绿茶"].title == "用户喜欢喝绿茶" and pages["我喜欢喝绿茶"].description == "我喜欢喝绿茶"
+    assert pages["我今天好累"].description == "我今天好累"  # the whole line: the user's exact words
     assert pages["请不要再提我的前任"].category == "interaction_rules"
 
 
@@ -137,7 +144,8 @@ def test_inference_trap_work_was_tiring():
     pages = pages_of(("user", "Work was tiring today."), ("user", "今天工作好累。"))
     assert [p.description for p in pages] == ["Work was tiring today", "今天工作好累"]
     mixed = pages_of(("user", "Work was tiring today. I love my cat Mochi."))
-    assert [p.title for p in mixed] == ["Work was tiring today", "I love my cat Mochi"]
+    assert [p.quote for p in mixed] == ["Work was tiring today", "I love my cat Mochi"]
+    assert [p.title for p in mixed] == ["Work was tiring today", "The user loves their cat Mochi"]
     assert all("hate" not in (p.title + p.description + p.body).casefold() for p in mixed)
 
 
@@ -213,9 +221,9 @@ def test_every_page_quotes_a_user_line(turns):
     provider = HeuristicProvider()
     user_text = " ".join(text for role, text in turns if role == "user")
     for page in parse_file_blocks(provider.extract(conversation(*turns)), allow_empty=True).pages:
-        assert page.description in user_text
-        assert page.title in user_text
-        assert page.body in user_text
+        # the user's words are the quote; the description is them or riko's statement of them
+        assert page.quote in user_text
+        assert page.description in user_text and page.title == page.body
 
 
 def test_request_key_depends_on_the_transcript():

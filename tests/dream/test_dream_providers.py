@@ -426,7 +426,7 @@ def test_chain_moves_on_after_5xx_and_invalid_output(server):
     server.script = [Reply(502, {"e": 1}), Reply(200, anthropic_reply({"type": "text", "text": "no blocks here"}))]
     chain = ProviderChain([openai(server), anthropic(server), HeuristicProvider()])
     text = chain.extract(transcript())
-    assert [p.title for p in parse_file_blocks(text).pages] == ["I really like jazz"]
+    assert [p.title for p in parse_file_blocks(text).pages] == ["The user really likes jazz"]
     assert len(server.requests) == 2
 
 

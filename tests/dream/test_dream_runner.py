@@ -72,8 +72,10 @@ def test_heuristic_english_and_chinese(mem):
     assert (report.sessions, report.succeeded, report.failed) == (2, 2, 0)
     assert report.provider == "heuristic"
     got = titles(mem)
-    assert {"I prefer green tea in the morning", "My sister Anna lives in Lisbon", "Please never call me Bob"} <= got
-    assert {"我喜欢喝乌龙茶", "我住在上海"} <= got
+    # each title states the fact so that it reads alone: the subject named
+    assert {"The user prefers green tea in the morning", "The user's sister Anna lives in Lisbon",
+            "Please never call the user Bob"} <= got
+    assert {"用户喜欢喝乌龙茶", "用户住在上海"} <= got
     assert not any("cat" in t.casefold() for t in got), "plugin-sourced messages are never Dream input"
     assert not any("love that too" in t for t in got), "assistant lines never become pages"
     assert mem.pages().height == 0
@@ -244,7 +246,7 @@ def test_workers_call_concurrently_and_a_running_session_is_skipped(tmp_path, mo
             assert a.succeeded == 6
             assert second.skipped == 6 and set(second.jobs["outcome"].to_list()) == {"already-running"}
             assert len(stub.extraction_requests()) == 6 and stub.max_active >= 2
-            assert titles(mem) == {f"I love hiking trail number {i}" for i in range(6)}
+            assert titles(mem) == {f"The user loves hiking trail number {i}" for i in range(6)}
     finally:
         stub.close()
 
@@ -321,7 +323,7 @@ def test_killed_run_resumes_without_duplicates(tmp_path, monkeypatch):
             jobs = mem.dream_jobs()
             assert jobs.height == n and set(jobs["status"].to_list()) == {"succeeded"}
             cands = mem.candidates().to_dicts()
-            assert sorted(c["title"] for c in cands) == sorted(f"I love hiking trail number {i}" for i in range(n))
+            assert sorted(c["title"] for c in cands) == sorted(f"The user loves hiking trail number {i}" for i in range(n))
             for cand in cands:
                 assert len(json.loads(cand["source_sessions"])) == 1
             proposed = [json.loads(d)["title"] for d in mem.audits("candidate-proposed")["detail"].to_list()]

@@ -1,0 +1,194 @@
+"""Every word class riko reads statements by, defined once as data, in English and Chinese.
+
+Dream (atoms, cues, derivation, consolidation, selection) and review (conflicts) build their
+patterns from these tuples and strings instead of spelling the words again, so two modules can
+no longer disagree about what counts as a negation, a relative, a first-person word or a CJK
+character. The classes are plain data; :func:`alternation` turns one into a regex alternative,
+longest word first, so "best friend" wins over "friend".
+
+    >>> import re
+    >>> bool(re.search(alternation(NEGATION_EN), "i don't eat pork"))
+    True
+    >>> RELATIONS["sister"]
+    (('妹妹', '姐姐'), 'person', 'f')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = [
+    "CJK_RANGE", "CJK", "alternation",
+    "FIRST_PERSON_EN", "FIRST_PERSON_CHAT_EN", "FIRST_PLURAL_EN", "FIRST_PERSON_ZH", "FIRST_PLURAL_ZH",
+    "NEGATION_EN", "NEGATION_ZH", "DISLIKE_EN", "DISLIKE_ZH",
+    "RELATIONS", "ZH_RELATIONS", "RELATIONS_EN", "KINSHIP_EN", "PETS_EN", "RELATION_MODIFIERS_EN",
+    "WEEKDAYS_EN", "WEEKDAY_ABBREVIATIONS_EN", "MONTHS_EN", "ZH_WEEKDAYS",
+    "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH",
+    "BOUNDARY_VERBS_EN", "BOUNDARY_VERBS_ZH", "BOUNDARY_NEGATORS_EN", "BOUNDARY_NEGATORS_ZH",
+    "EMOTIONS_EN", "EMOTIONS_ZH",
+]
+
+# -- scripts -----------------------------------------------------------------------------------------
+#: The CJK ideographs riko reads as Chinese (the unified block and extension A), as the inside of a
+#: character class: ``f"[{CJK_RANGE}]"``. Every module spells a Chinese character class with this.
+CJK_RANGE = "\u3400-\u9fff"
+#: One CJK ideograph, as a pattern.
+CJK = f"[{CJK_RANGE}]"
+
+
+def alternation(words: Iterable[str]) -> str:
+    """``(?:w1|w2|…)`` of ``words``, escaped (a space matching any whitespace), longest first."""
+    escaped = {re.escape(w).replace(r"\ ", r"\s+") for w in words}
+    return "(?:" + "|".join(sorted(escaped, key=lambda w: (-len(w), w))) + ")"
+
+
+# -- first person ------------------------------------------------------------------------------------
+#: The speaker as a singular subject, object or owner.
+FIRST_PERSON_EN = ("i", "i'm", "i've", "i'll", "i'd", "me", "my", "mine", "myself")
+#: Chat spellings without the apostrophe ("Im making pasta", "ive been learning").
+FIRST_PERSON_CHAT_EN = ("im", "ive")
+#: The speaker with others.
+FIRST_PLURAL_EN = ("we", "we're", "we've", "we'll", "we'd", "our", "ours", "us", "ourselves")
+#: 我 alone is the speaker; 我们 / 咱们 / 咱 are the speaker with others.
+FIRST_PERSON_ZH = ("我",)
+FIRST_PLURAL_ZH = ("我们", "咱们", "咱")
+
+# -- negation and polarity ---------------------------------------------------------------------------
+#: Words that negate a statement ("no" only as a word: "No mucking around" is a negation too).
+NEGATION_EN = ("not", "never", "no", "no longer", "nor", "don't", "doesn't", "didn't", "won't", "can't", "cannot",
+               "isn't", "aren't", "wasn't", "weren't", "haven't", "hasn't", "hadn't", "wouldn't", "shouldn't",
+               "couldn't", "nobody", "nothing", "none", "neither")
+#: Chinese negation, as a pattern: 别 is "don't" on its own, not inside 性别 (sex), 区别, 特别, 分别,
+#: 告别 … or in 别人 / 别的 / 别处 (others).
+NEGATION_ZH = r"不|没|(?<![性区特分告识级类差个辨鉴派离送道])别(?![人的处])|从不|从来不"
+#: Verbs that state the opposite taste: a like slot said with one of these is negated.
+DISLIKE_EN = ("hate", "hates", "dislike", "dislikes", "detest", "detests", "loathe", "loathes", "can't stand",
+              "cannot stand")
+DISLIKE_ZH = ("讨厌", "厌恶", "受不了", "反感")
+
+# -- relations: relatives, partners, friends, colleagues and pets ------------------------------------
+#: English relation noun -> (Chinese forms, entity kind, pronoun gender: f, m or "").
+RELATIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "sister": (("妹妹", "姐姐"), "person", "f"),
+    "older sister": (("姐姐",), "person", "f"),
+    "big sister": (("姐姐",), "person", "f"),
+    "younger sister": (("妹妹",), "person", "f"),
+    "little sister": (("妹妹",), "person", "f"),
+    "brother": (("哥哥", "弟弟"), "person", "m"),
+    "older brother": (("哥哥",), "person", "m"),
+    "big brother": (("哥哥",), "person", "m"),
+    "younger brother": (("弟弟",), "person", "m"),
+    "little brother": (("弟弟",), "person", "m"),
+    "mother": (("妈妈", "母亲"), "person", "f"),
+    "mom": (("妈妈",), "person", "f"),
+    "mum": (("妈妈",), "person", "f"),
+    "father": (("爸爸", "父亲"), "person", "m"),
+    "dad": (("爸爸",), "person", "m"),
+    "parents": (("父母",), "person", ""),
+    "wife": (("老婆", "妻子"), "person", "f"),
+    "husband": (("老公", "丈夫"), "person", "m"),
+    "girlfriend": (("女朋友", "女友"), "person", "f"),
+    "boyfriend": (("男朋友", "男友"), "person", "m"),
+    "partner": (("伴侣", "对象"), "person", ""),
+    "fiance": (("未婚夫",), "person", "m"),
+    "fiancee": (("未婚妻",), "person", "f"),
+    "son": (("儿子",), "person", "m"),
+    "daughter": (("女儿",), "person", "f"),
+    "kid": (("孩子",), "person", ""),
+    "child": (("孩子",), "person", ""),
+    "children": (("孩子们",), "person", ""),
+    "baby": (("宝宝",), "person", ""),
+    "grandmother": (("奶奶", "外婆", "姥姥"), "person", "f"),
+    "grandma": (("奶奶", "外婆"), "person", "f"),
+    "grandfather": (("爷爷", "外公", "姥爷"), "person", "m"),
+    "grandpa": (("爷爷", "外公"), "person", "m"),
+    "aunt": (("阿姨", "姑姑", "舅妈", "婶婶", "姨妈", "姑妈", "伯母"), "person", "f"),
+    "uncle": (("叔叔", "舅舅", "伯伯", "姨父", "姑父"), "person", "m"),
+    "cousin": (("表姐", "表妹", "表哥", "表弟", "堂哥", "堂姐", "堂弟", "堂妹"), "person", ""),
+    "nephew": (("侄子", "外甥"), "person", "m"),
+    "niece": (("侄女", "外甥女"), "person", "f"),
+    "sister-in-law": (("嫂子", "弟媳"), "person", "f"),
+    "brother-in-law": (("姐夫", "妹夫"), "person", "m"),
+    "father-in-law": (("岳父", "公公"), "person", "m"),
+    "mother-in-law": (("岳母", "婆婆"), "person", "f"),
+    "best friend": (("好朋友", "闺蜜"), "person", ""),
+    "friend": (("朋友",), "person", ""),
+    "boss": (("老板", "领导", "上司"), "person", ""),
+    "subordinate": (("下属",), "person", ""),
+    "manager": (("经理",), "person", ""),
+    "colleague": (("同事",), "person", ""),
+    "coworker": (("同事",), "person", ""),
+    "co-worker": (("同事",), "person", ""),
+    "roommate": (("室友", "舍友"), "person", ""),
+    "flatmate": (("室友",), "person", ""),
+    "neighbor": (("邻居",), "person", ""),
+    "neighbour": (("邻居",), "person", ""),
+    "teacher": (("老师",), "person", ""),
+    "mentor": (("导师",), "person", ""),
+    "doctor": (("医生",), "person", ""),
+    "therapist": (("心理咨询师",), "person", ""),
+    "classmate": (("同学",), "person", ""),
+    "dog": (("狗", "小狗"), "pet", ""),
+    "puppy": (("小狗",), "pet", ""),
+    "cat": (("猫", "小猫"), "pet", ""),
+    "kitten": (("小猫",), "pet", ""),
+    "pet": (("宠物",), "pet", ""),
+}
+#: Chinese relation word -> its English relation (the first listed form wins; bare 妈 / 爸 too).
+ZH_RELATIONS: dict[str, str] = {}
+for _en, (_forms, _kind, _gender) in RELATIONS.items():
+    for _form in _forms:
+        ZH_RELATIONS.setdefault(_form, _en)
+ZH_RELATIONS.update({"姐姐": "older sister", "妹妹": "younger sister", "哥哥": "older brother",
+                     "弟弟": "younger brother", "妈": "mom", "爸": "dad", "母亲": "mother", "父亲": "father",
+                     "老婆": "wife", "老公": "husband", "妻子": "wife", "丈夫": "husband"})
+del _en, _forms, _kind, _gender
+#: Every English relation noun, and the two classes the entities keep apart.
+RELATIONS_EN = tuple(RELATIONS)
+KINSHIP_EN = tuple(r for r, (_, kind, _) in RELATIONS.items() if kind == "person")
+PETS_EN = tuple(r for r, (_, kind, _) in RELATIONS.items() if kind == "pet")
+#: Words before a relation noun that keep it the same relation ("my *little* sister").
+RELATION_MODIFIERS_EN = ("older", "younger", "little", "big", "best", "old", "new", "oldest", "youngest", "twin", "ex")
+
+# -- time --------------------------------------------------------------------------------------------
+WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Short forms people type for a weekday ("last Fri"), by weekday number (Monday 0).
+WEEKDAY_ABBREVIATIONS_EN = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+                            "sat": 5, "sun": 6}
+MONTHS_EN = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+             "november", "december")
+#: 周一 … 周日 / 星期天: the character after 周 / 星期 / 礼拜, by weekday number.
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5}
+#: Words that place a statement in the past, ahead, or now (as phrases; a space is any whitespace).
+TIME_PAST_EN = ("yesterday", "last night", "last week", "last weekend", "last month", "last year", "last summer",
+                "last winter", "last spring", "last fall", "last autumn", "last time", "this morning",
+                "earlier today", "the other day", "a few days ago", "the day before yesterday")
+TIME_AHEAD_EN = ("tomorrow", "next week", "next weekend", "next month", "next year", "next summer", "next spring",
+                 "next fall", "next autumn", "next winter", "next semester", "this weekend", "this coming", "soon",
+                 "later this week", "later this month", "later this year", "the day after tomorrow")
+TIME_NOW_EN = ("today", "tonight", "this week", "this month", "this year", "this afternoon", "this evening")
+TIME_PAST_ZH = ("昨天", "昨晚", "前天", "上周", "上个星期", "上星期", "上礼拜", "上个月", "上月", "去年", "前年", "前几天",
+                "今天早上", "前阵子")
+TIME_AHEAD_ZH = ("明天", "后天", "大后天", "下个月", "下月", "下周", "下个星期", "下星期", "下礼拜", "明年", "后年",
+                 "今年年底", "过几天", "这个周末", "这周末", "月底")
+TIME_NOW_ZH = ("今天", "今晚", "今早", "这周", "本周", "这个月", "本月", "今年")
+
+# -- boundary phrasing: what the speaker asks never to be brought up ---------------------------------
+#: The negators that open a boundary ("don't …", "never …", "stop …").
+BOUNDARY_NEGATORS_EN = ("don't", "do not", "never", "stop", "quit", "please don't")
+#: What a boundary forbids: talking about, asking about, reminding of …
+BOUNDARY_VERBS_EN = (r"mention(?:ing)?", r"bring(?:ing)?\s+up", r"talk(?:ing)?\s+about", r"ask(?:ing)?(?:\s+me)?\s+about",
+                     r"call(?:ing)?\s+me", r"remind(?:ing)?\s+me\s+(?:of|about)", r"jok(?:e|ing)\s+about")
+BOUNDARY_NEGATORS_ZH = ("不要再", "不要", "别再", "别", "不许")
+BOUNDARY_VERBS_ZH = ("提起", "提到", "提", "问我", "问", "聊", "谈", "说起", "叫我", "讲")
+
+# -- feelings ----------------------------------------------------------------------------------------
+#: How a speaker says they feel (regex fragments: "stressed out", "burned out", "压力很大").
+EMOTIONS_EN = ("tired", "exhausted", "stressed", "stressed out", "anxious", "sad", "happy", "excited", "lonely",
+               "nervous", "overwhelmed", "upset", "angry", "frustrated", "bored", "depressed", "burned out",
+               "burnt out", "worried", "scared", "afraid", "hopeful", "grateful", "proud", "calm", "relaxed", "down",
+               "heartbroken", "homesick", "miserable", "thrilled", "relieved", "hurt", "drained")
+EMOTIONS_ZH = ("压力大", "压力很大", "压力好大", "压力特别大", "压力太大", "疲惫", "难过", "伤心", "开心", "高兴", "焦虑", "紧张",
+               "孤独", "寂寞", "沮丧", "生气", "烦躁", "崩溃", "害怕", "担心", "兴奋", "失落", "郁闷", "抑郁", "幸福", "委屈",
+               "心累", "累", "烦")

@@ -1,0 +1,240 @@
+"""Self-contained facts: each proposal reads alone while the user's exact words stay its evidence.
+
+The subject is named, a pronoun is resolved within the session, a relative date is said against
+the time of its line, a short answer is joined to its question, what stripping a filler leaves is
+no fact, statements without "I" are found, and no cut drops a negation (English and Chinese).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from riko.dream.atoms import answer_fact, extract_facts, statement_of
+from riko.dream.grounding import ground
+from riko.dream.heuristic import HeuristicProvider
+from riko.dream.protocol import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, parse_file_blocks
+from riko.dream.transcript import Transcript, TranscriptLine
+from riko.language.statement import clip, drops_negation, has_negation, relative_dates, resolve_dates
+
+MONDAY = datetime(2023, 5, 8, 14, 30)  # a Monday
+
+
+def pages(*lines: tuple[str, str], when: datetime | None = MONDAY):
+    transcript = Transcript("s", tuple(TranscriptLine(i, role, text, when if role == "user" else None)
+                                       for i, (role, text) in enumerate(lines, 1)))
+    provider = HeuristicProvider()
+    return parse_file_blocks(provider.extract(transcript), allow_empty=provider.empty_answer_ok).pages
+
+
+def by_quote(found):
+    return {p.quote: p for p in found}
+
+
+# -- the subject named -------------------------------------------------------------------------------
+def test_the_user_is_named_in_a_one_person_scope():
+    (page,) = pages(("user", "Okay so I really love hiking with my sister."))
+    assert page.title == page.body == "The user really loves hiking with their sister"
+    assert page.quote == page.description == "I really love hiking with my sister"
+    from riko.language.statement import name_subject
+
+    assert name_subject("I really need this trip", "The user") == "The user really needs this trip"
+    assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
+    assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
+    (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
+    assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
+
+
+def test_a_speaker_is_named_in_a_multi_party_log():
+    found = pages(("user", "Fahim Khan: I went running this morning."), ("user", "Akib: I love jazz."))
+    titles = [p.title for p in found]
+    assert titles == ["Fahim Khan: I went running on the morning of 2023-05-08", "Akib: I love jazz"]
+    assert [p.slot for p in found] == ["Fahim Khan/did:went_running_morning", "Akib/likes:jazz"]
+
+
+def test_a_whole_line_keeps_the_users_exact_words_as_its_description():
+    # the authority rule: user_grounded admits a description that is exactly one line the user typed
+    (page,) = pages(("user", "I went hiking yesterday."))
+    assert page.description == "I went hiking yesterday"
+    assert page.title == page.body == "The user went hiking on 2023-05-07"
+    (zh,) = pages(("user", "我昨天去爬山了。"))
+    assert zh.description == "我昨天去爬山了" and zh.title == "用户2023年5月7日去爬山了"
+    # split out of a longer line: the speaker's words, their dates made absolute
+    (split,) = pages(("user", "Hi there! I went hiking yesterday."))
+    assert split.description == "I went hiking on 2023-05-07" and split.quote == "I went hiking yesterday"
+
+
+# -- pronouns --------------------------------------------------------------------------------------
+def test_they_is_the_group_the_session_named():
+    facts = extract_facts("They are so sweet and playful.", context=("I have two cats, Luna and Oliver.",))
+    assert [f.text for f in facts] == ["Luna and Oliver are so sweet and playful"]
+    assert [f.quote for f in facts] == ["They are so sweet and playful"]
+    # two groups to choose from: left as said
+    two = extract_facts("They are so sweet.", context=("Mia and Leo came over. I have two cats, Luna and Oliver.",))
+    assert [f.text for f in two] == ["They are so sweet"]
+    zh = extract_facts("我有两个朋友小雨和小明。他们都喜欢打篮球。")
+    assert [f.text for f in zh] == ["我有两个朋友小雨和小明", "小雨和小明都喜欢打篮球"]
+
+
+def test_a_singular_pronoun_still_resolves_against_the_speakers_lines():
+    found = by_quote(pages(("user", "My sister Lena moved to Berlin. She works as a nurse there.")))
+    assert found["She works as a nurse there"].title == "Lena works as a nurse there"
+    zh = extract_facts("她在医院工作。", context=("我妹妹叫小雨。",))
+    assert [f.text for f in zh] == ["小雨在医院工作"]
+
+
+# -- relative dates --------------------------------------------------------------------------------
+def test_relative_dates_are_said_against_the_line_time_in_english():
+    cases = {
+        "I went hiking yesterday": "I went hiking on 2023-05-07",
+        "I met Jon last Fri": "I met Jon on 2023-05-05",
+        "We went out last night": "We went out on the night of 2023-05-07",
+        "I quit 3 days ago": "I quit on 2023-05-05",
+        "I'm moving next month": "I'm moving in June 2023",
+        "I graduated last year": "I graduated in 2022",
+        "I have an exam tomorrow": "I have an exam on 2023-05-09",
+        "The party is next Saturday": "The party is on 2023-05-13",
+        "I started a new job last week": "I started a new job in the week of 2023-05-01",
+        "I saw her on last Friday": "I saw her on 2023-05-05",
+        "I was sick this past week": "I was sick in the week of 2023-05-01",
+    }
+    for said, resolved in cases.items():
+        assert resolve_dates(said, MONDAY) == resolved, said
+    assert resolve_dates("I went hiking yesterday", None) == "I went hiking yesterday"
+
+
+def test_relative_dates_are_said_against_the_line_time_in_chinese():
+    cases = {
+        "我昨天去了公园": "我2023年5月7日去了公园",
+        "我上周五去了杭州": "我2023年5月5日去了杭州",
+        "下周三开会": "2023年5月17日开会",
+        "我上个月搬家了": "我2023年4月搬家了",
+        "我去年毕业": "我2022年毕业",
+        "三天前我去了医院": "2023年5月5日我去了医院",
+        "我明天要去北京": "我2023年5月9日要去北京",
+        "昨晚我看了电影": "2023年5月7日晚上我看了电影",
+    }
+    for said, resolved in cases.items():
+        assert resolve_dates(said, MONDAY) == resolved, said
+
+
+def test_a_resolved_date_is_grounded_in_the_words_that_said_it():
+    line = TranscriptLine(3, "user", "I went hiking yesterday.", MONDAY)
+    assert ground("The user went hiking on 2023-05-07", "The user went hiking on 2023-05-07", "", (), (line,)).supported
+    # a date the words do not say is no more grounded than before
+    assert not ground("The user went hiking on 2021-01-01", "The user went hiking on 2021-01-01 in Rome", "", (),
+                      (line,)).supported
+    zh = TranscriptLine(4, "user", "我昨天去爬山了。", MONDAY)
+    assert ground("用户2023年5月7日去爬山了", "用户2023年5月7日去爬山了", "", (), (zh,)).supported
+
+
+def test_every_proposal_with_a_relative_date_states_it_absolutely():
+    found = pages(("user", "Yesterday I went climbing with friends."), ("user", "I'm flying to Rome next Friday."),
+                  ("user", "我上周五去了杭州。"), ("user", "明天我要去北京出差。"))
+    assert len(found) == 4
+    for page in found:
+        assert relative_dates(page.quote), page.quote
+        assert not relative_dates(page.title), page.title
+
+
+# -- questions and answers -------------------------------------------------------------------------
+def test_a_short_answer_is_joined_to_the_question_it_answers():
+    found = pages(("user", "Caroline: I have two cats."), ("user", "Melanie: Aww! What are their names?"),
+                  ("user", "Caroline: Luna and Oliver!"))
+    titles = [p.title for p in found]
+    assert "Caroline: their names are Luna and Oliver" in titles
+    assert "Caroline: Luna and Oliver" not in titles
+    answer = next(p for p in found if "names" in p.title)
+    assert answer.quote == "Luna and Oliver"
+    (asked,) = pages(("assistant", "Which trail do you like best? What is your favourite trail?"),
+                     ("user", "Angels Landing!"))
+    assert asked.title == "The user's favourite trail is Angels Landing" and asked.quote == "Angels Landing"
+
+
+def test_a_short_answer_is_joined_to_a_chinese_question():
+    fact = answer_fact("真可爱！你的猫叫什么名字？", "Luna和Oliver。")
+    assert fact is not None and fact.text == "我的猫叫Luna和Oliver" and fact.quote == "Luna和Oliver"
+    assert statement_of(fact, None) == "用户的猫叫Luna和Oliver"
+    assert answer_fact("你住在哪里？", "北京").text == "我住在北京"
+
+
+def test_no_answer_is_made_of_a_thanks_a_statement_or_a_question():
+    assert answer_fact("What is your favourite colour?", "Thanks!") is None
+    assert answer_fact("What is your job?", "I am a nurse at the clinic.") is None  # a fact of its own
+    assert answer_fact("What is your job?", "Why do you ask?") is None
+    assert answer_fact("Do you like jazz?", "Miles Davis") is None  # not a what / who / where question
+    assert answer_fact("你住在哪里？", "我住在北京。") is None
+
+
+# -- fragments and statements without "I" -----------------------------------------------------------
+def test_stripping_a_filler_leaves_no_fragment():
+    assert extract_facts("Thanks for the advice, Jon!", speaker="Kai") == []
+    assert extract_facts("Yeah, I love to!") == []
+    assert extract_facts("So, for the record.") == []
+    # a preposition the speaker said first is theirs: the fact stays
+    assert [f.text for f in extract_facts("For dinner I made pasta.")] == ["For dinner I made pasta"]
+    assert [f.text for f in extract_facts("Okay so for the record I am vegan.")] == ["for the record I am vegan"]
+    assert extract_facts("嗯，谢谢你的建议。") == []
+
+
+def test_statements_about_the_speaker_without_i_are_found():
+    assert [f.text for f in extract_facts("Family time matters to me.")] == ["Family time matters to me"]
+    assert [f.text for f in extract_facts("My kids mean the world to me.")] == ["My kids mean the world to me"]
+    assert [f.text for f in extract_facts("Music is really important to me.")] == ["Music is really important to me"]
+    assert [f.text for f in extract_facts("家人对我来说很重要。")] == ["家人对我来说很重要"]
+    (page,) = pages(("user", "Family time matters to me."))
+    assert page.title == "Family time matters to the user"
+
+
+# -- no cut drops a negation -----------------------------------------------------------------------
+def test_a_long_fact_is_cut_at_a_clause_boundary_keeping_its_negation():
+    text = ("I want to stay in cabins or campsites all along the coast road this summer, with my two dogs in the "
+            "back seat, and definitely no hotels")
+    cut = clip(text, MAX_DESCRIPTION_CHARS)
+    assert len(cut) <= MAX_DESCRIPTION_CHARS and "definitely no hotels" in cut and cut.startswith("I want to stay")
+    found = pages(("user", text + "."))
+    assert found and all("no hotels" in p.title and "no hotels" in p.description for p in found)
+    zh = "我想这个夏天沿着海岸公路一路住小木屋或者露营地，带着我的两只狗坐在后座，" * 2 + "绝对不住酒店"
+    cut = clip(zh, MAX_TITLE_CHARS)
+    assert "不住酒店" in cut and len(cut) <= MAX_TITLE_CHARS
+
+
+def test_a_cut_with_no_safe_boundary_keeps_the_text_whole():
+    text = "I " + "really " * 20 + "do not want any hotels at all on this trip"
+    assert clip(text, 60) == " ".join(text.split())
+    assert clip("I love hiking in the Alps", 120) == "I love hiking in the Alps"
+
+
+_WORDS = st.sampled_from("I we my sister want love stay in the cabins campsites coast road summer dogs trip "
+                         "hotels really along with and a big old quiet place near lake city".split())
+_NEGATIONS = st.sampled_from(["not", "never", "no", "don't", "can't", "isn't", "nothing", "不", "没有", "别"])
+_SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " but ", " because ", " - ", "，"])
+
+
+@st.composite
+def _sentences(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(2, 40))):
+        parts.append(draw(_NEGATIONS) if draw(st.integers(0, 9)) == 0 else draw(_WORDS))
+        parts.append(draw(_SEPARATORS))
+    return "".join(parts).strip(" ,;-，")
+
+
+@settings(max_examples=400, deadline=None)
+@given(_sentences(), st.integers(20, 160))
+def test_no_cut_ever_drops_a_negation(text, limit):
+    cut = clip(text, limit)
+    assert not drops_negation(text, cut)
+    assert len(cut) <= limit or cut == " ".join(text.split())
+    if not has_negation(text):
+        assert len(cut) <= limit
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_sentences(), min_size=1, max_size=2))
+def test_no_proposal_drops_a_negation_of_its_fact(lines):
+    for page in pages(*(("user", "I think " + line + ".") for line in lines)):
+        assert not drops_negation(page.quote, page.title), page
+        assert not drops_negation(page.quote, page.description) or page.description in " ".join(lines)
