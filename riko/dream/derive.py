@@ -453,10 +453,10 @@ _NICK_EN = (
 )
 _NICK_ZH = (
     # "小雨，我们叫她雨雨", "李强的小名叫强强", "强强是李强的外号"
-    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)[，,]?\s*(?:我们|大家|家里人|朋友们)?(?:都)?(?:叫|喊|管)(?:她|他|它)(?:叫)?"
-                r"\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
-    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)的?(?:小名|外号|昵称|绰号)(?:是|叫)\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)"), False),
-    (re.compile(r"([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)是\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z][\w\-]*)\s*的(?:小名|外号|昵称|绰号)"), True),
+    (re.compile(r"([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)[，,]?\s*(?:我们|大家|家里人|朋友们)?(?:都)?(?:叫|喊|管)(?:她|他|它)(?:叫)?"
+                r"\s*([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)的?(?:小名|外号|昵称|绰号)(?:是|叫)\s*([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)"), False),
+    (re.compile(r"([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)是\s*([" + CJK_RANGE + r"]{2,3}|[A-Z][a-z][\w\-]*)\s*的(?:小名|外号|昵称|绰号)"), True),
 )
 _TIE_ZH = (
     re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
@@ -575,7 +575,7 @@ def _zh_events(text: str, names: _Names) -> None:
         if cut:
             head = head[cut.end():]
         head = head.lstrip("我将要会")
-        tail = re.match(r"·[\u4e00-\u9fff]{1,8}?(?=的|[，,。\s]|$)", text[m.end():])
+        tail = re.match(r"·[" + CJK_RANGE + r"]{1,8}?(?=的|[，,。\s]|$)", text[m.end():])
         if len(head) >= 2 and head not in _ZH_GENERIC_PREFIX and not _ZH_NEG_HEAD.match(head):
             # a name with a subtitle after "·" ("摄影盛宴·友聚光影") is one event
             names.add(head + m.group(0) + (tail.group(0) if tail else ""), "other")
