@@ -115,7 +115,7 @@ class Transcript:
             room = max_chars - used - (1 if kept else 0) - len(TranscriptLine(line.seq, line.role, "").render(numbered))
             taken = _newest_sentences(line.text, room)
             if taken.strip():
-                kept.append(TranscriptLine(line.seq, line.role, taken.strip()))
+                kept.append(TranscriptLine(line.seq, line.role, taken.strip(), line.time))
                 used += len(kept[-1].render(numbered)) + (1 if len(kept) > 1 else 0)
             unread += len(line.text) - len(taken)
         return Transcript(self.session_id, tuple(reversed(kept)), self.split + split, self.unread + unread)

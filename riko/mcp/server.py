@@ -9,7 +9,7 @@ HTTP mode) — never a tool the model could call.
 
 Beside the six tools of :mod:`riko.tools` an MCP host gets ``memory_recall``: the read path an
 in-process host runs itself (``mem.recall`` before a turn) is a tool here, because the MCP host
-cannot call Python. It writes nothing and follows the one rule of recall on every surface:
+cannot call Python. It changes no memory (a recall only records which pages it used, as everywhere) and follows the one rule of recall on every surface:
 ``recall_enabled`` (default off) gates it, and while it is off the call is refused naming it.
 """
 
@@ -64,7 +64,7 @@ RECALL_SCHEMA: dict[str, Any] = {
     "name": RECALL_TOOL,
     "description": ("Recall memories that are not in the Resident, for the user's current request: the "
                     "bodies of pages listed in riko://index, older facts, what the user said before. "
-                    "Read-only. Works only when the memory has recall_enabled = true."),
+                    "Changes no memory. Works only when the memory has recall_enabled = true."),
     "input_schema": {
         "type": "object",
         "properties": {

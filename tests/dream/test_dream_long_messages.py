@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from datetime import datetime
 from pathlib import Path
 
 import riko
@@ -31,6 +32,12 @@ def test_tail_splits_a_message_longer_than_the_budget_at_sentence_boundaries() -
     # within the budget nothing is split or counted
     small = Transcript("s", (TranscriptLine(1, "user", "I like tea."),)).tail(1000)
     assert (small.split, small.unread, small.lines[0].text) == (0, 0, "I like tea.")
+
+
+def test_the_kept_part_of_a_split_message_keeps_the_time_it_was_said() -> None:
+    said = datetime(2023, 5, 8, 9, 30)
+    kept = Transcript("s", (TranscriptLine(2, "user", PASTE, said),)).tail(1000)
+    assert kept.split == 1 and kept.lines[0].time == said  # "yesterday" in it is read against this time
 
 
 def test_tail_cuts_a_sentence_longer_than_the_budget_at_whitespace() -> None:
