@@ -14,6 +14,14 @@ embedding is skipped and counted, never embedded here. The grid's ``lexical`` ro
 channel lists, so ``--load`` re-fits a new grid, or sets measured in separate runs, without
 asking again.
 
+Besides weighted RRF (dense weight, dense k, rank cap, cosine margin, agreement, neighbours,
+prefix, keep), three families of rules are meant to cost little where dense does not help: a
+query-dependent dense weight (by rawEvidence's BM25 margin between its first and second hit, or
+by question length), dense re-ranking only lexical's top k, and calibrated score fusion
+(per-query min-max or z-normalised channel scores and cosines, summed). The report gives the
+best and the worst setting of each family beside lexical, e5 alone, plain RRF and the shipped
+rule. With fewer than three sets nothing is chosen: the figures are exploration only.
+
 For each held-out set the setting whose worst training set does best is fitted on the other
 three and reported on the held-out one; the setting finally chosen is, of those fitted, the one
 whose worst held-out set is best. "Does best" is, by default, the smallest of its hit@10,
