@@ -655,15 +655,18 @@ def families_report(order: Sequence[str], summaries: Mapping[str, Mapping[str, M
     for n in names:
         kinds.setdefault(by_name[n].family, []).append(n)
     worst = {n: min(gains[n][d] for d in order) for n in names}
-    best = {kind: max(members, key=lambda n: (worst[n], n == SHIPPED.name)) for kind, members in kinds.items()
-            if kind != "lexical"}
+    mean = {n: sum(gain(summaries[d][n], summaries[d]["lexical"], "mean") for d in order) / len(order)
+            for n in names}
+    best = {kind: max(members, key=lambda n: (worst[n], mean[n], n == SHIPPED.name))
+            for kind, members in kinds.items() if kind != "lexical"}
     print("\nfamilies (best = largest worst-set-and-metric gain over lexical, IN-SAMPLE; "
           "floor = the family's worst setting's worst gain; share = settings never below lexical):")
     for kind, members in kinds.items():
         if kind == "lexical":
             continue
         safe = sum(worst[n] >= 0 for n in members)
-        print(f"  {kind:<15} {len(members):3d} settings  best {best[kind]} ({worst[best[kind]]:+.4f})  "
+        print(f"  {kind:<15} {len(members):3d} settings  best {best[kind]} ({worst[best[kind]]:+.4f}, "
+              f"mean {mean[best[kind]]:+.4f})  "
               f"floor {min(worst[n] for n in members):+.4f}  share {safe}/{len(members)}")
     print("\n| set | system | n | hit@10 | frac@10 | MRR |")
     print("| --- | --- | --- | --- | --- | --- |")
