@@ -613,7 +613,7 @@ def report(sets: Mapping[str, Mapping[str, Any]], summaries: Mapping[str, Mappin
     if len(order) < 3:
         print(f"\n{len(order)} sets measured: EXPLORATION ONLY (a shipped setting is chosen over three or more)")
     print(f"\nleave-one-dataset-out (fit: the best worst training set by the {rule} over lexical)")
-    print("| held out | fitted on the other three | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
+    print("| held out | fitted on the other sets | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
     print("| --- | --- | --- | --- | --- | --- |")
     for held in order:
         best = fitted[held]
