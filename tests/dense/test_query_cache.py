@@ -132,3 +132,11 @@ def test_the_e5_model_encodes_a_repeated_query_once() -> None:
     other = E5Provider()  # another object of the same model shares the entry and loads nothing
     assert np.array_equal(other.embed_query("where did my sister move?"), first) and not other.loaded
     assert abs(float(np.linalg.norm(first)) - 1.0) < 1e-5
+
+
+def test_the_module_examples_hold() -> None:
+    import doctest
+
+    import riko.dense.query_cache as module
+
+    assert doctest.testmod(module).failed == 0
