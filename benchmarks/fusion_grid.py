@@ -14,6 +14,14 @@ embedding is skipped and counted, never embedded here. The grid's ``lexical`` ro
 channel lists, so ``--load`` re-fits a new grid, or sets measured in separate runs, without
 asking again.
 
+Besides weighted RRF (dense weight, dense k, rank cap, cosine margin, agreement, neighbours,
+prefix, keep), three families of rules are meant to cost little where dense does not help: a
+query-dependent dense weight (by rawEvidence's BM25 margin between its first and second hit, or
+by question length), dense re-ranking only lexical's top k, and calibrated score fusion
+(per-query min-max or z-normalised channel scores and cosines, summed). The report gives the
+best and the worst setting of each family beside lexical, e5 alone, plain RRF and the shipped
+rule. With fewer than three sets nothing is chosen: the figures are exploration only.
+
 For each held-out set the setting whose worst training set does best is fitted on the other
 three and reported on the held-out one; the setting finally chosen is, of those fitted, the one
 whose worst held-out set is best. "Does best" is, by default, the smallest of its hit@10,
@@ -94,10 +102,52 @@ class Setting:
     neighbour: float = 0.0  # share of each neighbouring line's fused score a line receives
     prefix: str = "query"  # how the query is embedded: "query:" or as a "passage:"
     keep: int = 0  # the lexical ranking's first ``keep`` stay on top, in their order
+    # query-dependent weight by lexical confidence: when rawEvidence's first BM25 score leads
+    # its second by at least this share of the first, the dense channel weighs ``confident``
+    lex_margin: float | None = None
+    confident: float = 0.0
+    # query-dependent weight by length: a question of at most this many tokens (riko's
+    # tokenizer: stopwords out) has the dense channel at ``short``
+    len_split: int | None = None
+    short: float = 0.0
+    # dense as a re-ranker: only the lexical top ``rerank`` are reordered (by RRF of their
+    # lexical place and their cosine place among them, the dense vote at ``weight``); the
+    # rest keep the lexical order, so the lexical top-``rerank`` set never changes
+    rerank: int | None = None
+    # calibrated score fusion instead of RRF: each lexical channel's own scores and the
+    # dense cosines, normalised per query ("minmax": to [0, 1]; "z": z-scores cut at 0),
+    # summed with the dense part at ``weight``
+    calibrated: str | None = None
+
+    @property
+    def family(self) -> str:
+        """Which kind of rule this is (the grid reports the best of each kind)."""
+        if self.weight == 0:
+            return "lexical"
+        if self.calibrated:
+            return "calibrated"
+        if self.rerank is not None:
+            return "rerank"
+        if self.lex_margin is not None:
+            return "lexical-margin"
+        if self.len_split is not None:
+            return "query-length"
+        return "rrf"
 
     @property
     def name(self) -> str:
+        if self.calibrated:
+            parts = [f"cal-{self.calibrated}", f"w{self.weight:g}"]
+            if self.rank_cap is not None:
+                parts.append(f"cap{self.rank_cap}")
+            return ",".join(parts)
+        if self.rerank is not None:
+            return f"rerank{self.rerank},w{self.weight:g}"
         parts = [f"w{self.weight:g}"]
+        if self.lex_margin is not None:
+            parts.append(f"lexmargin{self.lex_margin:g}->w{self.confident:g}")
+        if self.len_split is not None:
+            parts.append(f"len<={self.len_split}->w{self.short:g}")
         if self.dense_k != RRF_K:
             parts.append(f"k{self.dense_k}")
         if self.agree is not None:
@@ -134,16 +184,40 @@ def grid() -> list[Setting]:
         out.append(Setting(weight=w, rank_cap=cap, prefix="passage"))
         out.append(Setting(weight=w, rank_cap=cap, neighbour=0.25))
         out.append(Setting(weight=w, rank_cap=cap, agree=0.0))
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + families()))
+
+
+def families() -> list[Setting]:
+    """Rules meant to cost little where dense does not help: a weight that depends on the
+    query, dense re-ranking lexical's top k, and calibrated score fusion."""
+    out: list[Setting] = []
+    for w, tau, low in itertools.product((0.7, 1.0), (0.1, 0.2, 0.3, 0.5), (0.0, 0.3)):
+        out.append(Setting(weight=w, rank_cap=10, lex_margin=tau, confident=low))
+    for w, split, short in itertools.product((0.5, 1.0), (3, 5, 8), (0.0, 0.5, 1.0, 1.5)):
+        if short != w:
+            out.append(Setting(weight=w, rank_cap=10, len_split=split, short=short))
+    for k, w in itertools.product((5, 10, 20, 30, 50), (0.5, 1.0, 2.0)):
+        out.append(Setting(weight=w, rerank=k))
+    for mode, w, cap in itertools.product(("minmax", "z"), (0.25, 0.5, 1.0, 2.0), (None, 10)):
+        out.append(Setting(weight=w, rank_cap=cap, calibrated=mode))
+    return out
 
 
 # -- one question's channel lists, kept compact: documents are numbered in doc_id order, so
 # -- sorting by (-score, number) is riko's (-score, doc_id) order
 def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
     """The fused ranking (document numbers, best first, at most DEPTH) of one question under ``setting``."""
+    if setting.rerank is not None:
+        return _reranked(setting, q)
     base: np.ndarray = q["_base"]
-    score = base.copy()
+    # calibrated: the lexical RRF score stays as a tie-break far below the calibrated scale,
+    # so every document a channel found keeps a place behind those the scores lift
+    score = base.copy() if setting.calibrated is None else q["_cal"][setting.calibrated] + 1e-3 * base
     weight = setting.weight
+    if setting.lex_margin is not None and q["_lm"] >= setting.lex_margin:
+        weight = setting.confident
+    if setting.len_split is not None and q["_qlen"] <= setting.len_split:
+        weight = setting.short
     if weight > 0:
         key = "dq" if setting.prefix == "query" else "dp"
         ids: list[int] = q[key]
@@ -158,7 +232,11 @@ def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
             top_lexical = set(q["lex"].get("rawEvidence", [])[:10])
             share = len(top_lexical & set(ids[:10])) / 10 if top_lexical else 0.0
             weight = setting.agree + (setting.weight - setting.agree) * share
-        if weight > 0 and ids:
+        if weight > 0 and ids and setting.calibrated is not None:
+            norm: dict[int, float] = q["_dcal"][setting.calibrated]
+            ranked = np.asarray(ids, dtype=np.int64)
+            score[ranked] += weight * np.asarray([norm[d] for d in ids])
+        elif weight > 0 and ids:
             ranked = np.asarray(ids, dtype=np.int64)
             score[ranked] += weight / (setting.dense_k + np.arange(1, len(ranked) + 1))
     if setting.neighbour:
@@ -172,6 +250,38 @@ def rank_with(setting: Setting, q: Mapping[str, Any]) -> list[int]:
         top = q["_lexical_order"][:setting.keep]
         order = top + [d for d in order if d not in top]
     return order[:DEPTH]
+
+
+def _reranked(setting: Setting, q: Mapping[str, Any]) -> list[int]:
+    """Lexical's top ``setting.rerank`` reordered by RRF of their lexical and cosine places
+    among themselves; the rest in lexical order."""
+    order: list[int] = q["_lexical_order"]
+    k = setting.rerank or 0
+    head, tail = order[:k], order[k:]
+    cosine: dict[int, float] = q["_cos"]
+    by_cosine = sorted(range(len(head)), key=lambda i: (-cosine.get(head[i], -2.0), i))
+    score = [1.0 / (RRF_K + i + 1) for i in range(len(head))]
+    for place, i in enumerate(by_cosine):
+        if head[i] in cosine:
+            score[i] += setting.weight / (RRF_K + place + 1)
+    ranked = sorted(range(len(head)), key=lambda i: (-score[i], i))
+    return ([head[i] for i in ranked] + tail)[:DEPTH]
+
+
+def _normalised(values: Sequence[float], mode: str) -> list[float]:
+    """Scores of one list on a common scale: min-max to [0, 1], or z-scores cut at 0."""
+    if not values:
+        return []
+    arr = np.asarray(values, dtype=np.float64)
+    if mode == "minmax":
+        lo, hi = float(arr.min()), float(arr.max())
+        if hi <= lo:
+            return [1.0] * len(values)
+        return ((arr - lo) / (hi - lo)).tolist()
+    sd = float(arr.std())
+    if sd == 0:
+        return [1.0] * len(values)
+    return np.maximum((arr - float(arr.mean())) / sd, 0.0).tolist()
 
 
 def ranks_of(q: Mapping[str, Any], ranking: Sequence[int]) -> list[int | None]:
@@ -193,6 +303,27 @@ def prepare(q: dict[str, Any]) -> dict[str, Any]:
     q["_found"] = found
     q["_nb"] = np.asarray(q["nb"], dtype=np.int64).reshape(n, 2)
     q["_lexical_order"] = rank_with(LEXICAL, q)
+    # the inputs of the query-dependent, re-ranking and calibrated rules
+    raw = q.get("lexs", {}).get("rawEvidence") or []
+    q["_lm"] = 0.0 if not raw else 1.0 if len(raw) < 2 or raw[0] <= 0 else (raw[0] - raw[1]) / raw[0]
+    from riko.recall.text import tokenize
+
+    q["_qlen"] = len(tokenize(q.get("q", "")))
+    q["_cos"] = dict(zip(q["dq"], q["dqs"]))
+    q["_cal"], q["_dcal"] = {}, {}
+    for mode in ("minmax", "z"):
+        lexical_part = np.zeros(n, dtype=np.float64)
+        for channel, ids in q["lex"].items():
+            scores = q.get("lexs", {}).get(channel)
+            if not scores or max(scores) <= 0:  # a channel without scores (graph order): by rank
+                scores = [1.0 - i / max(len(ids), 1) for i in range(len(ids))]
+            seen: set[int] = set()
+            for d, value in zip(ids, _normalised(scores, mode)):
+                if d not in seen:
+                    seen.add(d)
+                    lexical_part[d] += value
+        q["_cal"][mode] = lexical_part
+        q["_dcal"][mode] = dict(zip(q["dq"], _normalised(q["dqs"], mode)))
     return q
 
 
@@ -292,7 +423,10 @@ def _question(q: Any, system: RikoSystem, cache: Any, index: Any, provider: Cach
     labels = [_label(system, cache, d) for d in number]
     record: dict[str, Any] = {
         "id": q.id, "gold": list(q.evidence), "lab": labels,
+        "q": q.question,
         "lex": {c: [number[d] for d in ids] for c, ids in lexical.items()},
+        # each lexical channel's own scores (BM25 and bonuses), for margin and calibrated rules
+        "lexs": {c: [round(float(found[c].scores.get(d, 0.0)), 6) for d in ids] for c, ids in lexical.items()},
         "dq": [number[d] for d in dense_query.ids] if dense_query else [],
         "dqs": [round(float(dense_query.scores[d]), 6) for d in dense_query.ids] if dense_query else [],
         "dp": [number[d] for d in dense_passage.ids],
@@ -458,7 +592,7 @@ def main() -> None:
             summaries[name][setting.name] = metrics([ranks_of(q, rank_with(setting, q)) for q in qs])
     report(sets, summaries, names, args.objective)
     if args.json:
-        fitted, chosen, _ = fit(summaries, names, args.objective)
+        fitted, chosen, _ = fit(summaries, names, args.objective) if len(sets) > 1 else ({}, "", {})
         Path(args.json).write_text(json.dumps({"summaries": summaries, "infos": {n: e["info"] for n, e in sets.items()},
                                                "fitted": fitted, "chosen": chosen}, indent=1), encoding="utf-8")
 
@@ -469,10 +603,17 @@ def report(sets: Mapping[str, Mapping[str, Any]], summaries: Mapping[str, Mappin
     print("sets measured: " + ", ".join(f"{d} ({len(sets[d]['questions'])} questions)" for d in order))
     for d in order:
         print(f"  {d}: {json.dumps(sets[d]['info'])}")
+    if len(order) < 2:
+        gains = {s: {d: gain(summaries[d][s], summaries[d]["lexical"], objective) for d in order} for s in names}
+        print("\none set measured: no leave-one-dataset-out; EXPLORATION ONLY, nothing below is a choice")
+        families_report(order, summaries, names, gains)
+        return
     fitted, chosen, gains = fit(summaries, names, objective)
     rule = "smallest of Δhit@10, Δfrac@10, ΔMRR" if objective == "min" else "mean of Δhit@10, Δfrac@10, ΔMRR"
+    if len(order) < 3:
+        print(f"\n{len(order)} sets measured: EXPLORATION ONLY (a shipped setting is chosen over three or more)")
     print(f"\nleave-one-dataset-out (fit: the best worst training set by the {rule} over lexical)")
-    print("| held out | fitted on the other three | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
+    print("| held out | fitted on the other sets | worst training gain | held-out Δhit@10 | Δfrac@10 | ΔMRR |")
     print("| --- | --- | --- | --- | --- | --- |")
     for held in order:
         best = fitted[held]
@@ -499,8 +640,44 @@ def report(sets: Mapping[str, Mapping[str, Any]], summaries: Mapping[str, Mappin
         print(f"  {s}: " + "  ".join(
             f"{d} " + "/".join(f"{summaries[d][s][m] - summaries[d]['lexical'][m]:+.3f}" for m in METRICS)
             for d in order))
+    families_report(order, summaries, names, gains)
     if any(math.isnan(v) for g in gains.values() for v in g.values()):
         raise SystemExit("a gain is NaN")
+
+
+def families_report(order: Sequence[str], summaries: Mapping[str, Mapping[str, Mapping[str, float]]],
+                    names: Sequence[str], gains: Mapping[str, Mapping[str, float]]) -> None:
+    """Per family of rules: the best setting by its worst set and metric over the sets measured
+    (in-sample: the same questions pick and score it) and how much the family's worst setting
+    loses, beside the fixed systems of the same run."""
+    by_name = {s.name: s for s in grid()}
+    kinds: dict[str, list[str]] = {}
+    for n in names:
+        kinds.setdefault(by_name[n].family, []).append(n)
+    worst = {n: min(gains[n][d] for d in order) for n in names}
+    mean = {n: sum(gain(summaries[d][n], summaries[d]["lexical"], "mean") for d in order) / len(order)
+            for n in names}
+    best = {kind: max(members, key=lambda n: (worst[n], mean[n], n == SHIPPED.name))
+            for kind, members in kinds.items() if kind != "lexical"}
+    print("\nfamilies (best = largest worst-set-and-metric gain over lexical, IN-SAMPLE; "
+          "floor = the family's worst setting's worst gain; share = settings never below lexical):")
+    for kind, members in kinds.items():
+        if kind == "lexical":
+            continue
+        safe = sum(worst[n] >= 0 for n in members)
+        print(f"  {kind:<15} {len(members):3d} settings  best {best[kind]} ({worst[best[kind]]:+.4f}, "
+              f"mean {mean[best[kind]]:+.4f})  "
+              f"floor {min(worst[n] for n in members):+.4f}  share {safe}/{len(members)}")
+    print("\n| set | system | n | hit@10 | frac@10 | MRR |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = [("lexical", "lexical"), ("e5", "e5"), ("rrf", "rrf"), (SHIPPED.name, f"current ({SHIPPED.name})")]
+    rows += [(best[k], f"{k}: {best[k]}") for k in ("rrf", "lexical-margin", "query-length", "rerank", "calibrated")
+             if k in best]
+    for d in order:
+        for key, label in rows:
+            row = summaries[d][key]
+            print(f"| {d} | {label} | {int(row['queries'])} | {row['hit@10']:.3f} | {row['frac@10']:.3f} | "
+                  f"{row['mrr']:.3f} |")
 
 
 if __name__ == "__main__":

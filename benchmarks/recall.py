@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 import riko
+from riko.dense.query_cache import QUERY_VECTORS
 from riko.stores.migrations import RECORD_SCHEMA_VERSION
 from riko.recall.index_cache import cache_for
 
@@ -184,6 +185,63 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
 
+def query_cost(mem: Any, rng: random.Random, codes: list[str], n: int, e5: Any) -> None:
+    """Recall with e5 on, a query asked the first time (cold: e5 encodes it) and again at once
+    (the query cache answers), beside recall with the dense channel off over the same scope
+    and the ``local-fast`` (USE) encoding of the same text; all interleaved per query."""
+    import dataclasses
+
+    from riko.dense.providers import USEProvider
+    from riko.recall.engine import recall as engine_recall
+
+    ctx = mem.context
+    lexical_ctx = dataclasses.replace(ctx, config=dataclasses.replace(ctx.config, recall_vector_enabled=False))
+    use = USEProvider(threads=1)
+    use.embed_query("warm up")
+    e5.e5.embed_query("warm up")
+    queries = list(dict.fromkeys(
+        f"do you remember what I {rng.choice(VERBS)} with my {_zipf(rng, OBJECTS)} and {_zipf(rng, NAMES)} in "
+        f"{_zipf(rng, PLACES)}, order {rng.choice(codes)}, note {i}?" for i in range(n)))
+    QUERY_VECTORS.clear()
+    rows: dict[str, list[float]] = {k: [] for k in ("lexical", "cold", "repeated", "e5_encode", "use_encode")}
+    cpu: dict[str, list[float]] = {k: [] for k in ("lexical", "cold", "repeated")}
+    for q in queries:
+        for name, run in (("lexical", lambda q=q: engine_recall(lexical_ctx, q)),
+                          ("cold", lambda q=q: mem.recall(q, provider=e5)),
+                          ("repeated", lambda q=q: mem.recall(q, provider=e5))):
+            c, t = time.thread_time(), time.perf_counter()
+            result = run()
+            rows[name].append((time.perf_counter() - t) * 1000)
+            cpu[name].append((time.thread_time() - c) * 1000)
+            assert not result.trace["degradedModes"], result.trace["degradedModes"]
+            if name != "lexical":
+                assert result.trace["candidatesByChannel"].get("dense"), "the dense channel did not run"
+            if name == "cold":
+                rows["e5_encode"].append(result.trace.get("embeddingLatencyMs") or 0.0)
+            if name == "lexical":
+                assert "dense" not in result.trace["candidatesByChannel"]
+        t = time.perf_counter()
+        use.embed_query(q)  # a text USE has not seen: a real encoding
+        rows["use_encode"].append((time.perf_counter() - t) * 1000)
+    assert QUERY_VECTORS.hits >= len(queries), (QUERY_VECTORS.hits, len(queries))
+    lex50, cold50, rep50 = (_pct(rows[k], 50) for k in ("lexical", "cold", "repeated"))
+    print(f"QUERY COST, {len(queries)} new queries interleaved (lexical / e5 cold / e5 repeated / USE encode), "
+          f"wall p50 / p95 ms:")
+    for name, label in (("lexical", "recall, dense channel off"), ("cold", "recall, e5 on, first asking"),
+                        ("repeated", "recall, e5 on, same query again (query cache)")):
+        print(f"  {label:<48} {_pct(rows[name], 50):7.2f} / {_pct(rows[name], 95):7.2f}   "
+              f"CPU {_pct(cpu[name], 50):7.2f} / {_pct(cpu[name], 95):7.2f}")
+    print(f"  {'e5 query encoding (traced, cold)':<48} {_pct(rows['e5_encode'], 50):7.2f} / "
+          f"{_pct(rows['e5_encode'], 95):7.2f}")
+    print(f"  {'local-fast (USE) query encoding, same texts':<48} {_pct(rows['use_encode'], 50):7.2f} / "
+          f"{_pct(rows['use_encode'], 95):7.2f}")
+    print(f"  RATIOS p50 wall: e5 cold / lexical {cold50 / lex50:.2f}x, e5 repeated / lexical {rep50 / lex50:.2f}x, "
+          f"e5 repeated / e5 cold {rep50 / cold50:.2f}x; CPU: cold / lexical "
+          f"{_pct(cpu['cold'], 50) / _pct(cpu['lexical'], 50):.2f}x, repeated / lexical "
+          f"{_pct(cpu['repeated'], 50) / _pct(cpu['lexical'], 50):.2f}x; USE / e5 encoding "
+          f"{_pct(rows['use_encode'], 50) / _pct(rows['e5_encode'], 50):.2f}x")
+
+
 def scale(args: argparse.Namespace, work: Path) -> None:
     rng = random.Random(7)
     codes = [f"B-{rng.randrange(100, 999)}" for _ in range(300)]
@@ -242,6 +300,7 @@ def scale(args: argparse.Namespace, work: Path) -> None:
     for q in queries[:5]:
         mem.recall(q, **options)  # warm: loads lazy structures
         plain_bm25s(q)
+    QUERY_VECTORS.clear()  # the timed loop embeds each distinct query once, as a first asking does
     # Interleaved, so a load change on a shared machine weighs on both sides alike. Wall time
     # and the CPU time of this thread are both taken: on a busy machine the wall time of a
     # millisecond-long call is mostly waiting for a core, its CPU time far less so.
@@ -288,6 +347,8 @@ def scale(args: argparse.Namespace, work: Path) -> None:
               f"p95 {_pct(whole, 95):.2f} ms (target p50 <= 40 ms); CPU time p50 {_pct(total_cpu, 50):.2f} ms, "
               f"p95 {_pct(total_cpu, 95):.2f} ms; the embedding alone p50 {_pct(embed, 50):.2f} ms, "
               f"p95 {_pct(embed, 95):.2f} ms")
+    if timing_provider is not None:
+        query_cost(mem, rng, codes, args.cost_queries, timing_provider)
     if not dense or timing_provider is not None:
         mem.close()
         return
@@ -399,6 +460,8 @@ def main() -> None:
     ap.add_argument("--provider", default="local-fast",
                     help="embedding provider of the scale section; off times the lexical channels alone; e5-query "
                          "times e5's query embedding and search over hashed 384-d passage vectors")
+    ap.add_argument("--cost-queries", type=int, default=100,
+                    help="with --provider e5-query: new queries of the query-cost section (cold, repeated, lexical)")
     ap.add_argument("--quality-provider", default="local", help="embedding provider of the quality section")
     ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--skip-quality", action="store_true")

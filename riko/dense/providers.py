@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ConfigError, InvalidTypeError
+from .query_cache import QUERY_VECTORS
 from .space import MAX_DIMENSION, MIN_DIMENSION, normalize_rows
 
 __all__ = [
@@ -126,7 +127,8 @@ class DeterministicProvider:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed_one(text)
+        """The query's vector, from the process's query cache when this text was embedded before."""
+        return QUERY_VECTORS.get_or_embed((self.model, self.dimension, text), lambda: self._embed_one(text))
 
 
 class _LazyModel:
@@ -179,7 +181,10 @@ class E5Provider(_LazyModel):
         return normalize_rows(np.asarray(self._get().passage(list(texts))).reshape(len(texts), -1))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return normalize_rows(np.asarray(self._get().query([text])).reshape(-1))
+        """The query's ``query:``-prefixed vector; a repeated text comes from the query cache."""
+        return QUERY_VECTORS.get_or_embed(
+            (self.model, self.dimension, text),
+            lambda: normalize_rows(np.asarray(self._get().query([text])).reshape(-1)))
 
 
 class USEProvider(_LazyModel):
@@ -211,7 +216,10 @@ class USEProvider(_LazyModel):
         return normalize_rows(np.asarray(self._get().encode(list(texts))).reshape(len(texts), -1))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return normalize_rows(np.asarray(self._get().encode([text])).reshape(-1))
+        """The query's vector; a repeated text comes from the query cache."""
+        return QUERY_VECTORS.get_or_embed(
+            (self.model, self.dimension, text),
+            lambda: normalize_rows(np.asarray(self._get().encode([text])).reshape(-1)))
 
 
 def make_embedding_provider(
