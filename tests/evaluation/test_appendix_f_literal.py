@@ -51,6 +51,8 @@ def seed_facts() -> dict[str, object]:
     unsupported = dict(re.findall(r"^(F\.\d\d)\t(.+)$", f, flags=re.M))
     classified = re.search(r"^Scenarios declaring requiresEvidenceClassification\t(\d+): (.+)$", f, flags=re.M)
     assert classified, "Appendix F no longer lists the scenarios declaring requiresEvidenceClassification"
+    named = re.search(r"^Scenarios carrying an unsupported reason\t\d+: (.+)$", f, flags=re.M)
+    assert named, "Appendix F no longer names the unsupported scenarios"
     labels = re.search(r"expected label of (.+?) with a substring", f)
     assert labels, "Appendix F no longer names the expected labels"
     over = {row[0]: set(re.findall(r"F\.\d\d", row[1]))
@@ -62,6 +64,7 @@ def seed_facts() -> dict[str, object]:
         "ids": [f"F.{n:02d}" for n in range(first, last + 1)], "count": words[span[1]],
         "unsupported": unsupported, "classified": set(re.findall(r"F\.\d\d", classified[2])),
         "classified_count": int(classified[1]),
+        "unsupported_categories": dict(re.findall(r"(F\.\d\d) ([^,]+)", named[1])),
         "labels": set(re.split(r", | or ", labels[1])), "metric_scenarios": over,
         "ranking_count": words[ranking[1]],
     }
@@ -82,6 +85,7 @@ def test_the_corpus_declares_the_seeds_scenarios_labels_and_classification() -> 
     facts = seed_facts()
     assert [s.id for s in SCENARIOS] == facts["ids"]
     assert {s.label for s in SCENARIOS} <= facts["labels"]
+    assert {sid: scenario(sid).category for sid in facts["unsupported"]} == facts["unsupported_categories"]
     # exactly the seed's three declare classification, and only they switch it on
     assert {s.id for s in SCENARIOS if s.requires_evidence_classification} == facts["classified"]
     assert {s.id for s in SCENARIOS if s.config.get("evidence_classification_enabled")} == facts["classified"]
