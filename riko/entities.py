@@ -8,7 +8,7 @@ An entity is known by a key that holds across languages (:func:`riko.dream.conso
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from .dream.atoms import split_speaker
 from .dream.consolidate import entity_key
@@ -16,7 +16,8 @@ from .dream.derive import Entity, could_be_name, derive, given_name, relation_al
 from .wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",
-           "is_entity_page", "kin_of", "kin_line", "link_line", "grounded_in", "named_entities", "said_in"]
+           "is_entity_page", "is_live_statement", "kin_links", "kin_of", "kin_line", "stated_kin",
+           "unstated_kin", "link_line", "grounded_in", "named_entities", "said_in"]
 
 #: The ``category`` of an entity page.
 ENTITY_CATEGORY = "entity"
@@ -84,29 +85,82 @@ def kin_line(kin: Iterable[tuple[str, str]]) -> str:
     return f"{KIN_LABEL} " + " · ".join(f"{relation} [[{title}]]" for relation, title in kin)
 
 
-def entity_body(tags: Iterable[str], previous: str = "", kin: Iterable[tuple[str, str]] = ()) -> str:
-    """An entity page's body: its ``Also called:`` line from ``tags``, then its relatives and pets
-    — those the ``previous`` body linked and ``kin`` (``(relation, page title)``, new ones last) —
-    and any other line ``previous`` held."""
-    names = list(tags)
-    lines = [line for line in previous.splitlines() if line.strip()]
+def kin_links(body: str) -> list[tuple[str, str]]:
+    """The ``(relation, page title)`` pairs an entity page's ``Family and pets:`` line links."""
+    return _body_parts(body)[0]
+
+
+def _body_parts(body: str) -> tuple[list[tuple[str, str]], list[str]]:
     links: list[tuple[str, str]] = []
     other: list[str] = []
-    for line in lines:
+    for line in (line for line in body.splitlines() if line.strip()):
         if line.startswith("Also called:"):
             continue
         if line.startswith(KIN_LABEL):
             for part in line[len(KIN_LABEL):].split(" · "):
                 relation, _, target = part.strip().partition(" [[")
-                if target.endswith("]]"):
+                if target.endswith("]]") and (relation, target[:-2]) not in links:
                     links.append((relation, target[:-2]))
             continue
         other.append(line)
+    return links, other
+
+
+def entity_body(tags: Iterable[str], previous: str = "", kin: Iterable[tuple[str, str]] = (),
+                drop: Iterable[tuple[str, str]] = ()) -> str:
+    """An entity page's body: its ``Also called:`` line from ``tags``, then its relatives and pets
+    — those the ``previous`` body linked, less ``drop`` (links no live statement states any
+    more), and ``kin`` (``(relation, page title)``, new ones last) — and any other line
+    ``previous`` held."""
+    names = list(tags)
+    links, other = _body_parts(previous)
+    gone = set(drop)
+    links = [pair for pair in links if pair not in gone]
     for pair in kin:
         if pair not in links:
             links.append(pair)
     out = (["Also called: " + " · ".join(names)] if names else []) + ([kin_line(links)] if links else []) + other
     return "\n\n".join(out)
+
+
+def is_live_statement(page: Page) -> bool:
+    """A confirmed, in-use statement page (not an entity page; not forgotten, suppressed,
+    superseded or closed): what an owner's kin line is derived from."""
+    return (page.status == "confirmed" and page.superseded_by is None and page.valid_to is None
+            and page.usage_policy != "suppressed" and not is_entity_page(page))
+
+
+def stated_kin(words: str, entities: "EntityMap", *, multi_party: bool = False) -> tuple[str | None, set[tuple[str, str]]]:
+    """The owner page id and the ``(relation, page title)`` links a statement's ``words`` give
+    it, as found among ``entities``; ``(None, set())`` when the owner has no page."""
+    owner, kin = kin_of(words, multi_party=multi_party)
+    page = entities.find(owner)
+    if page is None:
+        return None, set()
+    return page.id, {(relation, found.title) for relation, entity in kin
+                     for found in (entities.find(entity),) if found is not None}
+
+
+def unstated_kin(owner: Page, links: Iterable[tuple[str, str]], pages: Iterable[Page],
+                 multi_party: Callable[[Sequence[str], str], bool]) -> list[tuple[str, str]]:
+    """Those of ``links`` on ``owner``'s kin line that no live statement page among ``pages``
+    states any more (``multi_party(refs, words)``: whether words are a speaker's line)."""
+    wanted = [pair for pair in links if pair in kin_links(owner.body)]
+    if not wanted:
+        return []
+    pages = list(pages)
+    entities = EntityMap(pages)
+    names = {_fold(n) for _, title in wanted for found in (entities.find(Entity(title, "other")),)
+             for n in ((title, *found.tags) if found is not None else (title,))}
+    still: set[tuple[str, str]] = set()
+    for page in pages:
+        words = page.description or page.title
+        if not is_live_statement(page) or not any(n and n in _fold(words) for n in names):
+            continue
+        pid, kin = stated_kin(words, entities, multi_party=multi_party(page.sources, words))
+        if pid == owner.id:
+            still |= kin
+    return [pair for pair in wanted if pair not in still]
 
 
 def _quoted_speaker(text: str) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from ..entities import entity_body, entity_description, is_entity_page
+from ..entities import (EntityMap, entity_body, entity_description, is_entity_page, is_live_statement, kin_links,
+                        stated_kin, unstated_kin)
 from ..stores.aliases import AliasStore
 from ..stores.audits import scrub_audits
 from ..stores.candidates import CandidateStore
@@ -19,6 +20,7 @@ from ..stores.observations import ObservationRows
 from ..stores.pages import PageStore
 from ..stores.tables import delete_ids, mark_index_degraded
 from ..stores.warehouse import dumps, naive_utc
+from ..wiki import parse_page, render_page
 from .plan import Plan
 
 if TYPE_CHECKING:
@@ -34,11 +36,12 @@ def apply_plan(ctx: "ScopeContext", plan: Plan, operation_id: str) -> None:
     """Apply ``plan`` (the caller holds the lease and a snapshot to restore on failure)."""
     wh = ctx.wh
     now = naive_utc(ctx.clock.now())
+    kin = _kin_of_removed(ctx, plan)  # read while the session's lines still tell a speaker's log
     with wh.transaction():
         EvidenceStore(wh).purge(plan.session_id, now)
         delete_ids(wh, "sources", "id", plan.sources)
         delete_ids(wh, "jobs", "id", plan.jobs)
-        _pages(ctx, plan, operation_id, now)
+        _pages(ctx, plan, operation_id, now, kin)
         _candidates(ctx, plan, now)
         _observations(ctx, plan, now)
         delete_ids(wh, "suppressions", "id", plan.suppressions)
@@ -56,26 +59,63 @@ def apply_plan(ctx: "ScopeContext", plan: Plan, operation_id: str) -> None:
                      detail=dumps({"scrubbed": f"purge {operation_id}"}), target=f"purge:{operation_id}")
 
 
-def _pages(ctx: "ScopeContext", plan: Plan, operation_id: str, now: Any) -> None:
+def _kin_of_removed(ctx: "ScopeContext", plan: Plan) -> dict[str, set[tuple[str, str]]]:
+    """Owner page id → the kin links (``sister [[Lena]]``) its ``Family and pets:`` line holds
+    that the purge may take away: those a removed statement page stated, and those to a removed
+    entity page."""
+    before = ctx.canon.pages()
+    removed = set(plan.pages_removed)
+    entities = EntityMap(before)
+    titles = {p.title for p in before if p.id in removed and is_entity_page(p)}
+    wanted: dict[str, set[tuple[str, str]]] = {}
+    for page in before:
+        if page.id in removed and is_live_statement(page):
+            words = page.description or page.title
+            owner, pairs = stated_kin(words, entities, multi_party=ctx.review.multi_party(page.sources, words))
+            if owner is not None and pairs:
+                wanted.setdefault(owner, set()).update(pairs)
+        elif is_entity_page(page) and page.id not in removed:
+            linked = {pair for pair in kin_links(page.body) if pair[1] in titles}
+            if linked:
+                wanted.setdefault(page.id, set()).update(linked)
+    return wanted
+
+
+def _pages(ctx: "ScopeContext", plan: Plan, operation_id: str, now: Any,
+           kin: dict[str, set[tuple[str, str]]]) -> None:
     store = PageStore(ctx.wh)
+    removed = set(plan.pages_removed)
+    after = [p for p in ctx.canon.pages() if p.id not in removed]
+    # the kin links no statement left after the purge states: derived from the purged session only
+    unlinked = {owner: gone for owner, pairs in kin.items() if owner not in removed
+                for gone in (unstated_kin(ctx.canon.get(owner), pairs, after, ctx.review.multi_party),) if gone}
     for pid in plan.pages_removed:
         store.tombstone(pid, PURGED_TITLE, now)
-    for pid, kept in plan.pages_scrubbed.items():
+    for pid in sorted({*plan.pages_scrubbed, *unlinked}):
         page = ctx.canon.get(pid)
         if page.status == "forgotten":
-            store.set_sources(pid, dumps(kept), now)
-        else:
-            gone = {" ".join(t.casefold().split()) for t in plan.tags_removed.get(pid, [])}
-            tags = [t for t in page.tags if " ".join(t.casefold().split()) not in gone]
-            if tags != page.tags and is_entity_page(page):  # the names the session gave it go with it
-                page = page.replace(tags=tags, description=entity_description(page.title, page.kind or "other", tags),
-                                    body=entity_body(tags, page.body))
-            ctx.canon.save(page.replace(sources=kept, version=page.version + 1), authority="management",
-                           audit_kind="page-purge-scrubbed", detail={"operation": operation_id})
+            store.set_sources(pid, dumps(plan.pages_scrubbed.get(pid, list(page.sources))), now)
+            continue
+        gone = {" ".join(t.casefold().split()) for t in plan.tags_removed.get(pid, [])}
+        tags = [t for t in page.tags if " ".join(t.casefold().split()) not in gone]
+        drop = unlinked.get(pid, [])
+        if (tags != page.tags or drop) and is_entity_page(page):  # the names and kin the session gave it go with it
+            page = page.replace(tags=tags, description=entity_description(page.title, page.kind or "other", tags),
+                                body=entity_body(tags, page.body, drop=drop))
+        ctx.canon.save(page.replace(sources=plan.pages_scrubbed.get(pid, page.sources), version=page.version + 1),
+                       authority="management", audit_kind="page-purge-scrubbed", detail={"operation": operation_id})
     for pid, version in plan.versions_removed:
         store.drop_version(pid, version)
     for (pid, version), text in plan.versions_rewritten.items():
-        store.rewrite_version(pid, version, text)
+        store.rewrite_version(pid, version, _without_kin(text, unlinked.get(pid, [])))
+
+
+def _without_kin(text: str, drop: list[tuple[str, str]]) -> str:
+    """An earlier version's text without the kin links the purge took away."""
+    if not drop:
+        return text
+    page = parse_page(text)
+    return render_page(page.replace(body=entity_body(page.tags, page.body, drop=drop)))
 
 
 def _candidates(ctx: "ScopeContext", plan: Plan, now: Any) -> None:

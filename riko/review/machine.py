@@ -38,7 +38,7 @@ from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_
 from ..dream.atoms import multi_party, split_speaker
 from ..dream.selection import carries_content
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
-                        is_entity_page, kin_of,
+                        is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)
 from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
 from ..scope import MemoryScope
@@ -697,6 +697,7 @@ class Review:
             self.canon.save(new, authority=authority, audit_kind="page-corrected", previous=old,
                             detail={"previous_version": old.version, "invalidated_evidence": stale})
             self._withdraw_given_names(old, description or body, authority)
+            self._withdraw_kin(old, authority, stale)
         return new
 
     def _withdraw_given_names(self, old: Page, kept: str | None, authority: str) -> None:
@@ -745,6 +746,28 @@ class Review:
                 invalidate_entity_alias(self.wh, self.scope, self.clock, page.id, name,
                                         f"the statement that gave it ({old.id}) was withdrawn")
 
+    def _withdraw_kin(self, old: Page, authority: str, refs: Iterable[str]) -> None:
+        """``old`` (a statement page now forgotten, corrected, replaced or superseded) tied a
+        relative or pet to its owner ("My sister Lena" → the ``User`` page's ``Family and pets:``
+        line): the link leaves the owner's page, with ``refs`` (the removed line's evidence),
+        unless another live statement page still states it. The kin line is derived from them."""
+        if is_entity_page(old):
+            return
+        words = old.description or old.title
+        pages = self.canon.pages()
+        owner_id, pairs = stated_kin(words, EntityMap(pages), multi_party=self.multi_party(old.sources, words))
+        if owner_id is None or not pairs:
+            return
+        owner = self.canon.get(owner_id)
+        gone = unstated_kin(owner, pairs, pages, self.multi_party)
+        if not gone:
+            return
+        dropped = set(refs)
+        self.canon.save(owner.replace(body=entity_body(owner.tags, owner.body, drop=gone), version=owner.version + 1,
+                                      sources=[ref for ref in owner.sources if ref not in dropped]),
+                        authority=authority, audit_kind="entity-kin-unlinked", previous=owner,
+                        detail={"page": old.id, "kin": [f"{r} {t}" for r, t in gone]})
+
     def _invalidate_evidence(self, refs: Iterable[str]) -> None:
         self._lines = None  # invalidated lines ground nothing: the snapshot is read again
         for ref in refs:
@@ -791,6 +814,7 @@ class Review:
                             supersede_reason="temporal", detail={"superseded_by": new.id, "valid_to": start.isoformat()})
             self.canon.save(new, authority=authority, audit_kind="page-replaced",
                             detail={"supersedes": old.id, "valid_from": start.isoformat()})
+            self._withdraw_kin(old, authority, old.sources)
         return new
 
     def supersede(self, page_id: str, *, by: str | None = None, authority: str = "management") -> Page:
@@ -807,6 +831,7 @@ class Review:
             retire_evidence(self.wh, self.scope.key, old.sources)
             self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
                             supersede_reason="other", detail={"superseded_by": by})
+            self._withdraw_kin(old, authority, old.sources)
         self._on_change()
         return new
 
@@ -835,6 +860,7 @@ class Review:
             if invalidate_aliases is not None:
                 aliases += invalidate_aliases(page_id)
             self._withdraw_given_names(old, None, authority)
+            self._withdraw_kin(old, authority, old.sources)
         self._on_change()
         return {"id": page_id, "forgotten": True, "raw_session_retained": True, "aliases_invalidated": aliases}
 
