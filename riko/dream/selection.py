@@ -35,6 +35,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..language.content import carries_content
+from ..language.lexicon import CJK
 from .atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
 
@@ -103,73 +105,10 @@ _TIME = re.compile(
     r"sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b"
     r"|昨天|今天|明天|后天|前天|上周|下周|本周|周末|去年|明年|今年|上个?月|下个?月|星期|礼拜|[0-9一二三四五六七八九十]+[月号日点]",
     re.IGNORECASE)
-_WORDS = re.compile(r"[\w\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_WORDS = re.compile(rf"[\w{CJK[1:-1]}]+")
+_CJK = re.compile(CJK)
 _ASKED = re.compile(r"[?？]\s*[\"'”’)）]*\s*$")
 _YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b|[你您]", re.IGNORECASE)
-
-# -- what carries content ---------------------------------------------------------------------------
-# Words that say nothing a later reader can use on their own: agreeing, thanking, greeting,
-# encouraging, judging the conversation or asking for a kind of answer. A statement whose words
-# are all of these (and function words) carries no content.
-_HOLLOW_PHRASES = re.compile(
-    r"\b(?:go\s+get\s+(?:'?em|them)|you(?:'ve|\s+have)?\s+got\s+this|(?:doing|do|did|tried|try|trying)\s+my\s+best|"
-    r"just\s+what\s+I\s+(?:wanted|needed|was\s+looking\s+for|asked\s+for)|makes?\s+sense|fair\s+enough|"
-    r"(?:how|what)\s+about\s+you|how\s+are\s+you|nice\s+(?:to\s+)?(?:meet|chat|talk|hear)|talk\s+(?:to\s+you\s+)?(?:soon|later)|"
-    r"see\s+you|take\s+care|have\s+a\s+(?:good|great|nice|lovely|wonderful)\s+(?:one|day|night|evening|weekend|time)|"
-    r"good\s+(?:luck|job|work|morning|night|evening|afternoon|idea|point|question|call)|well\s+done|"
-    r"keep\s+(?:it\s+up|going|me\s+posted)|hang\s+in\s+there|fingers\s+crossed|no\s+(?:problem|worries|way)|"
-    r"(?:for|in)\s+(?:sure|real)|of\s+course|let\s+me\s+know|(?:thanks|thank\s+you)\s+for\s+(?:asking|sharing|the\s+\w+)|"
-    r"not\s+just|sounds\s+like\s+a\s+plan|I\s+hear\s+you|me\s+too|same\s+here)\b", re.IGNORECASE)
-_HOLLOW_WORDS = frozenset("""
-agree agreed agrees concur fully totally completely absolutely definitely exactly indeed certainly surely truly
-okay ok yes yeah yep yup sure right true correct alright fine cool awesome great good nice perfect wonderful amazing
-excellent fantastic lovely brilliant super glad happy thrilled excited fun interesting wow whoa haha lol hahaha omg
-thanks thank thx appreciate appreciated grateful welcome hello hey hiya greetings bye goodbye cheers congrats
-congratulations proud luck best rooting cheering support supporting hope hoping hopefully wish wishing
-love like likes loved liked enjoy enjoyed need needs needed want wants wanted prefer would could should shall must
-see understand understood get got know knew mean meant guess suppose feel felt think thought believe say said tell
-told ask asked hear heard sounds sound looks look seems seem helps help helpful useful clear simple simpler clearer
-easy easier concise detailed specific practical concrete actionable quick short brief long better worse more less
-answer answers response responses reply replies explanation explanations analysis summary summaries list lists
-steps step detail details example examples breakdown overview suggestion suggestions tip tips advice idea ideas
-recommendation recommendations option options guidance format version draft point points question questions
-conversation chat talk talking chatting discussion message messages info information stuff thing things something
-anything everything nothing way lot lots bit kind sort really very much many quite pretty so too also still just
-even ever always never maybe perhaps probably actually honestly literally basically seriously anyway anyways well
-now then today tonight here there this that these those what which who whom whose how why when where doing done
-going gonna wanna gotta trying try tried keep kept let let's lets make made take took give gave come came put
-yourself myself ourselves you your yours me my mine our ours us we i i'm i've i'll i'd im ive it it's its they them
-one ones all any some each every other others again back sir buddy dude man friend friends guys folks
-the and but for with from into onto about than not nor yet off out via per are was were has have had been being does did
-can will his her hers their theirs him she they he our too has isn't aren't wasn't don't doesn't didn't can't won't""".split())
-_HOLLOW_ZH = re.compile(
-    "谢谢|感谢|多谢|辛苦了?|不客气|没问题|没关系|好的|好吧|好呀|好啊|太好了|太棒了|真棒|很棒|不错|可以|行吧|当然|同意|赞同|"
-    "明白了?|了解了?|知道了|懂了|收到|是的|对的|没错|确实|加油|祝你|祝您|顺利|成功|好运|你好|您好|再见|拜拜|晚安|早安|早上好|"
-    "哈哈+|嘿嘿|呵呵|嗯+|哦+|啊+|呀|吧|呢|吗|啦|嘛|我尽力了?|尽力|简单明了|清楚|清晰|正是我想要的|就是我想要的|我想要的|"
-    "具体的?步骤|步骤|建议|分析|回答|答案|解释|总结|例子|方案|很|真|太|也|都|就|还|挺|非常|特别|一些|一下|这个|那个|这样|那样|"
-    "我们|我|你们|你|您|他们|她们|他|她|它|的|了|是|在|有|这|那|个|和|与|给|要|想|需要|希望|觉得|认为|喜欢")
-_CONTENT_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]{2,}|\d")
-_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?[\s.!?~]*$")  # "…, Jon!": who is addressed
-
-
-def carries_content(text: str) -> bool:
-    """Whether a statement says something a later reader can use: not only an acknowledgement,
-    a greeting, encouragement or talk about the conversation itself ("I fully agree.", "Go get
-    'em, Jon!", "I'm doing my best", "Simple and clear, just what I wanted", "谢谢，我明白了").
-
-    Automatic admission of a user's words requires it; the selection score reads it too.
-    """
-    _, said = split_speaker(text.strip())
-    if _CJK.search(said):
-        rest = _HOLLOW_ZH.sub("", _CONTENT_WORD.sub(lambda m: m.group(0) if m.group(0).isdigit() else " ", said))
-        if sum(1 for ch in rest if _CJK.match(ch)) >= 2 or any(ch.isdigit() for ch in rest):
-            return True
-        if len(_CJK.findall(said)) * 2 >= len(_WORDS.findall(_CJK.sub(" ", said))) + len(_CJK.findall(said)):
-            return False  # a Chinese statement: its own characters decide
-    rest = _HOLLOW_PHRASES.sub(" ", _VOCATIVE.sub("", said.replace("’", "'")))
-    return any(w[0].isdigit() or w.casefold().strip("'-") not in _HOLLOW_WORDS for w in _CONTENT_WORD.findall(rest))
-
 
 @dataclass(frozen=True)
 class Scored:
@@ -216,7 +155,7 @@ def features(fact: Fact, *, position: int, facts: int, asked: bool, message: str
         min(1.0, math.log1p(len(message)) / math.log(1501)),
         float(message_asks),
         session_asks,
-        float(carries_content(text)),
+        float(carries_content(text, d.kind)),
         min(1.0, math.log1p(session_facts) / math.log(121)),
         float(bool(_YOU.search(text))),
     )

@@ -27,6 +27,8 @@ __all__ = [
     "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH",
     "BOUNDARY_VERBS_EN", "BOUNDARY_VERBS_ZH", "BOUNDARY_NEGATORS_EN", "BOUNDARY_NEGATORS_ZH",
     "EMOTIONS_EN", "EMOTIONS_ZH",
+    "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
+    "HANDED_VERBS_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -192,3 +194,54 @@ EMOTIONS_EN = ("tired", "exhausted", "stressed", "stressed out", "anxious", "sad
 EMOTIONS_ZH = ("压力大", "压力很大", "压力好大", "压力特别大", "压力太大", "疲惫", "难过", "伤心", "开心", "高兴", "焦虑", "紧张",
                "孤独", "寂寞", "沮丧", "生气", "烦躁", "崩溃", "害怕", "担心", "兴奋", "失落", "郁闷", "抑郁", "幸福", "委屈",
                "心累", "累", "烦")
+
+# -- what says nothing on its own: agreeing, thanking, greeting, encouraging, asking for a kind of answer --
+#: Phrases that say nothing a later reader can use ("go get 'em", "just what I wanted"), as a pattern.
+HOLLOW_PHRASES_EN = (
+    r"\b(?:go\s+get\s+(?:'?em|them)|you(?:'ve|\s+have)?\s+got\s+this|(?:doing|do|did|tried|try|trying)\s+my\s+best|"
+    r"just\s+what\s+I\s+(?:wanted|needed|was\s+looking\s+for|asked\s+for)|makes?\s+sense|fair\s+enough|"
+    r"(?:how|what)\s+about\s+you|how\s+are\s+you|nice\s+(?:to\s+)?(?:meet|chat|talk|hear)|talk\s+(?:to\s+you\s+)?(?:soon|later)|"
+    r"see\s+you|take\s+care|have\s+a\s+(?:good|great|nice|lovely|wonderful)\s+(?:one|day|night|evening|weekend|time)|"
+    r"good\s+(?:luck|job|work|morning|night|evening|afternoon|idea|point|question|call)|well\s+done|"
+    r"keep\s+(?:it\s+up|going|me\s+posted)|hang\s+in\s+there|fingers\s+crossed|no\s+(?:problem|worries|way)|"
+    r"(?:for|in)\s+(?:sure|real)|of\s+course|let\s+me\s+know|(?:thanks|thank\s+you)\s+for\s+(?:asking|sharing|the\s+\w+)|"
+    r"not\s+just|sounds\s+like\s+a\s+plan|I\s+hear\s+you|me\s+too|same\s+here)\b"
+)
+#: Words that, with function words, say nothing on their own.
+HOLLOW_WORDS_EN = frozenset("""
+agree agreed agrees concur fully totally completely absolutely definitely exactly indeed certainly surely truly
+okay ok yes yeah yep yup sure right true correct alright fine cool awesome great good nice perfect wonderful amazing
+excellent fantastic lovely brilliant super glad happy thrilled excited fun interesting wow whoa haha lol hahaha omg
+thanks thank thx appreciate appreciated grateful welcome hello hey hiya greetings bye goodbye cheers congrats
+congratulations proud luck best rooting cheering support supporting hope hoping hopefully wish wishing
+love like likes loved liked enjoy enjoyed need needs needed want wants wanted prefer would could should shall must
+see understand understood get got know knew mean meant guess suppose feel felt think thought believe say said tell
+told ask asked hear heard sounds sound looks look seems seem helps help helpful useful clear simple simpler clearer
+easy easier concise detailed specific practical concrete actionable quick short brief long better worse more less
+answer answers response responses reply replies explanation explanations analysis summary summaries list lists
+steps step detail details example examples breakdown overview suggestion suggestions tip tips advice idea ideas
+recommendation recommendations option options guidance format version draft point points question questions
+conversation chat talk talking chatting discussion message messages info information stuff thing things something
+anything everything nothing way lot lots bit kind sort really very much many quite pretty so too also still just
+even ever always never maybe perhaps probably actually honestly literally basically seriously anyway anyways well
+now then today tonight here there this that these those what which who whom whose how why when where doing done
+going gonna wanna gotta trying try tried keep kept let let's lets make made take took give gave come came put
+yourself myself ourselves you your yours me my mine our ours us we i i'm i've i'll i'd im ive it it's its they them
+one ones all any some each every other others again back sir buddy dude man friend friends guys folks
+the and but for with from into onto about than not nor yet off out via per are was were has have had been being does did
+can will his her hers their theirs him she they he our too has isn't aren't wasn't don't doesn't didn't can't won't user users""".split())
+#: The Chinese of both, as a pattern.
+HOLLOW_ZH = (
+    "谢谢|感谢|多谢|辛苦了?|不客气|没问题|没关系|好的|好吧|好呀|好啊|太好了|太棒了|真棒|很棒|不错|可以|行吧|当然|同意|赞同|"
+    "明白了?|了解了?|知道了|懂了|收到|是的|对的|没错|确实|加油|祝你|祝您|顺利|成功|好运|你好|您好|再见|拜拜|晚安|早安|早上好|"
+    "哈哈+|嘿嘿|呵呵|嗯+|哦+|啊+|呀|吧|呢|吗|啦|嘛|我尽力了?|尽力|简单明了|清楚|清晰|正是我想要的|就是我想要的|我想要的|"
+    "具体的?步骤|步骤|建议|分析|回答|答案|解释|总结|例子|方案|很|真|太|也|都|就|还|挺|非常|特别|一些|一下|这个|那个|这样|那样|"
+    "我们|我|你们|你|您|他们|她们|他|她|它|的|了|是|在|有|这|那|个|和|与|给|要|想|需要|希望|觉得|认为|喜欢"
+    "|用户")
+#: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
+LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",
+                 "dislikes", "detest", "detests", "loathe", "loathes", "can't stand", "cannot stand")
+LIKE_VERBS_ZH = ("更喜欢", "不喜欢", "喜欢", "偏好", "偏爱", "讨厌", "受不了", "反感", "爱", "不想要", "不要")
+#: What a boundary keeps from being handed over ("don't *give me* long lists", "别给我…").
+HANDED_VERBS_EN = (r"give(?:\s+me)?", r"send(?:\s+me)?", r"show(?:\s+me)?", r"use", r"write", r"tell\s+me")
+HANDED_VERBS_ZH = ("给我", "发给我", "用", "写")

@@ -37,8 +37,8 @@ from .lexicon import (
     alternation,
 )
 
-__all__ = ["clip", "drops_negation", "has_negation", "resolve_dates", "relative_dates", "name_subject",
-           "answer_statement", "USER"]
+__all__ = ["clip", "drops_negation", "has_negation", "resolve_dates", "relative_dates", "date_spellings",
+           "name_subject", "answer_statement", "USER"]
 
 _I = re.IGNORECASE
 #: How a statement names the user of a one-person scope.
@@ -171,6 +171,17 @@ def _zh_date(day: datetime) -> str:
 
 def _month_name(year: int, month: int) -> str:
     return f"{MONTHS_EN[month - 1].capitalize()} {year}"
+
+
+def date_spellings(iso: str) -> tuple[str, ...]:
+    """Every way :func:`resolve_dates` writes the day ``YYYY-MM-DD``, month ``YYYY-MM`` or year
+    ``YYYY``: ``2023-05-07`` / ``2023年5月7日``, ``May 2023`` / ``2023年5月``, ``2023`` / ``2023年``."""
+    parts = [int(p) for p in iso.split("-")]
+    if len(parts) == 3:
+        return iso, _zh_date(datetime(*parts))
+    if len(parts) == 2:
+        return iso, _month_name(parts[0], parts[1]), f"{parts[0]}年{parts[1]}月"
+    return iso, f"{parts[0]}年"
 
 
 def _add_months(when: datetime, months: int) -> tuple[int, int]:

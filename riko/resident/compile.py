@@ -53,7 +53,7 @@ import numpy as np
 
 from ..clock import iso, utc
 from ..dream.derive import could_be_name
-from ..recall.text import EN_STOPWORDS
+from ..language.content import carries_content
 from ..errors import ConfigError
 from ..wiki.links import normalize_title
 
@@ -601,17 +601,12 @@ def _pack_blocks(groups: Sequence[_Group], block_budget: int, max_chars: int) ->
     return blocks
 
 
-_CONTENT_WORD = re.compile(r"[^\W\d_]{3,}")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
-
-
 @lru_cache(maxsize=1 << 15)
 def _says_something(entry: str) -> bool:
-    """Whether an entry holds at least two content words (words of 3+ letters that are no
-    stopwords, or four CJK characters): what the shared-out space is for."""
-    text = entry.split(": ", 1)[1] if _SPEAKER.match(entry[2:]) else entry
-    words = [w for w in _CONTENT_WORD.findall(text.casefold()) if w not in EN_STOPWORDS and not _CJK_CHAR.match(w)]
-    return len(words) + len(_CJK_CHAR.findall(text)) // 2 >= 2
+    """Whether an entry carries content (:func:`riko.language.content.carries_content`, the rule
+    Dream admits by): "I fully agree." never takes the shared-out space."""
+    text = entry.split(": ", 1)[1] if _SPEAKER.match(entry[2:]) else entry[2:] if entry.startswith("- ") else entry
+    return carries_content(text)
 
 
 # -- a section per person in a multi-party scope -------------------------------------------------------

@@ -36,7 +36,7 @@ from .governance import HeldLines, govern_lines, held_lines, lineage_refs, reapp
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..dream.atoms import multi_party, split_speaker
-from ..dream.selection import carries_content
+from ..language.content import carries_content
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)

@@ -178,3 +178,50 @@ def test_small_talk_said_in_a_dream_session_does_not_become_canon(tmp_path):
         canon = " | ".join(p.description or "" for p in mem._review.canon.pages() if p.category != "entity")
         assert "clarinet" in canon and "hairdresser" in canon
         assert "agree" not in canon and "my best" not in canon and "get 'em" not in canon
+
+
+# -- a taste, boundary or feeling carries content however hollow its words ---------------------------
+WISHES = ["I prefer short answers", "I like detailed explanations with examples", "Don't give me long lists",
+          "I never want a summary", "I feel happy today", "I am excited", "我喜欢简单明了的回答", "不要给我太长的列表",
+          "我今天很开心", "我很兴奋"]
+STILL_SMALL_TALK = ["I like that", "I love your advice", "I'm so proud of you", "Thanks so much for the advice",
+                    "我同意", "好的，就是我想要的", "我需要具体的步骤"]
+
+
+@pytest.mark.parametrize("text", WISHES)
+def test_a_first_person_taste_boundary_or_feeling_carries_content(text):
+    assert carries_content(text)
+    assert carries_content(f"Jon: {text}")
+
+
+@pytest.mark.parametrize("text", STILL_SMALL_TALK)
+def test_a_taste_of_nothing_in_particular_is_still_small_talk(text):
+    assert not carries_content(text)
+
+
+def test_a_derived_preference_or_boundary_carries_content():
+    assert not carries_content("short answers") and carries_content("short answers", "preference")
+    assert carries_content("long lists", "boundary") and not carries_content("long lists", "fact")
+
+
+def test_a_taste_or_feeling_is_auto_admitted_small_talk_is_left_pending(tmp_path):
+    with riko.open(tmp_path, preset="companion", config={"candidate_auto_confirm": "off"}) as mem:
+        said = [*WISHES, *STILL_SMALL_TALK, *SMALL_TALK]
+        for text in said:
+            _say(mem, "s1", text)
+        ids = {text: mem.propose(text.rstrip("。.!！"), description=text, session_id="s1") for text in said}
+        mem._review.auto_confirm([i for i in ids.values() if i is not None], "user_grounded")
+        status = {text: mem._review.candidate(cid)["status"] for text, cid in ids.items()}
+        assert {status[t] for t in WISHES} == {"accepted"}
+        assert {status[t] for t in [*STILL_SMALL_TALK, *SMALL_TALK]} == {"pending"}
+
+
+def test_a_dream_run_admits_the_users_tastes_and_not_their_small_talk(tmp_path):
+    with riko.open(tmp_path, preset="companion", config={"candidate_auto_confirm": "user_grounded"}) as mem:
+        for text in ["I prefer short answers.", "I fully agree.", "I feel happy today.", "Thanks so much for the advice",
+                     "我喜欢简单明了的回答。", "谢谢，我明白了"]:
+            _say(mem, "s1", text)
+        mem.dream(progress=False)
+        canon = " | ".join(p.description or "" for p in mem._review.canon.pages() if p.category != "entity")
+        assert "short answers" in canon and "happy" in canon and "简单明了" in canon
+        assert "agree" not in canon and "advice" not in canon and "明白" not in canon

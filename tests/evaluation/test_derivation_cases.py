@@ -88,3 +88,21 @@ def test_a_malformed_line_names_file_line_and_field(tmp_path: Path) -> None:
                    encoding="utf-8")
     with pytest.raises(LabelledSetError, match=r"derived.jsonl:1: missing field 'subject'"):
         score_derivation(bad)
+
+
+def test_dates_are_scored_on_the_statement_resolved_against_the_line_time(tmp_path: Path) -> None:
+    """A relative date counts when the statement a page says names the day the line's ``at``
+    makes of it; the floor holds that figure."""
+    assert ("dates", "recall", 0.95) in FLOORS and ("dates", "precision", 0.95) in FLOORS
+    assert score_derivation().fields["dates"].recall >= 0.95
+    base = {"memory": True, "kind": "event", "subject": "user", "attribute": "did", "negated": False, "entities": []}
+    rows = [{"id": "a", "lang": "en", "text": "I went hiking yesterday.", "at": "2023-05-08T10:00:00Z",
+             "when": "2023-05-07", **base},
+            {"id": "b", "lang": "zh", "text": "我昨天去爬山了。", "at": "2023-05-08T10:00:00Z", "when": "2023-05-07", **base},
+            {"id": "c", "lang": "en", "text": "I went hiking yesterday.", "at": "2023-05-08T10:00:00Z",
+             "when": "2023-05-01", **base}]
+    path = tmp_path / "dates.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    report = score_derivation(path)
+    assert (report.fields["dates"].correct, report.fields["dates"].support) == (2, 3)
+    assert [e["id"] for e in report.errors if e["field"] == "dates"] == ["c"]

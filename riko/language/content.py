@@ -1,0 +1,99 @@
+"""Whether a statement carries content: one rule for Dream's selection and admission and for
+the Resident's shared-out space.
+
+A statement that only agrees, thanks, greets, encourages or talks about the conversation says
+nothing a later reader can use ("I fully agree.", "Go get 'em, Jon!", "谢谢，我明白了"). Words
+such as *short*, *summary* or *happy* are hollow on their own, yet a first-person taste,
+boundary or feeling that governs them is a memory ("I prefer short answers", "Don't give me
+long lists", "I feel happy today", "我喜欢简单明了的回答").
+
+    >>> carries_content("I fully agree."), carries_content("I prefer short answers")
+    (False, True)
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
+                      EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
+                      HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
+
+__all__ = ["carries_content", "CONTENT_KINDS"]
+
+#: Derived kinds that are a memory whatever their words: a taste or a boundary.
+CONTENT_KINDS = frozenset({"preference", "boundary"})
+
+_I = re.IGNORECASE
+_CJK = re.compile(CJK)
+_WORDS = re.compile(rf"[\w{CJK[1:-1]}]+")
+_HOLLOW_PHRASES = re.compile(HOLLOW_PHRASES_EN, _I)
+_HOLLOW_ZH = re.compile(HOLLOW_ZH)
+_CONTENT_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]{2,}|\d")
+_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?[\s.!?~]*$")  # "…, Jon!": who is addressed
+#: ``Name: text`` (a multi-party speaker) or ``- `` (a Resident entry) before the words themselves.
+_PREFIX = re.compile(r"^(?:[-*]\s+)?(?:(?:[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}|[^\W\d_]{1,8}):\s+(?=\S))?")
+
+_SUBJECT_EN = r"(?:i|we|the\s+user)"
+_ADVERBS_EN = r"(?:(?:really|just|always|never|do|does|don't|doesn't|do\s+not|does\s+not|much|still|also|usually|" \
+              r"generally|definitely|truly|honestly|actually|kind\s+of|sort\s+of)\s+)*"
+#: What a governed verb must reach: not just "it", "that" or "your advice".
+_DEICTIC = frozenset("it that this these those them so much a an the lot very your you how what way one idea ideas "
+                     "suggestion suggestions advice plan help".split())
+_LIKES_EN = re.compile(rf"\b{_SUBJECT_EN}\s+{_ADVERBS_EN}(?:{alternation(LIKE_VERBS_EN)}|(?:never|don't|do\s+not|"
+                       rf"always)\s+wants?)\b(?P<object>.*)", _I)
+_BOUNDARY_EN = re.compile(rf"(?:^|[.!;,]\s*)(?:please\s+)?{alternation(BOUNDARY_NEGATORS_EN)}\s+(?:ever\s+)?"
+                          rf"(?:{'|'.join(BOUNDARY_VERBS_EN + HANDED_VERBS_EN)})\b(?P<object>.*)", _I)
+_FEELS_EN = re.compile(rf"\b(?:i'm|im|i\s+am|i've\s+been|i\s+was|i\s+feel|i'm\s+feeling|the\s+user\s+(?:is|feels|was))"
+                       rf"\s+(?:(?:so|really|very|quite|pretty|a\s+bit|a\s+little|kind\s+of|super|totally|feeling|"
+                       rf"been|getting|just|incredibly|extremely)\s+)*{alternation(EMOTIONS_EN)}\b"
+                       rf"(?!\s+(?:for|of|with)\s+(?:you|u)\b)", _I)
+_SUBJECT_ZH = r"(?:我|用户)"
+_ADVERBS_ZH = r"(?:今天|现在|最近|这几天|真的|一直|从来|向来|都|也|还是|比较|更|最|很|好|有点|有些|非常|特别|太|挺|超|感觉|觉得)*"
+_LIKES_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(LIKE_VERBS_ZH)}(?P<object>.*)")
+_BOUNDARY_ZH = re.compile(rf"{alternation(BOUNDARY_NEGATORS_ZH)}(?:{alternation(HANDED_VERBS_ZH)}|"
+                          rf"{alternation(BOUNDARY_VERBS_ZH)})(?P<object>.*)")
+_FEELS_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(EMOTIONS_ZH)}")
+_DEICTIC_ZH = re.compile(r"这个|那个|这样|那样|它|你的?|您的?|建议|[\s，。！？,.!?~…]")
+
+
+def _reaches_something(rest: str) -> bool:
+    """Whether what a taste or boundary verb governs names something ("short answers"), not
+    only "it", "that" or "your advice"."""
+    if _CJK.search(rest):
+        return sum(1 for ch in _DEICTIC_ZH.sub("", rest) if _CJK.match(ch)) >= 2
+    return any(w.casefold().strip("'-") not in _DEICTIC for w in _CONTENT_WORD.findall(rest))
+
+
+def _governed(said: str) -> bool:
+    """A first-person taste, boundary or feeling: "I prefer short answers", "Don't give me long
+    lists", "I feel happy today", "我喜欢简单明了的回答", "不要给我太长的列表", "我今天很开心"."""
+    if _FEELS_EN.search(said) or _FEELS_ZH.search(said):
+        return True
+    for pattern in (_LIKES_EN, _BOUNDARY_EN, _LIKES_ZH, _BOUNDARY_ZH):
+        m = pattern.search(said)
+        if m and _reaches_something(m.group("object")):
+            return True
+    return False
+
+
+def carries_content(text: str, kind: str | None = None) -> bool:
+    """Whether a statement says something a later reader can use: not only an acknowledgement,
+    a greeting, encouragement or talk about the conversation itself ("I fully agree.", "Go get
+    'em, Jon!", "I'm doing my best", "Simple and clear, just what I wanted", "谢谢，我明白了").
+
+    A statement whose derived ``kind`` is a preference or boundary, or whose first-person taste,
+    boundary or feeling governs its words, carries content however hollow those words are.
+    A leading speaker (``Name: ``) or Resident bullet (``- ``) is not part of what is said.
+    """
+    said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
+    rest = _HOLLOW_PHRASES.sub(" ", _VOCATIVE.sub("", said))
+    if kind in CONTENT_KINDS or _governed(rest):
+        return True
+    if _CJK.search(said):
+        left = _HOLLOW_ZH.sub("", _CONTENT_WORD.sub(lambda m: m.group(0) if m.group(0).isdigit() else " ", said))
+        if sum(1 for ch in left if _CJK.match(ch)) >= 2 or any(ch.isdigit() for ch in left):
+            return True
+        if len(_CJK.findall(said)) * 2 >= len(_WORDS.findall(_CJK.sub(" ", said))) + len(_CJK.findall(said)):
+            return False  # a Chinese statement: its own characters decide
+    return any(w[0].isdigit() or w.casefold().strip("'-") not in HOLLOW_WORDS_EN for w in _CONTENT_WORD.findall(rest))
