@@ -212,7 +212,7 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
 def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Scored]:
     """The facts a session proposes, in the order said: a repeated statement (same speaker, same
     words) once, then every fact whose probability is at least ``threshold`` (``THRESHOLD``),
-    however many a session holds."""
+    however many a session holds, and every plainly stated taste or boundary (``ALWAYS_KINDS``)."""
     limit = THRESHOLD if threshold is None else threshold
     seen: set[tuple[str | None, str]] = set()
     out = []
@@ -220,6 +220,17 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
         if key not in seen:
             seen.add(key)
-            if s.probability >= limit:
+            if s.probability >= limit or _stated_taste_or_boundary(s):
                 out.append(s)
     return out
+
+
+#: Kinds proposed whatever their score: a taste or a boundary the speaker states plainly is what
+#: the Resident's preference and boundary blocks exist for, however long the message it is in.
+ALWAYS_KINDS = frozenset({"preference", "boundary"})
+
+
+def _stated_taste_or_boundary(s: Scored) -> bool:
+    derived = s.fact.derived
+    return (derived is not None and derived.kind in ALWAYS_KINDS and not s.fact.hedged
+            and carries_content(s.fact.text))  # judged on its words alone: "I love your advice" is no taste

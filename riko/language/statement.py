@@ -178,7 +178,7 @@ def date_spellings(iso: str) -> tuple[str, ...]:
     ``YYYY``: ``2023-05-07`` / ``2023年5月7日``, ``May 2023`` / ``2023年5月``, ``2023`` / ``2023年``."""
     parts = [int(p) for p in iso.split("-")]
     if len(parts) == 3:
-        return iso, _zh_date(datetime(*parts))
+        return iso, _zh_date(datetime(parts[0], parts[1], parts[2]))
     if len(parts) == 2:
         return iso, _month_name(parts[0], parts[1]), f"{parts[0]}年{parts[1]}月"
     return iso, f"{parts[0]}年"

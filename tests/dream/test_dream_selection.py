@@ -78,7 +78,7 @@ def test_a_content_bearing_fact_after_an_old_budget_position_is_still_proposed()
              for i, place in enumerate(_PLACES[:20])]
     lines += [("user", "My mom is a hairdresser in Porto."), ("user", "I play the clarinet in a jazz band.")]
     titles = [p.title for p in _pages(transcript(*lines))]
-    assert "My mom is a hairdresser in Porto" in titles and "I play the clarinet in a jazz band" in titles
+    assert any("hairdresser in Porto" in t for t in titles) and any("clarinet in a jazz band" in t for t in titles)
     zh = [("user", f"我第{i + 1}天去了{city}的菜市场，买了新鲜的面包。") for i, city in enumerate(_ZH[:20])]
     zh += [("user", "我妈妈是杭州的一名理发师。")]
     assert any("理发师" in p.title for p in _pages(transcript(*zh)))
@@ -225,3 +225,15 @@ def test_a_dream_run_admits_the_users_tastes_and_not_their_small_talk(tmp_path):
         canon = " | ".join(p.description or "" for p in mem._review.canon.pages() if p.category != "entity")
         assert "short answers" in canon and "happy" in canon and "简单明了" in canon
         assert "agree" not in canon and "advice" not in canon and "明白" not in canon
+
+
+def test_a_plainly_stated_taste_or_boundary_is_proposed_whatever_its_score():
+    """A taste deep in a long paste scores low, yet it is what the preference block is for; small
+    talk that reads as a taste ("I love your advice") gains nothing from the rule."""
+    filler = " ".join(f"Note {i}: the quarterly numbers looked ordinary again." for i in range(40))
+    titles = [p.title for p in _pages(transcript(("user", filler + "\n\nI prefer green tea in the evening.")))]
+    assert any("green tea in the evening" in t for t in titles)
+    titles = [p.title for p in _pages(transcript(("user", filler + "\n\nI love your advice!")))]
+    assert not any("advice" in t for t in titles)
+    zh = "。".join(f"第{i}条：季度数字又很普通" for i in range(40)) + "。\n\n我喜欢简单明了的回答。"
+    assert any("简单明了" in p.title for p in _pages(transcript(("user", zh))))
