@@ -40,7 +40,7 @@ from ..dream.atoms import extract_facts, statement_of
 from ..dream.derive import derived_fields
 from ..errors import InvalidArgumentError
 from ..language.statement import date_spellings
-from .labelled import ClassScore, LabelledSetError
+from .labelled import ClassScore, LabelledSetError, below_floors
 
 __all__ = ["DERIVATION_FIELDS", "FLOORS", "DerivationReport", "derivation_file", "score_derivation"]
 
@@ -92,12 +92,7 @@ class DerivationReport:
 
     def shortfalls(self) -> list[str]:
         """The floors this report misses, e.g. ``kind recall 0.412 < 0.45``."""
-        out = []
-        for name, measure, floor in FLOORS:
-            value = getattr(self.fields[name], measure)
-            if value is None or value < floor:
-                out.append(f"{name} {measure} {'-' if value is None else f'{value:.3f}'} < {floor}")
-        return out
+        return below_floors(self.fields, FLOORS)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "total": self.total, "shortfalls": self.shortfalls(),

@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import InvalidArgumentError, RikoError
@@ -87,6 +88,16 @@ class ClassScore:
                 "correct": self.correct, "precision": self.precision, "recall": self.recall}
 
 
+def below_floors(scores: Mapping[str, ClassScore], floors: Iterable[tuple[str, str, float]]) -> list[str]:
+    """Each ``(label, measure, floor)`` a score misses (or cannot tell), e.g. ``kind recall 0.412 < 0.45``."""
+    out = []
+    for label, measure, floor in floors:
+        value = getattr(scores[label], measure)
+        if value is None or value < floor:
+            out.append(f"{label} {measure} {'-' if value is None else f'{value:.3f}'} < {floor}")
+    return out
+
+
 @dataclass
 class LabelledReport:
     """Per-class scores of one labelled set, the errors by id, and a per-language breakdown."""
@@ -101,12 +112,7 @@ class LabelledReport:
         """The targets this report misses, e.g. ``identifier recall 0.930 < 0.95``."""
         kind = ("sensitivity" if "sensitive" in self.classes else "cues" if "forget" in self.classes
                 else "conflicts")
-        out = []
-        for label, measure, floor in TARGETS[kind]:
-            value = getattr(self.classes[label], measure)
-            if value is None or value < floor:
-                out.append(f"{label} {measure} {'-' if value is None else f'{value:.3f}'} < {floor}")
-        return out
+        return below_floors(self.classes, TARGETS[kind])
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "total": self.total, "shortfalls": self.shortfalls(),

@@ -937,9 +937,7 @@ class Review:
         held = self.held()
         now = naive_utc(self.clock.now())
         dismissed = []
-        for row in self.cands.records():
-            if row["status"] not in ("pending", "pending_conflict"):
-                continue
+        for row in self.cands.records("pending"):
             refs = json.loads(row["evidence"] or "[]")
             if (refs and all(ref in held.refs for ref in refs)) or held.holds_text(row["description"]) \
                     or held.holds_text(row["body"]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -33,9 +33,11 @@ class CandidateStore(Store):
             params.append(status)
         return self.wh.frame(sql + " ORDER BY created_at, id", params)
 
-    def records(self) -> list[dict[str, Any]]:
-        """Every candidate of the scope with all its columns, oldest first."""
-        cur = self.wh.con.execute("SELECT * FROM candidates WHERE scope_key = ? ORDER BY created_at, id",
+    def records(self, status: Literal["pending"] | None = None) -> list[dict[str, Any]]:
+        """The scope's candidates with all their columns, oldest first: every one, or only the
+        ``pending`` ones (with ``pending_conflict``)."""
+        where = " AND status IN ('pending', 'pending_conflict')" if status == "pending" else ""
+        cur = self.wh.con.execute(f"SELECT * FROM candidates WHERE scope_key = ?{where} ORDER BY created_at, id",
                                   [self.scope_key])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -13,21 +11,11 @@ from pathlib import Path
 import pytest
 
 import riko
-from riko.cli.main import main
+from cli_capture import run
 from riko.errors import ClosedError
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 ENV.pop("RIKO_PRESET", None)
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(autouse=True)

@@ -3,25 +3,13 @@ sentences instead of Python reprs, and audit cells wide enough to read."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from riko.cli.main import main
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
+from cli_capture import run
 
 
 @pytest.fixture(autouse=True)

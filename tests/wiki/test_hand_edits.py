@@ -15,22 +15,12 @@ import httpx
 import pytest
 
 import riko
+from waiting import until
 import riko.cli.main as cli_main
 
 ROOT = Path(riko.__file__).resolve().parents[1]  # the tree under test, for the subprocesses
 API = "/memory/v1"
 TOKEN = "hand-edit-test-token-0123456789"
-PATIENCE_S = 30.0  # far above the ~0.1 s a watcher takes, so a loaded machine cannot fail a test
-
-
-def _until(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + PATIENCE_S
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"not seen within {PATIENCE_S:.0f} s: {what}")
 
 
 @pytest.fixture
@@ -149,13 +139,13 @@ def test_a_broken_edit_under_riko_serve_is_logged_and_listed_by_get_wiki(
     client, proc = serve
     assert client.get("/wiki").json()["sync"] == {"errors": []}
     broken = _edit(path, "title: Bike", "title: [Bike")  # line 4: a bracket left open
-    errors = _until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
+    errors = until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
     assert [(e["path"], e["line"], e["field"]) for e in errors] == [(str(path), 4, None)]
     assert "flow sequence" in errors[0]["message"]
     served = client.get(f"/wiki/pages/{pid}").json()
     assert served["title"] == "Bike" and served["version"] == 1 and path.read_bytes() == broken
     _edit(path, "title: [Bike", "title: Bike")
-    _until(lambda: client.get("/wiki").json()["sync"] == {"errors": []}, "the fixed file")
+    until(lambda: client.get("/wiki").json()["sync"] == {"errors": []}, "the fixed file")
     proc.terminate()
     _, err = proc.communicate(timeout=30)
     assert err.count(f"refused {path}:4: invalid YAML in frontmatter") == 1  # once, not on every sync
@@ -169,7 +159,7 @@ def test_a_lone_surrogate_under_riko_serve_is_a_refusal_not_a_traceback(
     client, proc = serve
     client.get("/wiki")  # the profile is open and watched
     _edit(path, "title: Bike", 'title: "\\ud800 bad"')
-    errors = _until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
+    errors = until(lambda: client.get("/wiki").json()["sync"]["errors"], "the refused edit in GET /wiki")
     assert [(e["line"], e["field"]) for e in errors] == [(4, "title")]
     proc.terminate()
     _, err = proc.communicate(timeout=30)

@@ -9,12 +9,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 import pytest
 
 import riko
+from waiting import until
 from riko.wiki.watch import is_page_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,17 +23,6 @@ API = "/memory/v1"
 TOKEN = "watch-test-token-0123456789"
 #: How long a test waits for the watcher: far above the ~0.1 s it takes, so a loaded machine
 #: cannot fail the test; the figure itself is measured by benchmarks, not asserted.
-PATIENCE_S = 30.0
-
-
-def _until(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + PATIENCE_S
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"not seen within {PATIENCE_S:.0f} s: {what}")
 
 
 def _page_file(mem: Any, page_id: str) -> Path:
@@ -53,14 +43,14 @@ def test_an_open_memory_with_watch_serves_a_hand_edit(tmp_path: Path) -> None:
         mem.watch(on_report=reports.append)  # already watching: the call keeps the running watcher
         path = _page_file(mem, page.id)
         _editor_save(path, path.read_text(encoding="utf-8").replace("green tea", "oolong tea"))
-        _until(lambda: "oolong" in mem.page(page.id).body, "the edited body")
+        until(lambda: "oolong" in mem.page(page.id).body, "the edited body")
         assert mem.page(page.id).version == 2
         assert mem.page_versions(page.id)["version"].to_list() == [1]  # the earlier version is kept
         assert "oolong tea" in mem.resident().text and "green tea" not in mem.resident().text
         assert "page-edited-externally" in mem.audits()["kind"].to_list()
         # an in-place write (no rename) is seen too
         path.write_text(path.read_text(encoding="utf-8").replace("oolong tea", "jasmine tea"), encoding="utf-8")
-        _until(lambda: "jasmine" in mem.page(page.id).body, "the second edit")
+        until(lambda: "jasmine" in mem.page(page.id).body, "the second edit")
 
 
 def test_a_malformed_edit_is_reported_and_the_previous_version_keeps_serving(tmp_path: Path) -> None:
@@ -71,14 +61,14 @@ def test_a_malformed_edit_is_reported_and_the_previous_version_keeps_serving(tmp
         path = _page_file(mem, page.id)
         broken = path.read_text(encoding="utf-8").replace("title: Tea", "title: [Tea", 1)
         _editor_save(path, broken)
-        report = _until(lambda: next((r for r in reports if getattr(r, "errors", None)), None), "a refused edit")
+        report = until(lambda: next((r for r in reports if getattr(r, "errors", None)), None), "a refused edit")
         error = report.errors[0]
         assert Path(error.path).name == path.name and error.line is not None
         assert mem.page(page.id).body == "I prefer green tea." and mem.page(page.id).version == 1
         assert path.read_text(encoding="utf-8") == broken  # never overwritten
         # fixing the file is applied like any edit
         _editor_save(path, broken.replace("title: [Tea", "title: Tea", 1).replace("green tea", "white tea"))
-        _until(lambda: "white tea" in mem.page(page.id).body, "the fixed edit")
+        until(lambda: "white tea" in mem.page(page.id).body, "the fixed edit")
 
 
 def test_a_read_only_memory_cannot_watch(tmp_path: Path) -> None:
@@ -111,8 +101,8 @@ def test_a_running_server_serves_a_hand_edit(tmp_path: Path) -> None:
         with httpx.Client(base_url=match[1] + API, headers=headers, timeout=30) as c:
             assert "blue Brompton" in c.get(f"/wiki/pages/{page.id}").text
             _editor_save(path, path.read_text(encoding="utf-8").replace("blue Brompton", "green Brompton"))
-            _until(lambda: "green Brompton" in c.get(f"/wiki/pages/{page.id}").text, "the edit over HTTP")
-            _until(lambda: "green Brompton" in c.get("/resident").text, "the recompiled Resident")
+            until(lambda: "green Brompton" in c.get(f"/wiki/pages/{page.id}").text, "the edit over HTTP")
+            until(lambda: "green Brompton" in c.get("/resident").text, "the recompiled Resident")
             broken = path.read_text(encoding="utf-8").replace("---\n", "---\ntitle: [\n", 1)
             _editor_save(path, broken)
             time.sleep(1.0)  # give the watcher a chance to (wrongly) act on it
