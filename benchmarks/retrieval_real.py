@@ -15,7 +15,8 @@ for BEAM's ~2,000-character turns), so passage vectors go through the disk cache
 also be named (``--conversations realmem=A,B``) or taken as the first N in natural order
 (``--first-conversations beam=3``), or every Nth in natural order (``--every-conversations
 memdaily=10``: 300 of 3,000, every category); ``--data DIR`` reads already extracted folders
-``DIR/<dataset>/`` instead of the archives.
+``DIR/<dataset>/`` instead of the archives. ``--systems riko,riko+fast,riko+e5`` adds riko with the
+embedded ``local-fast`` model (USE) beside riko with e5 in the same run (never in the default set).
 """
 
 from __future__ import annotations

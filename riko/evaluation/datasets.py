@@ -41,6 +41,7 @@ from .retrieval import NDCG_CUTOFF, evidence_ranks, ndcg_gain, percentile
 __all__ = [
     "BASELINES",
     "DENSE_SYSTEMS",
+    "OPTIONAL_SYSTEMS",
     "DEPTH",
     "FRACS",
     "ROLES",
@@ -63,7 +64,9 @@ HITS = (1, 5, 10)
 FRACS = (5, 10, 25, 50)
 DEPTH = 100  #: ranking depth retrieved per question; MRR is over this list
 SYSTEMS = ("riko", "riko+e5", "bm25s", "e5", "rrf")
-DENSE_SYSTEMS = frozenset({"riko+e5", "e5", "rrf"})
+#: Run only when named: riko with the embedded ``local-fast`` model (USE) in place of e5.
+OPTIONAL_SYSTEMS = ("riko+fast",)
+DENSE_SYSTEMS = frozenset({"riko+e5", "e5", "rrf", "riko+fast"})
 BASELINES = ("bm25s", "rrf")
 ROLES = ("all", "user")
 ASSISTANT_SPEAKER = "assistant"
@@ -418,9 +421,10 @@ class DatasetReport:
 # -- the run ----------------------------------------------------------------------------------------
 def _choose_systems(systems: Iterable[str] | None, dense: bool) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(systems)) if systems is not None else SYSTEMS
-    unknown = [s for s in chosen if s not in SYSTEMS]
+    known = SYSTEMS + OPTIONAL_SYSTEMS
+    unknown = [s for s in chosen if s not in known]
     if unknown:
-        raise ConfigError("systems", f"unknown system(s) {', '.join(unknown)}; expected {', '.join(SYSTEMS)}")
+        raise ConfigError("systems", f"unknown system(s) {', '.join(unknown)}; expected {', '.join(known)}")
     if not dense:
         chosen = tuple(s for s in chosen if s not in DENSE_SYSTEMS)
     if not chosen:

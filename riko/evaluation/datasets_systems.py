@@ -256,7 +256,7 @@ def fuse(rankings: Sequence[Sequence[str]], depth: int, k: int = RRF_K) -> list[
 def make_systems(chosen: Sequence[str], base: Path, *, vector_cache: str | os.PathLike[str] | None = None,
                  provider: Any = None) -> dict[str, _System]:
     """The systems of a run by name (in ``chosen`` order), sharing one cached embedding provider."""
-    from ..dense.providers import DeterministicProvider, E5Provider
+    from ..dense.providers import DeterministicProvider, E5Provider, USEProvider
     from ..dense.text_cache import CachedProvider, default_cache_dir
 
     if {"bm25s", "rrf"} & set(chosen):
@@ -280,6 +280,10 @@ def make_systems(chosen: Sequence[str], base: Path, *, vector_cache: str | os.Pa
             if kind == "deterministic":
                 config["embedding_dimension"] = cached.dimension  # type: ignore[union-attr]
             out[name] = RikoSystem(name, base, config, provider=cached)
+        elif name == "riko+fast":
+            fast = CachedProvider(USEProvider(threads=1), vector_cache if vector_cache is not None else default_cache_dir())
+            out[name] = RikoSystem(name, base, {"embedding_provider": "local-fast", "recall_vector_enabled": True},
+                                   provider=fast)
         elif name == "bm25s":
             out[name] = Bm25sSystem()
         elif name == "e5":

@@ -278,6 +278,23 @@ def test_dense_systems_run_with_a_deterministic_model_and_reuse_the_cache(chat: 
     assert [r["ranks"] for r in again.records] == [r["ranks"] for r in first.records]
 
 
+def test_local_fast_runs_only_when_named_and_ranks_with_its_own_model(chat: Path, tmp_path: Path) -> None:
+    """``riko+fast`` puts the embedded USE model where e5 would be: not in a default run, and its
+    vectors are cached apart from e5's (a different model, a different dimension)."""
+    from riko.dense.providers import USEProvider
+    from riko.dense.text_cache import PassageCache
+
+    report = run_dataset(chat, systems=["riko", "riko+fast"], vector_cache=tmp_path / "v", progress=False)
+    assert report.systems == ("riko", "riko+fast")
+    assert all(set(r["ranks"]) == {"riko", "riko+fast"} for r in report.records)
+    assert report.summary()["riko+fast"]["queries"] == 4
+    cached = PassageCache(tmp_path / "v", USEProvider.model, USEProvider.dimension)
+    distinct = {t.passage for c in load_dataset(chat).conversations.values() for t in c.turns()}
+    assert len(cached) == len(distinct) and all(v is not None and v.shape == (512,) for v in cached.get(sorted(distinct)))
+    with pytest.raises(ConfigError, match="unknown system.*riko\\+fast"):
+        run_dataset(chat, systems=["riko+slow"], progress=False)
+
+
 # -- command line ------------------------------------------------------------------------------------
 def riko_cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
