@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..language.content import carries_content
+from ..language.content import carries_content, task_talk
 from ..language.lexicon import CJK
 from .atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
@@ -212,7 +212,8 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
 def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Scored]:
     """The facts a session proposes, in the order said: a repeated statement (same speaker, same
     words) once, then every fact whose probability is at least ``threshold`` (``THRESHOLD``),
-    however many a session holds, and every plainly stated taste or boundary (``ALWAYS_KINDS``)."""
+    however many a session holds and that is not task talk (:func:`riko.language.content.task_talk`),
+    and every plainly stated taste or boundary (``ALWAYS_KINDS``)."""
     limit = THRESHOLD if threshold is None else threshold
     seen: set[tuple[str | None, str]] = set()
     out = []
@@ -220,7 +221,7 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
         if key not in seen:
             seen.add(key)
-            if s.probability >= limit or _stated_taste_or_boundary(s):
+            if (s.probability >= limit and not task_talk(s.fact.text)) or _stated_taste_or_boundary(s):
                 out.append(s)
     return out
 

@@ -18,8 +18,10 @@ import re
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
+from .lexicon import (DANGLING_ENDS_EN, MONTHS_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN,
+                      TASK_ZH)
 
-__all__ = ["carries_content", "CONTENT_KINDS"]
+__all__ = ["carries_content", "task_talk", "CONTENT_KINDS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -57,6 +59,38 @@ _FEELS_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(EMOTIONS_ZH)}")
 _DEICTIC_ZH = re.compile(r"这个|那个|这样|那样|它|你的?|您的?|建议|[\s，。！？,.!?~…]")
 
 
+_TASK_OPENING = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|first|next|then|also)[,\s]+)*"
+                           rf"{alternation(TASK_OPENERS_EN)}\s+(?:(?:also|just|really|first|then|now|still|"
+                           rf"definitely|probably|need\s+to|want\s+to|have\s+to|try\s+to)\s+)*"
+                           rf"{alternation(TASK_VERBS_EN)}\b(?!\s+out\b)", _I)
+_TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|hi|hey|thanks)[,!\s]+)*"
+                           rf"(?:{'|'.join(TASK_REQUESTS_EN)})", _I)
+_TASK_PASTE = re.compile("|".join(TASK_PASTES_EN), _I)
+_DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\[(…]\s*$", _I)
+_TASK_ZH = re.compile(TASK_ZH)
+#: A date makes a step a plan worth keeping ("I'll start with the first check-in on March 1").
+_DATED = re.compile(rf"\b{alternation(MONTHS_EN)}\.?\s+\d|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:tomorrow|tonight|next\s+(?:week|month|year))\b", _I)
+
+
+def task_talk(text: str) -> bool:
+    """Whether a statement is about the work in hand rather than about the speaker: a request or
+    instruction to the other side, narration of the next step of the task ("I'll include all the
+    necessary descriptions", "I want to make sure I understand the formula"), pasted code, links
+    or logs, or a clause cut before it says anything ("…, but first"). 请帮我检查一下 is task talk;
+    "I'll start a new job in May" and 我下个月要去上海 are not.
+
+    A first-person taste or boundary is never task talk ("Please don't use bullet points").
+    """
+    said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
+    if _governed(said):
+        return False
+    if _TASK_PASTE.search(said) or _DANGLING.search(said):
+        return True
+    if _CJK.search(said):
+        return bool(_TASK_ZH.search(said))
+    return not _DATED.search(said) and bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said))
+
+
 def _reaches_something(rest: str) -> bool:
     """Whether what a taste or boundary verb governs names something ("short answers"), not
     only "it", "that" or "your advice"."""
@@ -90,6 +124,8 @@ def carries_content(text: str, kind: str | None = None) -> bool:
     rest = _HOLLOW_PHRASES.sub(" ", _VOCATIVE.sub("", said))
     if kind in CONTENT_KINDS or _governed(rest):
         return True
+    if task_talk(said):
+        return False
     if _CJK.search(said):
         left = _HOLLOW_ZH.sub("", _CONTENT_WORD.sub(lambda m: m.group(0) if m.group(0).isdigit() else " ", said))
         if sum(1 for ch in left if _CJK.match(ch)) >= 2 or any(ch.isdigit() for ch in left):

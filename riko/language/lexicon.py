@@ -29,6 +29,7 @@ __all__ = [
     "EMOTIONS_EN", "EMOTIONS_ZH",
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
+    "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -238,6 +239,36 @@ HOLLOW_ZH = (
     "具体的?步骤|步骤|建议|分析|回答|答案|解释|总结|例子|方案|很|真|太|也|都|就|还|挺|非常|特别|一些|一下|这个|那个|这样|那样|"
     "我们|我|你们|你|您|他们|她们|他|她|它|的|了|是|在|有|这|那|个|和|与|给|要|想|需要|希望|觉得|认为|喜欢"
     "|用户")
+#: Task talk: what the speaker says about the work in hand with the assistant, not about
+#: themselves ("I'll include all the necessary descriptions", "I want to make sure I understand the
+#: formula", "My instruction was to find…", "Can you check this?").
+TASK_OPENERS_EN = ("i'll", "i will", "i'm going to", "i am going to", "i'm gonna", "let me", "let's", "i want to",
+                   "i'd like to", "i need to", "i'm trying to", "i am trying to", "i've identified that i can",
+                   "i have identified that i can", "i think i can", "i think i could", "i think i should",
+                   "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i")
+TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check", "make sure", "ensure",
+                 "figure out", "calculate", "compute", "apply", "explain", "fix", "debug", "implement", "update",
+                 "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
+                 "go over", "look into", "work through", "revise", "edit", "format", "reformat", "organize",
+                 "structure", "outline", "draft", "incorporate", "summarize", "summarise", "compare", "analyze",
+                 "analyse", "start with", "begin with", "derive", "verify", "refine", "tweak", "adjust",
+                 "integrate", "add", "use sigma", "use the", "rewrite", "restructure", "simplify", "elaborate",
+                 "break down", "walk through", "keep updating", "cross-check", "proofread")
+#: Requests and instructions addressed to the other side, and talk about the prompt itself.
+TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
+                    r"help\s+me\b",
+                    r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
+                    r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
+                    r"question\s+to\b", r"prompt\s*:", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
+#: Code, links and log lines pasted into the conversation.
+TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
+                  r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
+#: A statement cut before it says anything: it ends on a word that leads into more.
+DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
+                    "such as")
+TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
+           r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整))")
+
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
 LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",
                  "dislikes", "detest", "detests", "loathe", "loathes", "can't stand", "cannot stand")
