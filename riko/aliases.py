@@ -11,7 +11,7 @@ import polars as pl
 
 from .clock import Clock
 from .errors import InvalidArgumentError, NotFoundError
-from .recall.text import EN_STOPWORDS
+from .language.text import EN_STOPWORDS
 from .scope import MemoryScope
 from .stores.aliases import AliasStore
 from .stores.warehouse import Warehouse, dumps, naive_utc

@@ -10,9 +10,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from .dream.atoms import split_speaker
+from .language.atoms import split_speaker
 from .dream.consolidate import entity_key
-from .dream.derive import Entity, could_be_name, derive, given_name, relation_alias
+from .language.derive import Entity, could_be_name, derive, given_name, relation_alias
 from .wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",

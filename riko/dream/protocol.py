@@ -34,7 +34,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from ..errors import InvalidArgumentError, ProviderError
 from ..language.statement import clip
-from .derive import ENTITY_KINDS, Entity
+from ..language.derive import ENTITY_KINDS, Entity
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -152,7 +152,7 @@ class ProposedPage:
     category: str | None
     sensitivity: str
     links: tuple[str, ...]
-    #: ``subject/attribute`` (see :mod:`riko.dream.derive`); a hint only: admission derives it again.
+    #: ``subject/attribute`` (see :mod:`riko.language.derive`); a hint only: admission derives it again.
     slot: str | None = None
     #: The entities the page names, as the proposer stated them.
     entities: tuple[Entity, ...] = ()

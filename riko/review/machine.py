@@ -34,8 +34,8 @@ from .conflicts import relation
 from .corrections import claim_changed, corrected_title, retire_evidence
 from .governance import HeldLines, govern_lines, held_lines, lineage_refs, reapply_suppressed
 from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
-from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
-from ..dream.atoms import multi_party, split_speaker
+from ..language.derive import Entity, could_be_name, derive, derived_fields, given_name
+from ..language.atoms import multi_party, split_speaker
 from ..language.content import carries_content
 from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
@@ -161,7 +161,7 @@ class Review:
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
         of a multi-party log: it starts ``Name: `` and its sessions' user lines are such a log
-        (:func:`riko.dream.atoms.multi_party`). Read once per batch for each set of sessions."""
+        (:func:`riko.language.atoms.multi_party`). Read once per batch for each set of sessions."""
         speaker = split_speaker(text)[0]
         if speaker is None or not could_be_name(speaker):
             return False

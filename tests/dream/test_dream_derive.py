@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from riko.dream.derive import KINDS, Entity, derive
+from riko.language.derive import KINDS, Entity, derive
 
 
 def names(text: str, **kw) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -241,7 +241,7 @@ def test_two_self_descriptions_are_not_a_replacement_of_one_occupation():
     ("My name is not important", None), ("I love green tea", None), ("My name is spelled with two Ls", None),
 ])
 def test_the_name_a_statement_gives_its_subject(text, name):
-    from riko.dream.derive import derived_fields, given_name
+    from riko.language.derive import derived_fields, given_name
 
     d = derive(text)
     assert given_name(d) == name
@@ -253,7 +253,7 @@ def test_the_name_a_statement_gives_its_subject(text, name):
                                          ("SUMMARISE", False), ("CRITICAL", False), ("Next", False),
                                          ("Monday", False)])
 def test_a_speaker_prefix_may_be_a_name(prefix, ok):
-    from riko.dream.derive import could_be_name
+    from riko.language.derive import could_be_name
 
     assert could_be_name(prefix) is ok
 
