@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
-from .aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
+from .wiki.aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
 from .review.authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim
 from .clock import utc
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeError, StateError, WikiFormatError

@@ -186,10 +186,10 @@ def test_lazy_imports_form_no_cycle_and_do_not_grow() -> None:
 # -- who may import what -------------------------------------------------------------------------
 FACES = ("riko.cli", "riko.server", "riko.evaluation", "riko.mcp")
 #: the modules that own tables (the store floor); faces reach them only through riko.Memory
-STORE_MODULES = ("riko.stores", "riko.observations", "riko.aliases", "riko.wiki.canon", "riko.resident.store")
+STORE_MODULES = ("riko.stores", "riko.observations", "riko.wiki.aliases", "riko.wiki.canon", "riko.resident.store")
 #: the pipeline stages the scope context is handed to
 STAGES = ("riko.wiki.canon", "riko.review", "riko.resident", "riko.ingest", "riko.dream",
-          "riko.recall", "riko.purge", "riko.tools", "riko.observations", "riko.aliases")
+          "riko.recall", "riko.purge", "riko.tools", "riko.observations", "riko.wiki.aliases")
 
 
 def _in(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -220,7 +220,7 @@ ROOT_MODULES = {
     "__init__", "__main__", "memory", "context", "tools",                        # the door
     "clock", "config", "contracts", "endpoints", "errors", "executor", "faults",  # the ground
     "private_files", "progress", "root_preset", "rows", "scope", "settings", "vocabulary",
-    "aliases", "entities", "graph", "observations", "request_cues",              # small concepts
+    "graph", "observations", "request_cues",                                     # small concepts
 }
 
 

@@ -34,6 +34,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from ..errors import InvalidArgumentError, ProviderError
 from ..language.statement import clip
+from ..language.text import normalize_text
 from ..language.derive import ENTITY_KINDS, Entity
 from .sanitize import sanitize_error
 
@@ -102,11 +103,6 @@ _CONFIRMATION_CLAIM = re.compile(
     r"|用户(明确)?(要求|让|希望|请求)(我|你|助手)?(记住|保存|记下)"
     r"|(已|已经)(被)?用户确认)"
 )
-
-
-def normalize_text(text: str) -> str:
-    """NFKC, casefold and collapse whitespace: the comparison form of titles and texts."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 def _compact(text: str) -> str:

@@ -226,7 +226,7 @@ def test_a_self_description_that_names_no_job_is_no_occupation(text):
 def test_two_self_descriptions_are_not_a_replacement_of_one_occupation():
     from datetime import datetime
 
-    from riko.dream.consolidate import compare, facts
+    from riko.review.consolidate import compare, facts
 
     when = datetime(2026, 3, 9)
     assert compare(facts("I'm a big fan of hiking", when), facts("I'm a beginner", when)) == "distinct"
@@ -270,7 +270,7 @@ def test_a_chinese_negation_is_a_word_of_its_own(text, negated):
 def test_two_facts_about_one_person_in_chinese_do_not_contradict():
     from datetime import datetime
 
-    from riko.dream.consolidate import compare, facts
+    from riko.review.consolidate import compare, facts
 
     when = datetime(2024, 4, 2)
     assert compare(facts("王志鹏是我的上司，其性别是男性。", when),

@@ -15,7 +15,7 @@ import pytest
 import riko
 from dream_stub import user_event
 from riko.language.derive import derive
-from riko.entities import USER_TITLE
+from riko.review.entities import USER_TITLE
 
 SMALL_TALK = ("Haha nice", "Good morning!", "What about you?", "哈哈", "早上好")
 

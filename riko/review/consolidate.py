@@ -25,8 +25,8 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..language.lexicon import CJK, MONTHS_EN
-from ..review.authority import normalize_claim
-from ..review.conflicts import speaks_of_change
+from .authority import normalize_claim
+from .conflicts import speaks_of_change
 from ..language.atoms import split_speaker
 from ..language.derive import Entity, canonical_place, derive
 
