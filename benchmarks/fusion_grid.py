@@ -306,7 +306,7 @@ def prepare(q: dict[str, Any]) -> dict[str, Any]:
     # the inputs of the query-dependent, re-ranking and calibrated rules
     raw = q.get("lexs", {}).get("rawEvidence") or []
     q["_lm"] = 0.0 if not raw else 1.0 if len(raw) < 2 or raw[0] <= 0 else (raw[0] - raw[1]) / raw[0]
-    from riko.recall.text import tokenize
+    from riko.language.text import tokenize
 
     q["_qlen"] = len(tokenize(q.get("q", "")))
     q["_cos"] = dict(zip(q["dq"], q["dqs"]))

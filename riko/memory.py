@@ -389,7 +389,7 @@ class Memory:
 
     def forget(self, page_id: str) -> dict[str, object]:
         """Remove derived memory; raw session evidence is retained (``raw_session_retained``)."""
-        from .aliases import invalidate_entity_aliases
+        from .wiki.aliases import invalidate_entity_aliases
 
         return self._review.forget(page_id, authority="management",
                                    invalidate_aliases=lambda pid: invalidate_entity_aliases(self._wh, self.scope, self.clock, pid))
@@ -436,29 +436,29 @@ class Memory:
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
-        from .aliases import aliases_frame
+        from .wiki.aliases import aliases_frame
 
         return aliases_frame(self._wh, self.scope)
 
     def add_alias(self, entity_id: str, alias: str) -> str:
         """Management: an active alias edge from ``alias`` to an entity page."""
-        from .aliases import upsert_alias
+        from .wiki.aliases import upsert_alias
 
         self._canon.get(entity_id)
         return upsert_alias(self._wh, self.scope, self.clock, entity_id, alias, resolution_kind="management")
 
     def invalidate_alias(self, alias_id: str, reason: str = "management") -> None:
-        from .aliases import invalidate_alias
+        from .wiki.aliases import invalidate_alias
 
         invalidate_alias(self._wh, self.scope, self.clock, alias_id, reason)
 
     def resolve_alias(self, alias: str) -> str | None:
-        from .aliases import resolve_alias
+        from .wiki.aliases import resolve_alias
 
         return resolve_alias(self._wh, self.scope, self.clock, alias)
 
     def rebuild_aliases(self) -> int:
-        from .aliases import rebuild_aliases
+        from .wiki.aliases import rebuild_aliases
 
         return rebuild_aliases(self._wh, self.scope, self.clock, self._canon.pages())
 

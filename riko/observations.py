@@ -29,7 +29,7 @@ import polars as pl
 from .clock import Clock
 from .config import RikoConfig
 from .contracts import parse_ref
-from .dream.protocol import normalize_text
+from .language.text import normalize_text
 from .errors import InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity.rules import classify_text, observation_is_sensitive, rank, stricter

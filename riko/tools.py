@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
-from .aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
+from .wiki.aliases import explicit_coreferences, invalidate_entity_aliases, resolve_alias, upsert_alias
 from .review.authority import UserEvent, claim_in_latest, latest_user_message, normalize_claim
 from .clock import utc
 from .errors import AuthorityError, InvalidArgumentError, NotFoundError, ScopeError, StateError, WikiFormatError
 from .recall.lexical import BM25Index
-from .recall.text import tokenize
+from .language.text import tokenize
 from .review.governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
 from .request_cues import ACTIONS, has_request, strip_request
 from .sensitivity.rules import classify_text, protected_title

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from riko.aliases import explicit_coreferences, invalidate_alias, rebuild_aliases, resolve_alias, upsert_alias
+from riko.wiki.aliases import explicit_coreferences, invalidate_alias, rebuild_aliases, resolve_alias, upsert_alias
 from riko.errors import NotFoundError
 from riko.graph import broken_links, build_graph
 from riko.wiki import Page

@@ -1,4 +1,5 @@
-"""The shape of the package: imports form no cycle, no stage imports the facade, no module
+"""The shape of the package: every import goes down the floors of ``riko.layers.FLOORS`` (or stays
+on its floor), the packages form no cycle, imports form no cycle, no stage imports the facade, no module
 outside the facade reaches into a Memory's private attributes, SQL lives in ``riko/stores/``
 (a ratchet that only goes down), the faces reach the stores only through ``riko.Memory`` and
 the scope context imports no stage."""
@@ -10,6 +11,8 @@ import re
 from pathlib import Path
 
 import networkx as nx
+
+from riko.layers import FLOORS, floor_of, floor_table
 
 PACKAGE = Path(__file__).resolve().parents[1] / "riko"
 FACADE_USERS = {"riko", "riko.evaluation.samples"}  # the door itself and its thin layers
@@ -130,7 +133,7 @@ def test_the_sql_counter_sees_statements(tmp_path: Path) -> None:
 
 # -- lazy imports --------------------------------------------------------------------------------
 #: riko modules imported inside functions (a ceiling: lower it when a lazy import goes).
-LAZY_IMPORTS = 143
+LAZY_IMPORTS = 142
 
 
 def _all_imports(path: Path) -> tuple[set[str], int]:
@@ -186,10 +189,10 @@ def test_lazy_imports_form_no_cycle_and_do_not_grow() -> None:
 # -- who may import what -------------------------------------------------------------------------
 FACES = ("riko.cli", "riko.server", "riko.evaluation", "riko.mcp")
 #: the modules that own tables (the store floor); faces reach them only through riko.Memory
-STORE_MODULES = ("riko.stores", "riko.observations", "riko.aliases", "riko.wiki.canon", "riko.resident.store")
+STORE_MODULES = ("riko.stores", "riko.observations", "riko.wiki.aliases", "riko.wiki.canon", "riko.resident.store")
 #: the pipeline stages the scope context is handed to
 STAGES = ("riko.wiki.canon", "riko.review", "riko.resident", "riko.ingest", "riko.dream",
-          "riko.recall", "riko.purge", "riko.tools", "riko.observations", "riko.aliases")
+          "riko.recall", "riko.purge", "riko.tools", "riko.observations", "riko.wiki.aliases")
 
 
 def _in(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -219,8 +222,8 @@ def test_the_context_imports_no_stage() -> None:
 ROOT_MODULES = {
     "__init__", "__main__", "memory", "context", "tools",                        # the door
     "clock", "config", "contracts", "endpoints", "errors", "executor", "faults",  # the ground
-    "private_files", "progress", "root_preset", "rows", "scope", "settings", "vocabulary",
-    "aliases", "entities", "graph", "observations", "request_cues",              # small concepts
+    "private_files", "progress", "root_preset", "rows", "scope", "settings", "vocabulary", "layers",
+    "graph", "observations", "request_cues",                                     # small concepts
 }
 
 
@@ -229,3 +232,56 @@ def test_the_root_holds_only_the_door_the_ground_and_small_concepts() -> None:
     assert found - ROOT_MODULES == set(), f"put these in the folder of their layer: {sorted(found - ROOT_MODULES)}"
     packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
     assert {"cli", "review", "resident", "sensitivity", "stores", "wiki", "recall", "dream", "ingest"} <= packages
+
+
+# -- the floors ----------------------------------------------------------------------------------
+def _unit(module: str) -> str:
+    """The package (``riko.<sub>``) or root module a module belongs to; the door's own names
+    (``riko``, ``from riko import __version__``) belong to ``riko``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "riko"
+    sub = PACKAGE / parts[1]
+    return f"riko.{parts[1]}" if sub.is_dir() or sub.with_suffix(".py").exists() else "riko"
+
+
+def _unit_edges() -> dict[tuple[str, str], list[str]]:
+    """Every import between two units (module level, inside functions, not under TYPE_CHECKING),
+    with the module-level sites that make it."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = _module(path)
+        for target in _all_imports(path)[0]:
+            a, b = _unit(source), _unit(target)
+            if a != b:
+                edges.setdefault((a, b), []).append(f"{source} -> {target}")
+    return edges
+
+
+def test_every_unit_stands_on_a_floor() -> None:
+    units = {_unit(_module(p)) for p in PACKAGE.rglob("*.py")}
+    placed = {u for _, members in FLOORS for u in members}
+    assert units - placed == set(), f"place these in riko/layers.py FLOORS: {sorted(units - placed)}"
+    assert placed - units == set(), f"FLOORS names units that do not exist: {sorted(placed - units)}"
+
+
+def test_every_import_goes_down() -> None:
+    """An import, lazy ones included, reaches a lower floor or its own: never a higher one."""
+    up = {e: sites for e, sites in _unit_edges().items() if floor_of(e[0]) < floor_of(e[1])}
+    assert up == {}, f"{len(up)} upward arrows: {up}"
+
+
+def test_packages_form_no_cycle() -> None:
+    cycles = list(nx.simple_cycles(nx.DiGraph(list(_unit_edges()))))
+    assert cycles == [], f"{len(cycles)} package cycles, e.g. {sorted(cycles, key=len)[:5]}"
+
+
+def test_the_floor_check_sees_an_upward_arrow() -> None:
+    # the language floor reading review would be an arrow up; the door reading the stores is down
+    assert floor_of("riko.language") < floor_of("riko.review") < floor_of("riko.memory")
+    assert floor_of("riko.stores") < floor_of("riko")
+
+
+def test_the_architecture_page_draws_the_floors_of_the_code() -> None:
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert floor_table() in text, "docs/architecture.md: paste riko.layers.floor_table() into the floors section"

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..review.authority import normalize_claim
-from ..entities import ENTITY_CATEGORY
+from ..review.entities import ENTITY_CATEGORY
 from ..language.statement import resolve_dates
-from ..recall.text import tokenize
-from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, derive
+from ..language.text import tokenize
+from ..language.derive import KIND_CATEGORIES, KIND_PAGE_TYPES, derive
 from .protocol import ProposedPage
 from .transcript import TranscriptLine
 

@@ -1,10 +1,10 @@
 """The offline, deterministic Dream provider.
 
-It reads only what the user said, cuts it into atomic facts (:mod:`riko.dream.atoms`), keeps
+It reads only what the user said, cuts it into atomic facts (:mod:`riko.language.atoms`), keeps
 those :mod:`riko.dream.selection` chooses, and answers in the same FILE protocol a language
 model would, so the same strict parser sees its output. Every page quotes the user (``quote``,
 the speaker's own words, locates the evidence); its title and body state the fact so that it
-reads alone (:func:`riko.dream.atoms.statement_of`), and its description is the user's exact
+reads alone (:func:`riko.language.atoms.statement_of`), and its description is the user's exact
 line when the fact is the whole line (what ``user_grounded`` admits), else the statement.
 """
 
@@ -16,12 +16,12 @@ import json
 import re
 from collections.abc import Sequence
 
-from .cues import has_secret, is_emotion, is_hypothetical, is_question, is_sensitive
+from ..language.cues import has_secret, is_emotion, is_hypothetical, is_question, is_sensitive
 from ..language.lexicon import CJK_RANGE
 from ..language.statement import clip, resolve_dates
 from ..review.authority import normalize_claim
-from .atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
-from .derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
+from ..language.atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
+from ..language.derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, normalize_text
 from .reflection import ReflectionRequest
@@ -70,7 +70,7 @@ def _entities_yaml(derived: Derived) -> str:
 
 def _answers(transcript: Transcript) -> list[Scored]:
     """Facts that only a question makes: a user line that states nothing alone, right after the
-    other side's question, joined to it (:func:`riko.dream.atoms.answer_fact`), scored as
+    other side's question, joined to it (:func:`riko.language.atoms.answer_fact`), scored as
     :func:`~riko.dream.selection.scored_facts` scores a fact answering a question."""
     users = [line for line in transcript.lines if line.role == "user"]
     split = [split_speaker(line.text) for line in users]

@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 
 from ..language.lexicon import CJK
-from ..recall.text import STOPWORDS
-from .derive import derive
+from ..language.text import STOPWORDS
+from ..language.derive import derive
 from .prompt import MAX_KNOWN_PAGES, KnownPage
 from .transcript import Transcript
 

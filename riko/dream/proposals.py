@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..aliases import upsert_aliases
+from ..wiki.aliases import upsert_aliases
 from ..language.statement import clip
 from ..review.authority import normalize_claim
 from ..review.conflicts import relation
@@ -32,8 +32,8 @@ from ..sensitivity.rules import classify_text, rank
 from ..stores.candidates import CandidateStore
 from ..stores.warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
-from ..entities import ENTITY_CATEGORY, SELF_KIND, entity_description, named_entities
-from .consolidate import TypedSlots
+from ..review.entities import ENTITY_CATEGORY, SELF_KIND, entity_description, named_entities
+from ..review.consolidate import TypedSlots
 from .protocol import ProposedPage
 
 __all__ = ["Proposal", "propose_batch", "with_entities"]

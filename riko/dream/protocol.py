@@ -34,7 +34,8 @@ from frontmatter.default_handlers import YAMLHandler
 
 from ..errors import InvalidArgumentError, ProviderError
 from ..language.statement import clip
-from .derive import ENTITY_KINDS, Entity
+from ..language.text import normalize_text
+from ..language.derive import ENTITY_KINDS, Entity
 from .sanitize import sanitize_error
 
 __all__ = [
@@ -104,11 +105,6 @@ _CONFIRMATION_CLAIM = re.compile(
 )
 
 
-def normalize_text(text: str) -> str:
-    """NFKC, casefold and collapse whitespace: the comparison form of titles and texts."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
 def _compact(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
@@ -152,7 +148,7 @@ class ProposedPage:
     category: str | None
     sensitivity: str
     links: tuple[str, ...]
-    #: ``subject/attribute`` (see :mod:`riko.dream.derive`); a hint only: admission derives it again.
+    #: ``subject/attribute`` (see :mod:`riko.language.derive`); a hint only: admission derives it again.
     slot: str | None = None
     #: The entities the page names, as the proposer stated them.
     entities: tuple[Entity, ...] = ()

@@ -35,7 +35,7 @@ from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
                    set_pending_confirms, shard_of, write_jobs)
 from .grounding import SUPPORT, ground, rederive
-from .atoms import multi_party
+from ..language.atoms import multi_party
 from .known import related_pages
 from .prompt import KnownPage
 from .proposals import Proposal, propose_batch, with_entities

@@ -1,7 +1,7 @@
 """Which of a session's atomic facts the heuristic Dream proposes: every one whose memory score
 reaches one threshold, however many a session holds.
 
-:mod:`riko.dream.atoms` keeps every clause that states something about someone; many of them
+:mod:`riko.language.atoms` keeps every clause that states something about someone; many of them
 are small talk or about the task at hand. Each gets a score, a logistic function of
 language-agnostic features of the clause (first person, derived kind, a number, a name, a time,
 its length, hedge, negation, whether it carries content — :func:`carries_content` — and
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from ..language.content import carries_content, task_talk
 from ..language.lexicon import CJK
-from .atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
+from ..language.atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
 
 __all__ = ["BIAS", "FEATURES", "THRESHOLD", "WEIGHTS", "Scored", "carries_content", "choose", "features", "probability",

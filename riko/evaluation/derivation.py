@@ -13,7 +13,7 @@ not by what the code gives::
 (the absolute date a relative one stands for) are optional; a ``"memory": false`` line
 (greetings, thanks, small talk, requests, hypotheticals, reported speech) has no derivation.
 
-Each line goes through what Dream runs on a user line: :func:`riko.dream.atoms.extract_facts`
+Each line goes through what Dream runs on a user line: :func:`riko.language.atoms.extract_facts`
 (is there a memory at all; pronouns resolved from the context), then the first fact's
 derivation. Per field, precision is correct / lines given a value and recall is correct /
 lines labelled with one, so a derivation made for small talk lowers precision and a memory
@@ -36,8 +36,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..dream.atoms import extract_facts, statement_of
-from ..dream.derive import derived_fields
+from ..language.atoms import extract_facts, statement_of
+from ..language.derive import derived_fields
 from ..errors import InvalidArgumentError
 from ..language.statement import date_spellings
 from .labelled import ClassScore, LabelledSetError, below_floors

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts import parse_ref
-from ..entities import ENTITY_CATEGORY
+from ..review.entities import ENTITY_CATEGORY
 from ..errors import ConfigError, IngestError
 from .datasets import Conversation, Dataset, Turn, _json_lines, load_dataset
 from .memory_score import (

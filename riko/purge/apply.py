@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from ..entities import (EntityMap, entity_body, entity_description, is_entity_page, is_live_statement, kin_links,
+from ..review.entities import (EntityMap, entity_body, entity_description, is_entity_page, is_live_statement, kin_links,
                         stated_kin, unstated_kin)
 from ..stores.aliases import AliasStore
 from ..stores.audits import scrub_audits
@@ -135,7 +135,7 @@ def _observations(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
 
 
 def _aliases(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
-    from ..aliases import rebuild_aliases
+    from ..wiki.aliases import rebuild_aliases
 
     store = AliasStore(ctx.wh)
     delete_ids(ctx.wh, "aliases", "id", plan.aliases_removed)

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from ..review.corrections import claim_changed
+from ..wiki.corrections import claim_changed
 from ..errors import WikiFormatError
 from ..stores.tables import count_matching, index_names, mentioning, text_columns
 from ..wiki import parse_page, render_page

@@ -41,7 +41,7 @@ from .render import (
     render_recall_context,
     select_within_budget,
 )
-from .text import STOPWORDS, normalize, tokenize
+from ..language.text import STOPWORDS, normalize, tokenize
 from .trace import DEGRADED_MODES, RecallTrace
 
 __all__ = [

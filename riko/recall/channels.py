@@ -17,7 +17,7 @@ import numpy as np
 
 from .exact import ExactMatcher, quoted_phrases
 from .index_cache import RecallCache
-from .text import normalize, tokenize
+from ..language.text import normalize, tokenize
 
 __all__ = ["Hits", "query_phrases", "lexical_pages", "raw_evidence", "exact_hits", "observation_hits",
            "graph_expand", "dense_hits", "EXACT_BONUS"]

@@ -39,7 +39,7 @@ from .projections import evidence_guidance
 from .render import RenderItem, render_item_for, render_recall_context, select_within_budget
 from .reranker import rerank
 from .result import RecallResult
-from .text import tokenize
+from ..language.text import tokenize
 from .trace import RecallTrace
 from .vectors import (build_generation, dense_index, index_status, provider_for, recorded_degradation,
                       serving_reason, write_index_meta)

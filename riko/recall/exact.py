@@ -13,7 +13,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .text import normalize
+from ..language.text import normalize
 
 __all__ = ["exact_terms", "exact_matches", "ExactMatcher", "quoted_phrases", "classify_term", "TERM_KINDS"]
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .text import normalize
+from ..language.text import normalize
 from ..errors import InvalidArgumentError
 
 __all__ = [

@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from ..sensitivity.rules import disclosure_for
 from .exact import exact_matches, exact_terms
 from .planner import TEMPORAL_MODES, RecallPlan, strip_recall_cues
-from .text import tokenize
+from ..language.text import tokenize
 
 __all__ = [
     "RecallDoc",

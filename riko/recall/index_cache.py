@@ -40,7 +40,7 @@ from .fusion import fact_fingerprint
 from .gate import RecallDoc
 from .projections import Projection, observation_projection, page_projection, persist_projections
 from .sparse import SparseBM25
-from .text import normalize, tokenize
+from ..language.text import normalize, tokenize
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx

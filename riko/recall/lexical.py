@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Sequence
 
 from .exact import quoted_phrases
-from .text import normalize, stem, tokenize
+from ..language.text import normalize, stem, tokenize
 from ..errors import InvalidArgumentError
 
 __all__ = ["BM25Index", "bm25_idf"]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from ..clock import utc
 from ..errors import ConfigError
 from .exact import classify_term, exact_terms
-from .text import STOPWORDS, normalize, tokenize
+from ..language.text import STOPWORDS, normalize, tokenize
 
 __all__ = [
     "RecallPlan",

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from ..ingest.keep import label_for
 from .gate import RecallDoc, effective_disclosure
-from .text import normalize, tokenize
+from ..language.text import normalize, tokenize
 from ..errors import InvalidArgumentError
 
 __all__ = [

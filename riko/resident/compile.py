@@ -23,7 +23,7 @@ Rendered form (each populated block is a level-2 heading named by its kind; one 
     </persistent-memory>
 
 Blocks are by kind of memory — identity, relationships, preferences, plans, boundaries, events,
-facts — placed by the page's derived ``kind`` (see :mod:`riko.dream.derive`), else by its type.
+facts — placed by the page's derived ``kind`` (see :mod:`riko.language.derive`), else by its type.
 Each populated block has the seed's budget, ``floor((max_chars - overhead) / 7)``, and an entry
 enters only while its block stays within it (whole items, never cut); what the blocks leave of
 ``max_chars`` is then shared out in turn to entries that say something. In a multi-party scope
@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..clock import iso, utc
-from ..dream.derive import could_be_name
+from ..language.derive import could_be_name
 from ..language.content import carries_content
 from ..errors import ConfigError
 from ..wiki.links import normalize_title

@@ -25,7 +25,7 @@ import re
 import unicodedata
 
 from ..language.lexicon import NEGATION_EN, NEGATION_ZH, alternation
-from ..recall.text import tokenize
+from ..language.text import tokenize
 
 __all__ = ["RELATIONS", "contests", "contradicts", "relation", "speaks_of_change"]
 

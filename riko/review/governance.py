@@ -27,7 +27,7 @@ from typing import Any
 from .authority import normalize_claim
 from ..contracts import evidence_ref, parse_ref
 from ..errors import InvalidArgumentError, NotFoundError, WikiFormatError
-from ..recall.text import tokenize
+from ..language.text import tokenize
 from ..stores.evidence import EvidenceStore
 from ..stores.pages import PageStore
 from ..wiki.page import parse_page

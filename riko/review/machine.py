@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
-from ..aliases import invalidate_entity_alias, repoint_aliases, upsert_alias
+from ..wiki.aliases import invalidate_entity_alias, repoint_aliases, upsert_alias
 from .authority import (
     UserEvent,
     UserLines,
@@ -31,13 +31,13 @@ from ..clock import Clock, utc
 from ..config import RikoConfig
 from ..contracts import parse_ref
 from .conflicts import relation
-from .corrections import claim_changed, corrected_title, retire_evidence
+from ..wiki.corrections import claim_changed, corrected_title, retire_evidence
 from .governance import HeldLines, govern_lines, held_lines, lineage_refs, reapply_suppressed
-from ..dream.consolidate import Facts, SlotIndex, TypedSlots, facts
-from ..dream.derive import Entity, could_be_name, derive, derived_fields, given_name
-from ..dream.atoms import multi_party, split_speaker
+from .consolidate import Facts, SlotIndex, TypedSlots, facts
+from ..language.derive import Entity, could_be_name, derive, derived_fields, given_name
+from ..language.atoms import multi_party, split_speaker
 from ..language.content import carries_content
-from ..entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
+from .entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)
 from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, NotFoundError, StateError
@@ -161,7 +161,7 @@ class Review:
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
         of a multi-party log: it starts ``Name: `` and its sessions' user lines are such a log
-        (:func:`riko.dream.atoms.multi_party`). Read once per batch for each set of sessions."""
+        (:func:`riko.language.atoms.multi_party`). Read once per batch for each set of sessions."""
         speaker = split_speaker(text)[0]
         if speaker is None or not could_be_name(speaker):
             return False
@@ -604,7 +604,7 @@ class Review:
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
             self._repoint(candidate_id, page.id)
             if relation == "alias":
-                from ..aliases import upsert_alias
+                from ..wiki.aliases import upsert_alias
 
                 upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
@@ -1067,7 +1067,7 @@ class _Consolidation:
         the fact that names it, with its ``authority``); an alias the words tie to the name is an
         explicit coreference, a name riko only knows from its place list is a contested derived
         alias. Returns the entity candidates accepted into those pages."""
-        from ..aliases import upsert_aliases
+        from ..wiki.aliases import upsert_aliases
 
         review = self.review
         accepted: list[str] = []

@@ -21,7 +21,7 @@ import orjson
 import polars as pl
 
 from ..clock import Clock
-from ..review.corrections import claim_changed, retire_evidence
+from .corrections import claim_changed, retire_evidence
 from ..errors import NotFoundError, StateError, WikiFormatError
 from .journal import FileJournal
 from ..scope import MemoryScope
@@ -556,7 +556,7 @@ class Canon:
     def release_forgotten(self, page_id: str) -> int:
         """After a page is forgotten: its contested overlays close, their candidates become plain
         pending ones, and its aliases are invalidated. Returns the number of aliases invalidated."""
-        from ..aliases import invalidate_entity_aliases
+        from .aliases import invalidate_entity_aliases
 
         now = naive_utc(self.clock.now())
         with self.transaction():

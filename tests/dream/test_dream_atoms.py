@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
-from riko.dream.atoms import extract_facts, split_speaker
+from riko.language.atoms import extract_facts, split_speaker
 
 
 def texts(message: str, **kw) -> list[str]:

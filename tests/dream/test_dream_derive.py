@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from riko.dream.derive import KINDS, Entity, derive
+from riko.language.derive import KINDS, Entity, derive
 
 
 def names(text: str, **kw) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -226,7 +226,7 @@ def test_a_self_description_that_names_no_job_is_no_occupation(text):
 def test_two_self_descriptions_are_not_a_replacement_of_one_occupation():
     from datetime import datetime
 
-    from riko.dream.consolidate import compare, facts
+    from riko.review.consolidate import compare, facts
 
     when = datetime(2026, 3, 9)
     assert compare(facts("I'm a big fan of hiking", when), facts("I'm a beginner", when)) == "distinct"
@@ -241,7 +241,7 @@ def test_two_self_descriptions_are_not_a_replacement_of_one_occupation():
     ("My name is not important", None), ("I love green tea", None), ("My name is spelled with two Ls", None),
 ])
 def test_the_name_a_statement_gives_its_subject(text, name):
-    from riko.dream.derive import derived_fields, given_name
+    from riko.language.derive import derived_fields, given_name
 
     d = derive(text)
     assert given_name(d) == name
@@ -253,7 +253,7 @@ def test_the_name_a_statement_gives_its_subject(text, name):
                                          ("SUMMARISE", False), ("CRITICAL", False), ("Next", False),
                                          ("Monday", False)])
 def test_a_speaker_prefix_may_be_a_name(prefix, ok):
-    from riko.dream.derive import could_be_name
+    from riko.language.derive import could_be_name
 
     assert could_be_name(prefix) is ok
 
@@ -270,7 +270,7 @@ def test_a_chinese_negation_is_a_word_of_its_own(text, negated):
 def test_two_facts_about_one_person_in_chinese_do_not_contradict():
     from datetime import datetime
 
-    from riko.dream.consolidate import compare, facts
+    from riko.review.consolidate import compare, facts
 
     when = datetime(2024, 4, 2)
     assert compare(facts("王志鹏是我的上司，其性别是男性。", when),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from riko.dream.derive import derive
+from riko.language.derive import derive
 
 
 def people(text: str) -> dict[str, tuple[str, ...]]:

@@ -14,8 +14,8 @@ import pytest
 
 import riko
 from dream_stub import user_event
-from riko.dream.derive import derive
-from riko.entities import USER_TITLE
+from riko.language.derive import derive
+from riko.review.entities import USER_TITLE
 
 SMALL_TALK = ("Haha nice", "Good morning!", "What about you?", "哈哈", "早上好")
 

@@ -15,7 +15,7 @@ import pytest
 
 import riko
 from dream_stub import user_event
-from riko.entities import USER_TITLE
+from riko.review.entities import USER_TITLE
 from riko.recall.channels import graph_expand
 
 SPEAKERS = ("Fahim Khan", "Akib", "elise")

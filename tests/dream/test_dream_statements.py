@@ -12,7 +12,7 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from riko.dream.atoms import answer_fact, extract_facts, statement_of
+from riko.language.atoms import answer_fact, extract_facts, statement_of
 from riko.dream.grounding import ground
 from riko.dream.heuristic import HeuristicProvider
 from riko.dream.protocol import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, parse_file_blocks

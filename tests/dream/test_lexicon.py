@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from riko.dream.derive import derive
+from riko.language.derive import derive
 from riko.language.lexicon import CJK, NEGATION_EN, NEGATION_ZH, RELATIONS, ZH_RELATIONS, alternation
 from riko.review.conflicts import relation
 

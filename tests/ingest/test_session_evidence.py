@@ -254,7 +254,7 @@ def test_a_supplement_ranks_below_a_user_line_that_says_as_much(tmp_path: Path) 
         frame = mem.retrieve("ferry Naxos seven fifteen", k=2, channels=["rawEvidence"])
         assert frame["role"].to_list() == ["user", "assistant"]
         from riko.recall.channels import raw_evidence
-        from riko.recall.text import tokenize
+        from riko.language.text import tokenize
 
         cache = cache_for(mem.context)
         even = raw_evidence(cache, tokenize("ferry Naxos seven fifteen"), [], 2, supplement_weight=1.0)

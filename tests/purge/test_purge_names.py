@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import riko
 from dream_stub import user_event
-from riko.entities import USER_TITLE
+from riko.review.entities import USER_TITLE
 
 
 def test_purging_the_session_that_gave_the_users_name_takes_the_name_off_the_user_page(tmp_path):

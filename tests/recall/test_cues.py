@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from riko.recall.planner import _has
-from riko.recall.text import normalize
+from riko.language.text import normalize
 from riko.tools import has_cue, looks_temporal
 
 TOOL_CUES = {

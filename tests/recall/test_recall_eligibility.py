@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import riko
 from riko.recall.sparse import SparseBM25
-from riko.recall.text import tokenize
+from riko.language.text import tokenize
 from conversation import say
 
 QUERY = "What is my gym membership at Fitwell?"

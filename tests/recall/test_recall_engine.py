@@ -19,7 +19,7 @@ from riko.recall import BM25Index
 from riko.recall.engine import recall as engine_recall
 from riko.recall.index_cache import cache_for, flush_activation
 from riko.recall.sparse import SparseBM25
-from riko.recall.text import tokenize
+from riko.language.text import tokenize
 from conversation import say
 
 BASE = {"embedding_provider": "deterministic", "embedding_dimension": 64, "recall_enabled": True}
@@ -181,7 +181,7 @@ def test_channel_weights_are_plain_with_the_dense_model_weight_and_overrides() -
 
 def test_a_line_is_scored_with_its_neighbours_as_context(mem) -> None:
     from riko.recall.channels import raw_evidence
-    from riko.recall.text import tokenize
+    from riko.language.text import tokenize
 
     # Both replies name Lisbon; only the first answers the conference question before it.
     for text in ("Where is the conference this year?", "Lisbon, I think, but the plan may change.", "Sounds great."):

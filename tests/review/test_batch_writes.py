@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from riko.aliases import upsert_alias, upsert_aliases
+from riko.wiki.aliases import upsert_alias, upsert_aliases
 from riko.review.authority import UserLines, user_grounded_match
 from riko.stores.audits import audits_frame
 

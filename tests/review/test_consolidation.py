@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 import riko
-from riko.dream.consolidate import SlotIndex, compare, facts
+from riko.review.consolidate import SlotIndex, compare, facts
 
 MARCH = datetime(2026, 3, 9, 19, 40)
 

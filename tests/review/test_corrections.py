@@ -15,7 +15,7 @@ import pytest
 
 import riko
 from riko.clock import FixedClock
-from riko.review.corrections import claim_changed, corrected_title
+from riko.wiki.corrections import claim_changed, corrected_title
 from riko.evaluation.cases import CASE_CONFIG
 from riko.server.redact import page_view
 from riko.tools import ToolBox

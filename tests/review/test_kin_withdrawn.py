@@ -11,7 +11,7 @@ import pytest
 
 import riko
 from dream_stub import user_event
-from riko.entities import KIN_LABEL, USER_TITLE
+from riko.review.entities import KIN_LABEL, USER_TITLE
 from riko.purge.needles import Needles
 from riko.purge.verify import verify_files, verify_tables
 

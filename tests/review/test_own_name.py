@@ -14,7 +14,7 @@ import pytest
 
 import riko
 from dream_stub import user_event
-from riko.entities import USER_TITLE
+from riko.review.entities import USER_TITLE
 
 NAMES = ("Mira", "Jonas", "Aiko", "Tomás")
 WORDINGS = ("My name is {n}.", "I'm called {n}.", "my name is {n}")

@@ -1,7 +1,7 @@
 """Consolidation: how a new statement relates to what the scope already holds for the same slot.
 
 Each statement is read once into :class:`Facts` (its slot, polarity, value, entities, numbers
-and months, from :func:`riko.dream.derive.derive` over the user's words) and compared only with
+and months, from :func:`riko.language.derive.derive` over the user's words) and compared only with
 the pages and candidates filed under the same slot key in a :class:`SlotIndex`, so a lookup
 costs one dictionary access, never a scan of the Wiki. :func:`compare` decides:
 
@@ -25,10 +25,10 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..language.lexicon import CJK, MONTHS_EN
-from ..review.authority import normalize_claim
-from ..review.conflicts import speaks_of_change
-from .atoms import split_speaker
-from .derive import Entity, canonical_place, derive
+from .authority import normalize_claim
+from .conflicts import speaks_of_change
+from ..language.atoms import split_speaker
+from ..language.derive import Entity, canonical_place, derive
 
 __all__ = ["Facts", "facts", "compare", "SlotIndex", "TypedSlots", "OUTCOMES", "entity_key", "SINGLE_VALUED"]
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import polars as pl
 
-from .clock import Clock
-from .errors import InvalidArgumentError, NotFoundError
-from .recall.text import EN_STOPWORDS
-from .scope import MemoryScope
-from .stores.aliases import AliasStore
-from .stores.warehouse import Warehouse, dumps, naive_utc
-from .wiki import Page, normalize_title
+from ..clock import Clock
+from ..errors import InvalidArgumentError, NotFoundError
+from ..language.text import EN_STOPWORDS
+from ..scope import MemoryScope
+from ..stores.aliases import AliasStore
+from ..stores.warehouse import Warehouse, dumps, naive_utc
+from . import Page, normalize_title
 
 __all__ = ["upsert_alias", "upsert_aliases", "repoint_aliases", "invalidate_alias", "invalidate_entity_alias", "invalidate_entity_aliases", "resolve_alias", "rebuild_aliases",
            "explicit_coreferences", "aliases_frame", "RESOLUTION_KINDS"]

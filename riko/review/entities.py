@@ -1,7 +1,7 @@
 """Entity pages: one page per entity per scope (type ``entity``, category ``entity``) with its
 aliases, and the ``[[wikilinks]]`` fact pages carry to them, so the link graph has edges.
 
-An entity is known by a key that holds across languages (:func:`riko.dream.consolidate.entity_key`:
+An entity is known by a key that holds across languages (:func:`riko.review.consolidate.entity_key`:
 "Berlin" and "柏林" are one place); a page answers to its title and to every alias in its tags.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from .dream.atoms import split_speaker
-from .dream.consolidate import entity_key
-from .dream.derive import Entity, could_be_name, derive, given_name, relation_alias
-from .wiki import Page
+from ..language.atoms import split_speaker
+from .consolidate import entity_key
+from ..language.derive import Entity, could_be_name, derive, given_name, relation_alias
+from ..wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",
            "is_entity_page", "is_live_statement", "kin_links", "kin_of", "kin_line", "stated_kin",

@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from ..contracts import parse_ref
-from ..recall.text import tokenize
+from ..language.text import tokenize
 from ..sensitivity.rules import protected_title
 from ..stores.evidence import EvidenceStore
 

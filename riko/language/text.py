@@ -88,6 +88,12 @@ def is_cjk(char: str) -> bool:
     return re.fullmatch(_CJK_CHAR, char) is not None
 
 
+def normalize_text(text: str) -> str:
+    """NFKC, casefold and collapse whitespace: the comparison form of titles and texts (casefold,
+    unlike :func:`normalize`, also folds ß and other letters lowercasing leaves apart)."""
+    return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
 def normalize(text: str) -> str:
     """NFKC, lowercase and collapse whitespace, so full-width and case variants compare equal."""
     return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
