@@ -266,10 +266,10 @@ def make_systems(chosen: Sequence[str], base: Path, *, vector_cache: str | os.Pa
         if missing:
             raise ConfigError("systems", f"bm25s and rrf need the packages bm25s and PyStemmer (missing: "
                                          f"{', '.join(missing)}); install them with pip install 'riko[dev]'")
+    cache_dir = vector_cache if vector_cache is not None else default_cache_dir()
     cached = None
     if any(name in ("riko+e5", "e5", "rrf") for name in chosen):
-        cached = CachedProvider(provider if provider is not None else E5Provider(),
-                                vector_cache if vector_cache is not None else default_cache_dir())
+        cached = CachedProvider(provider if provider is not None else E5Provider(), cache_dir)
     out: dict[str, _System] = {}
     for name in chosen:
         if name == "riko":
@@ -281,7 +281,7 @@ def make_systems(chosen: Sequence[str], base: Path, *, vector_cache: str | os.Pa
                 config["embedding_dimension"] = cached.dimension  # type: ignore[union-attr]
             out[name] = RikoSystem(name, base, config, provider=cached)
         elif name == "riko+fast":
-            fast = CachedProvider(USEProvider(threads=1), vector_cache if vector_cache is not None else default_cache_dir())
+            fast = CachedProvider(USEProvider(threads=1), cache_dir)
             out[name] = RikoSystem(name, base, {"embedding_provider": "local-fast", "recall_vector_enabled": True},
                                    provider=fast)
         elif name == "bm25s":
