@@ -145,11 +145,12 @@ def grounded_pages(conv: str, transcript, label: dict[int, str], answer: str) ->
     """Parse a heuristic answer, locate and check every page as ``mem.dream`` does, and cite the
     dialogIds of the user turns that carry it (pages that fail the check are dropped)."""
     from riko.dream.grounding import ground
+    from riko.dream.heuristic import HeuristicProvider
     from riko.dream.protocol import parse_file_blocks
 
     if not answer.strip():
         return []
-    parsed = parse_file_blocks(answer, max_pages=48, allow_empty=True)
+    parsed = parse_file_blocks(answer, max_pages=HeuristicProvider().page_limit(transcript), allow_empty=True)
     out = []
     for page in parsed.pages:
         g = ground(page.title, page.description, page.body, page.turns, transcript.lines, quote=page.quote)
@@ -182,15 +183,13 @@ class Extraction:
         return "User" if "User" in self.groups else "all"
 
     def sessions(self):  # type: ignore[no-untyped-def]
-        """``(conversation, transcript, label)`` for every session, the transcript as the provider reads it."""
-        from riko.dream.heuristic import HeuristicProvider
-
-        limit = HeuristicProvider().max_transcript_chars
+        """``(conversation, transcript, label)`` for every session, the transcript as the provider
+        gets it: every line (the heuristic reads a long session window by window)."""
         for name, conv in self.data.conversations.items():
             multi = _multi_party(conv)
             for session in conv.sessions:
                 transcript, label = transcript_of(session, multi)
-                yield name, transcript.tail(limit), label
+                yield name, transcript, label
 
     def score(self, proposals: list[Cited], group: str | None = None) -> Score:
         return score(proposals, self.groups[group or self.group], self.names, self.turns, cjk=self.cjk)

@@ -146,7 +146,9 @@ class RikoConfig:
     # --- Bounds on stored and injected text ---------------------------------------------
     max_resident_chars: int = _setting(12_000, "Maximum serialized Resident prompt length (at least 256).")
     max_session_chars: int = _setting(
-        40_000, "Maximum transcript length used for Dream input and recovery (at least 1000)."
+        40_000,
+        "Maximum transcript length a Dream model reads per session (at least 1000); "
+        "the offline heuristic reads every line.",
     )
     max_event_chars: int = _setting(16_000, "Maximum length of one stored L0 event text (at least 256).")
 

@@ -33,8 +33,9 @@ as JSON arrays.
 counts add up to `riko candidates --all`: *new in the table* are the rows the run added (fact
 candidates and the entity candidates their facts name, counted with the session that named them
 first), *merged* are proposals that became new evidence on a row already there (no new row),
-*duplicates dropped* are exact repeats. A message longer than `max_session_chars` is split at
-sentence or paragraph boundaries; each split message is counted in the summary. The `audits`
+*duplicates dropped* are exact repeats. A model reads at most `max_session_chars` of a session,
+newest first: a message longer than that is split at sentence or paragraph boundaries and each
+split message is counted in the summary; the offline heuristic reads every line. The `audits`
 table keeps kind and authority whole, a long path target by its last two parts, and the detail as
 `key=value` with the reason first; `--wide` prints every field whole.
 

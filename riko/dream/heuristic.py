@@ -205,6 +205,9 @@ class HeuristicProvider:
     name = "heuristic"
     model = "heuristic-v1"
     empty_answer_ok = True
+    #: Reads every line of a session, in windows of ``max_transcript_chars`` (``max_pages`` each),
+    #: so a long session leaves no evidence unread: it has no context to overflow.
+    reads_whole_sessions = True
 
     def __init__(self, *, max_pages: int = 48, max_transcript_chars: int = 40_000, similarity: float = 0.5) -> None:
         self.max_pages = max_pages
@@ -216,19 +219,25 @@ class HeuristicProvider:
 
     def request_key(self, transcript: Transcript, existing_titles: Sequence[str] = ()) -> str:
         """Cache key of an extraction: hash of name, model and the prompt the input would make."""
-        prompt = build_extraction_prompt(
-            transcript.render(self.max_transcript_chars), existing_titles, max_pages=self.max_pages
-        )
+        windows = transcript.windows(self.max_transcript_chars)
+        prompt = "\n".join(build_extraction_prompt(window.render(self.max_transcript_chars), existing_titles,
+                                                    max_pages=self.max_pages) for window in windows)
         return prompt_key(self.name, self.model, prompt)
+
+    def page_limit(self, transcript: Transcript) -> int:
+        """How many pages the answer for ``transcript`` may hold: ``max_pages`` per window."""
+        return self.max_pages * len(transcript.windows(self.max_transcript_chars))
 
     def reflection_key(self, request: ReflectionRequest) -> str:
         """Cache key of a reflection request."""
         return prompt_key(self.name, self.model, build_reflection_prompt(request))
 
     def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
-        """FILE blocks, one per atomic fact of the user's lines (assistant lines are never read)."""
-        return render_facts(transcript_facts(transcript.tail(self.max_transcript_chars)), existing_titles,
-                            self.max_pages)
+        """FILE blocks, one per atomic fact of the user's lines (assistant lines are never read),
+        every window of the session in turn."""
+        windows = transcript.windows(self.max_transcript_chars)
+        facts = [fact for window in windows for fact in transcript_facts(window)]
+        return render_facts(facts, existing_titles, self.max_pages * len(windows))
 
     def reflect(self, request: ReflectionRequest) -> str:
         """One JSON object of observations: statements the user repeated across anchors.

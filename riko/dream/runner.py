@@ -56,20 +56,30 @@ log = logging.getLogger("riko.dream")
 
 MAX_PAGES_PER_ANSWER = 12  # a provider may state its own bound (``max_pages``), at most _PAGES_CEILING
 _PAGES_CEILING = 64
-
-
-def _page_limit(provider: Any) -> int:
-    """How many pages one answer of ``provider`` may propose."""
-    limit = getattr(provider, "max_pages", MAX_PAGES_PER_ANSWER)
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        return MAX_PAGES_PER_ANSWER
-    return min(limit, _PAGES_CEILING)
 _LOAD_CHUNK = 64          # sessions whose transcripts are read in one query
 _APPLY_BATCH = 32         # finished sessions committed in one transaction
 _MAX_TITLES = 200
 _SESSION_ANCHORS = 40     # reflection: newest user statements of the dreamed session ...
 _OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
 _PAGE_ANCHORS = 20        # ... and confirmed pages
+
+
+def _page_limit(provider: Any, transcript: Transcript) -> int:
+    """How many pages one answer of ``provider`` for ``transcript`` may propose (a provider that
+    reads whole sessions says so per session: a bound per window, not per session)."""
+    limit = getattr(provider, "max_pages", MAX_PAGES_PER_ANSWER)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        limit = MAX_PAGES_PER_ANSWER
+    limit = min(limit, _PAGES_CEILING)
+    if _reads_whole(provider):
+        limit = max(limit, int(provider.page_limit(transcript)))
+    return limit
+
+
+def _reads_whole(provider: Any) -> bool:
+    """True for a provider that reads every line of a session in windows of its own (no context
+    to overflow), so the transcript reaches it unbounded."""
+    return getattr(provider, "reads_whole_sessions", False) is True and callable(getattr(provider, "page_limit", None))
 
 
 def resolve_provider(
@@ -162,7 +172,8 @@ def _extract(provider: Any, transcript: Transcript, titles: Sequence[str], pages
     try:
         answer = extract(provider, transcript, titles, pages)
         allow_empty = bool(getattr(provider, "empty_answer_ok", False))
-        return answer, parse_file_blocks(answer, max_pages=_page_limit(provider), allow_empty=allow_empty), None
+        return answer, parse_file_blocks(answer, max_pages=_page_limit(provider, transcript),
+                                         allow_empty=allow_empty), None
     except ProviderError as exc:
         return answer, None, exc
     except Exception as exc:  # a provider bug fails one job, never the batch
@@ -292,21 +303,24 @@ class _Run:
         ``max_session_chars``; ``Transcript.tail`` bounds exactly.
         """
         budget = self.cfg.max_session_chars
+        whole = _reads_whole(self.provider)
         sel = pa.table({
             "session_id": pa.array([w.session_id for w in works], pa.string()),
             "after": pa.array([-1 if w.after is None else w.after for w in works], pa.int64()),
             "upto": pa.array([w.upto for w in works], pa.int64()),
         })
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
-        rows = EvidenceStore(self.wh).transcript_rows(sel, budget + self.cfg.max_event_chars)
+        rows = EvidenceStore(self.wh).transcript_rows(sel, None if whole else budget + self.cfg.max_event_chars)
         self.held = held = held_lines(self.wh)
         for sid, seq, role, text, when in rows:
             if role == "user" and held.holds_text(text):
                 continue
             lines[sid].append(TranscriptLine(int(seq), role, text, when))
         for w in works:
-            # bounded as a model sees it (numbered lines), so no provider gets more than the budget
-            w.transcript = Transcript(w.session_id, tuple(lines[w.session_id])).tail(budget, numbered=True)
+            # bounded as a model sees it (numbered lines), so no model gets more than the budget;
+            # a provider reading whole sessions gets every line and windows them itself
+            full = Transcript(w.session_id, tuple(lines[w.session_id]))
+            w.transcript = full if whole else full.tail(budget, numbered=True)
             w.split, w.unread = w.transcript.split, w.transcript.unread
             if w.split:
                 log.warning("session %s: %d message(s) longer than max_session_chars=%d split; %d "
@@ -341,7 +355,7 @@ class _Run:
         if w.answer is not None:
             w.outcome = "cached"
             try:
-                w.parsed = parse_file_blocks(w.answer, max_pages=_page_limit(self.provider),
+                w.parsed = parse_file_blocks(w.answer, max_pages=_page_limit(self.provider, w.transcript),
                                              allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
             except ProviderError as exc:
                 w.error = exc
@@ -366,7 +380,8 @@ class _Run:
             self.report.fallbacks.extend({"session_id": w.session_id, **f} for f in w.fallbacks)
         w.answer = self._scrub(answer)
         if parsed is not None and w.answer != answer:
-            w.parsed = parse_file_blocks(w.answer or "", max_pages=_page_limit(self.provider),
+            assert w.transcript is not None
+            w.parsed = parse_file_blocks(w.answer or "", max_pages=_page_limit(self.provider, w.transcript),
                                          allow_empty=bool(getattr(self.provider, "empty_answer_ok", False)))
         else:
             w.parsed = parsed

@@ -22,14 +22,20 @@ ROLES = ("user", "assistant")
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
 
 
-def _newest_sentences(text: str, room: int) -> str:
-    """The longest tail of ``text`` made of whole sentences (a sentence longer than ``room`` cut
-    at whitespace) that fits in ``room`` characters."""
+def _units(text: str, room: int) -> list[str]:
+    """``text`` as whole sentences, a sentence longer than ``room`` cut at whitespace."""
     units: list[str] = []
     for start, end in split_sentences(text):
         sentence = text[start:end]
         units.extend(c for _, _, c in chunk_sentences(sentence, max(1, room))) if len(sentence) > room \
             else units.append(sentence)
+    return units
+
+
+def _newest_sentences(text: str, room: int) -> str:
+    """The longest tail of ``text`` made of whole sentences (a sentence longer than ``room`` cut
+    at whitespace) that fits in ``room`` characters."""
+    units = _units(text, room)
     taken: list[str] = []
     size = 0
     for unit in reversed(units):
@@ -119,6 +125,43 @@ class Transcript:
                 used += len(kept[-1].render(numbered)) + (1 if len(kept) > 1 else 0)
             unread += len(line.text) - len(taken)
         return Transcript(self.session_id, tuple(reversed(kept)), self.split + split, self.unread + unread)
+
+    def windows(self, max_chars: int, numbered: bool = False) -> tuple[Transcript, ...]:
+        """Every line, in consecutive windows oldest first, each rendering in ``max_chars``.
+
+        For a reader that must leave no evidence unread however long the session: a transcript
+        that fits is one window holding what :meth:`tail` keeps, and a message longer than the
+        budget is split at sentence boundaries into parts of the same sequence number, each
+        part in a window, none dropped.
+        """
+        lines = [line for line in self.lines if line.text.strip()]
+        pieces: list[TranscriptLine] = []
+        for line in lines:
+            if len(line.render(numbered)) <= max_chars:
+                pieces.append(line)
+                continue
+            room = max(1, max_chars - len(TranscriptLine(line.seq, line.role, "").render(numbered)))
+            part = ""
+            for unit in _units(line.text, room):
+                if part and len(part) + len(unit) > room:
+                    pieces.append(TranscriptLine(line.seq, line.role, part.strip(), line.time))
+                    part = ""
+                part += unit
+            if part.strip():
+                pieces.append(TranscriptLine(line.seq, line.role, part.strip(), line.time))
+        windows: list[Transcript] = []
+        current: list[TranscriptLine] = []
+        used = 0
+        for piece in pieces:
+            size = len(piece.render(numbered)) + (1 if current else 0)
+            if current and used + size > max_chars:
+                windows.append(Transcript(self.session_id, tuple(current)))
+                current, used, size = [], 0, size - 1
+            current.append(piece)
+            used += size
+        if current or not windows:
+            windows.append(Transcript(self.session_id, tuple(current)))
+        return tuple(windows)
 
     def render(self, max_chars: int, numbered: bool = False) -> str:
         """``<role>: <text>`` lines joined by newlines, at most ``max_chars`` characters

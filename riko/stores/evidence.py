@@ -283,13 +283,16 @@ class EvidenceStore:
         return self.wh.fetchall("SELECT session_id, seq, text, governed FROM evidence WHERE scope_key = ? AND is_user "
                                 "AND governed IS NOT NULL AND text IS NOT NULL", [self.scope_key])
 
-    def transcript_rows(self, selection: Any, budget: int) -> list[tuple]:
+    def transcript_rows(self, selection: Any, budget: int | None) -> list[tuple]:
         """(session_id, seq, role, text, time) of the user and assistant lines Dream reads.
 
         ``selection`` is an Arrow table of (session_id, after, upto): the lines past each
-        cursor up to ``upto``, the newest roughly ``budget`` characters of each session, in
-        order. Plugin-sourced, invalidated and governed lines are left out.
+        cursor up to ``upto``, the newest roughly ``budget`` characters of each session (every
+        line when ``budget`` is None), in order. Plugin-sourced, invalidated and governed lines
+        are left out.
         """
+        if budget is None:
+            budget = 2**62
         with self.wh.registered("_riko_dream_sel", selection):
             return self.wh.con.execute(
                 "SELECT session_id, seq, role, text, time FROM ("
