@@ -8,10 +8,10 @@ Every fact :func:`riko.dream.selection.scored_facts` finds in the four public se
 REALTALK, all 3,000 MemDaily conversations, BEAM) is rendered, parsed and grounded on its own as
 the heuristic provider does, and labelled with the fact-level rule: *precise* when half its
 content words occur in the gold of the turns it cites. BEAM has no gold memories: its gold is
-the user turns its questions cite as evidence, scored by the same rule (as MemDaily's), and
-only within the newest 40,000 characters of each session that Dream reads (its sessions are
-longer; the baselines are scored in the same window). Then, for each feature family and each
-set held out in turn:
+the user turns its questions cite as evidence, scored by the same rule (as MemDaily's). Dream's
+heuristic reads every line, a long session (only BEAM's are longer than 40,000 characters) in
+windows as the provider reads it, so every turn is in play. Then, for each feature family and
+each set held out in turn:
 
 1. fit the logistic weights on the other three sets' facts (numpy Newton steps, an L2 penalty,
    each set weighing the same);
@@ -40,11 +40,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from dream_quality import GOLD, Extraction, extract, grounded_pages  # noqa: E402
 
 from riko.dream import selection  # noqa: E402
-from riko.dream.heuristic import render_facts  # noqa: E402
+from riko.dream.heuristic import HeuristicProvider, render_facts  # noqa: E402
 from riko.evaluation.memory_score import Cited, Score, score  # noqa: E402
 
 DATASETS = ("realmem", "realtalk", "memdaily", "beam")
-MAX_PAGES = 48   #: the heuristic provider's page limit: before any selection, its first 48 facts
+PROVIDER = HeuristicProvider()   #: whose page limit (48 a window) bounds a session's facts
 L2 = 1.0
 #: the thresholds tried (probabilities)
 THRESHOLDS = tuple(round(0.03 * i, 2) for i in range(1, 28))
@@ -60,8 +60,11 @@ class Facts:
         self.session: list[int] = []
         self.key: list[str] = []
         self.text: list[str] = []
+        self.limit: list[int] = []
         for number, (conv, transcript, label) in enumerate(ext.sessions()):
-            for s in selection.scored_facts(transcript):
+            self.limit.append(PROVIDER.page_limit(transcript))
+            window_facts = (s for w in transcript.windows(PROVIDER.max_transcript_chars) for s in selection.scored_facts(w))
+            for s in window_facts:
                 pages = grounded_pages(conv, transcript, label, render_facts([(s.seq, s.fact)]))
                 rows.append(s.features)
                 self.cited.append(pages[0] if pages else None)
@@ -79,7 +82,7 @@ class Facts:
     def kept(self, probability: np.ndarray, threshold: float) -> list[Cited]:
         """The citations proposed with a threshold: per session a repeated fact once, then
         every fact whose probability is at least ``threshold`` (as :func:`riko.dream.selection.choose`),
-        at most the provider's 48 pages a session."""
+        at most the provider's page limit a session."""
         out: list[Cited] = []
         seen: set[tuple[int, str]] = set()
         count: dict[int, int] = {}
@@ -87,7 +90,7 @@ class Facts:
             if self.cited[i] is None or (s, self.key[i]) in seen:
                 continue
             seen.add((s, self.key[i]))
-            if probability[i] >= threshold and count.get(s, 0) < MAX_PAGES:
+            if probability[i] >= threshold and count.get(s, 0) < self.limit[s]:
                 count[s] = count.get(s, 0) + 1
                 out.append(self.cited[i])  # type: ignore[arg-type]
         return out
@@ -139,7 +142,7 @@ class Facts:
         for i in np.flatnonzero(keep):  # the provider's page limit per session
             s = self.session[i]
             count[s] = count.get(s, 0) + 1
-            if count[s] > MAX_PAGES:
+            if count[s] > self.limit[s]:
                 keep[i] = False
         scored = keep & ~np.isnan(self.y)
         precision = float(self.y[scored].sum() / max(1, scored.sum()))
@@ -160,9 +163,9 @@ class Facts:
         return sc.recall, sc.precision, sc.f1
 
     def window(self) -> set[tuple[str, str]]:
-        """``(conversation, dialogId)`` of every turn Dream reads: a session's newest
-        ``max_session_chars`` (40,000). Only BEAM's sessions are longer; its gold and baselines
-        are scored within this window, since no selection can choose a turn Dream never reads."""
+        """``(conversation, dialogId)`` of every turn Dream reads: since the heuristic reads whole
+        sessions, every turn of every session (kept so gold and baselines are scored on what
+        Dream reads, should that ever be bounded again)."""
         got = getattr(self, "_window", None)
         if got is None:
             got = {(conv, label[line.seq]) for conv, transcript, label in self.ext.sessions() for line in transcript.lines}

@@ -138,8 +138,8 @@ class RikoConfig:
     dream_timeout_ms: int = _setting(120_000, "Timeout of one Dream provider call (at least 1).")
     candidate_auto_confirm: str = _setting(
         "user_grounded",
-        "Candidate admission without manual review: off, user_grounded (description equals one "
-        "user-authored L0 event, or one of riko's own atomic facts of one) or all (skips grounding; "
+        "Candidate admission without manual review: off, user_grounded (description equals the full "
+        "text of one user-authored L0 line, and those words carry content) or all (skips grounding; "
         "controlled dogfooding only).",
     )
 

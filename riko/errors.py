@@ -5,7 +5,8 @@ where (file, line, field or id) and what to do next, so a CLI can print them as 
 
     RikoError
     ├── InvalidArgumentError    a bad argument to a public call (also a ValueError)
-    │   └── InvalidDateError    a date-time that cannot be read or lies outside years 1-9999 in UTC
+    │   ├── InvalidDateError    a date-time that cannot be read or lies outside years 1-9999 in UTC
+    │   └── InvalidTypeError    an argument of the wrong type (also a TypeError)
     ├── ScopeError              missing/invalid preset, owner or profile; scope mismatch
     │   └── MissingScopeError   the scope has no warehouse yet (reads never create one)
     ├── ConfigError             a config field breaks a validation rule (``.field``)
@@ -35,6 +36,7 @@ __all__ = [
     "RikoError",
     "InvalidArgumentError",
     "InvalidDateError",
+    "InvalidTypeError",
     "ClosedError",
     "ScopeError",
     "MissingScopeError",

@@ -39,16 +39,11 @@ _normalized = lru_cache(maxsize=1 << 15)(_normalize)
 
 @dataclass(frozen=True)
 class UserEvent:
+    """One user-authored L0 line: where it sits and its exact text (what grounds an admission)."""
+
     session_id: str
     seq: int
     text: str
-    #: The atomic fact of ``text`` a grounded candidate holds (riko's own extraction), or "" for the whole text.
-    claim: str = ""
-
-    @property
-    def said(self) -> str:
-        """What the user said that the page holds: the matched fact, else the whole text."""
-        return self.claim or self.text
 
     @property
     def ref(self) -> str:

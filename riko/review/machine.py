@@ -439,7 +439,7 @@ class Review:
         sources = json.loads(cand["evidence"] or "[]")
         if grounded is not None:
             # The user's exact words become the page; what the proposer added or typed is dropped.
-            text = grounded.said.strip()
+            text = grounded.text.strip()
             sources = sorted(set(sources) | {grounded.ref})
             level = classify_text(text, cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive")
             title = _one_line(text)[:200] if level == "normal" else protected_title(text, grounded.ref)
@@ -555,15 +555,15 @@ class Review:
             match = self.grounded_match(cand["description"] or "", json.loads(cand["source_sessions"] or "[]"))
             if match is None:
                 continue
-            if not carries_content(match.said):
+            if not carries_content(match.text):
                 continue  # agreeing, thanking, greeting, encouraging: never canon without a person
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.said}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.text}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
             if state is None:
                 state = _Consolidation(self)
-            known = state.said.get(normalize_claim(match.said))
+            known = state.said.get(normalize_claim(match.text))
             if known is not None:  # the very words of a live page: the user said it again
                 self._absorb(cid, self.canon.get(known), match)
                 continue
@@ -571,8 +571,8 @@ class Review:
             outcome = next(state.index.matches(said, candidates=False), None)
             if outcome is not None and outcome[0] in ("same", "alias"):
                 touched.update(state.admit_entities(
-                    named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match))
-                touched.update(state.admit_kin(match, self.multi_party([match.ref], match.said)))
+                    named_entities(match.text, multi_party=self.multi_party([match.ref], match.text)), match))
+                touched.update(state.admit_kin(match, self.multi_party([match.ref], match.text)))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
@@ -580,8 +580,8 @@ class Review:
                 contested = True
                 continue
             accepted = state.admit_entities(
-                named_entities(match.said, multi_party=self.multi_party([match.ref], match.said)), match)
-            accepted += state.admit_kin(match, self.multi_party([match.ref], match.said))
+                named_entities(match.text, multi_party=self.multi_party([match.ref], match.text)), match)
+            accepted += state.admit_kin(match, self.multi_party([match.ref], match.text))
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities, cand=None if cid in accepted else cand)
@@ -606,7 +606,7 @@ class Review:
             if relation == "alias":
                 from ..wiki.aliases import upsert_alias
 
-                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.said)[:200],
+                upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
                           {"page": page.id, "evidence": match.ref, "relation": relation})
@@ -1060,7 +1060,7 @@ class _Consolidation:
                 self.index.add(page.id, facts(page.description or page.title, page.observed_at), is_page=True)
 
     def facts(self, event: UserEvent) -> Facts:
-        return facts(event.said, self.review._line_time(event.session_id, event.seq))
+        return facts(event.text, self.review._line_time(event.session_id, event.seq))
 
     def admit_entities(self, named: Iterable[Entity], event: UserEvent, *, authority: str = "user") -> list[str]:
         """Create or extend the entity page of every entity the user's words name (admitted like
@@ -1072,7 +1072,7 @@ class _Consolidation:
         review = self.review
         accepted: list[str] = []
         for entity in named:
-            if not grounded_in(entity, event.said):
+            if not grounded_in(entity, event.text):
                 continue
             page = self.entities.find(entity)
             known = {" ".join(n.casefold().split()) for n in ((page.title, *page.tags) if page else ())}
@@ -1106,7 +1106,7 @@ class _Consolidation:
                     page = updated
                 upsert_aliases(review.wh, review.scope, review.clock, [
                     (page.id, name, "explicit_coreference" if tied else "derived_inference", 1.0 if tied else 0.5,
-                     (event.ref,)) for name in new_names for tied in (said_in(name, event.said),)])
+                     (event.ref,)) for name in new_names for tied in (said_in(name, event.text),)])
                 for cid in review.cands.pending_ids(candidate_fingerprint("entity", entity.name), ENTITY_CATEGORY):
                     review.cands.accept(cid, page.id, naive_utc(review.clock.now()))
                     review.wh.audit("candidate-merged-into-page", authority, cid, {"page": page.id, "evidence": event.ref})
@@ -1119,7 +1119,7 @@ class _Consolidation:
         (``Family and pets: sister [[Lena]] · cat [[Luna]]`` on the ``User`` page, or on a speaker's
         page in a multi-party log), writing the owner's page if no fact wrote it yet. Returns the
         entity candidates accepted into pages."""
-        owner, kin = kin_of(event.said, multi_party=multi_party)
+        owner, kin = kin_of(event.text, multi_party=multi_party)
         pairs = [(relation, page.title) for relation, entity in kin
                  for page in (self.entities.find(entity),) if page is not None]
         if not pairs:
