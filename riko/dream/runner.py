@@ -64,7 +64,7 @@ _OTHER_ANCHORS = 40       # ... of the scope's other sessions ...
 _PAGE_ANCHORS = 20        # ... and confirmed pages
 
 
-def _page_limit(provider: Any, transcript: Transcript) -> int:
+def _page_limit(provider: object, transcript: Transcript) -> int:
     """How many pages one answer of ``provider`` for ``transcript`` may propose (a provider that
     reads whole sessions says so per session: a bound per window, not per session)."""
     limit = getattr(provider, "max_pages", MAX_PAGES_PER_ANSWER)
@@ -72,11 +72,12 @@ def _page_limit(provider: Any, transcript: Transcript) -> int:
         limit = MAX_PAGES_PER_ANSWER
     limit = min(limit, _PAGES_CEILING)
     if _reads_whole(provider):
-        limit = max(limit, int(provider.page_limit(transcript)))
+        page_limit = getattr(provider, "page_limit", None)
+        limit = max(limit, int(page_limit(transcript))) if callable(page_limit) else limit
     return limit
 
 
-def _reads_whole(provider: Any) -> bool:
+def _reads_whole(provider: object) -> bool:
     """True for a provider that reads every line of a session in windows of its own (no context
     to overflow), so the transcript reaches it unbounded."""
     return getattr(provider, "reads_whole_sessions", False) is True and callable(getattr(provider, "page_limit", None))
