@@ -141,16 +141,17 @@ def transcript_of(session: Session, multi: bool):  # type: ignore[no-untyped-def
     return Transcript(session.name, tuple(lines)), label
 
 
-def grounded_pages(conv: str, transcript, label: dict[int, str], answer: str) -> list[Cited]:  # type: ignore[no-untyped-def]
-    """Parse a heuristic answer, locate and check every page as ``mem.dream`` does, and cite the
-    dialogIds of the user turns that carry it (pages that fail the check are dropped)."""
+def grounded_pages(conv: str, transcript, label: dict[int, str], answer: str,  # type: ignore[no-untyped-def]
+                   max_pages: int) -> list[Cited]:
+    """Parse a heuristic answer (at most ``max_pages`` pages), locate and check every page as
+    ``mem.dream`` does, and cite the dialogIds of the user turns that carry it (pages that fail
+    the check are dropped)."""
     from riko.dream.grounding import ground
-    from riko.dream.heuristic import HeuristicProvider
     from riko.dream.protocol import parse_file_blocks
 
     if not answer.strip():
         return []
-    parsed = parse_file_blocks(answer, max_pages=HeuristicProvider().page_limit(transcript), allow_empty=True)
+    parsed = parse_file_blocks(answer, max_pages=max_pages, allow_empty=True)
     out = []
     for page in parsed.pages:
         g = ground(page.title, page.description, page.body, page.turns, transcript.lines, quote=page.quote)
@@ -203,7 +204,8 @@ class Extraction:
         riko_props: list[Cited] = []
         started = time.process_time()
         for conv, transcript, label in self.sessions():
-            riko_props += grounded_pages(conv, transcript, label, provider.extract(transcript))
+            riko_props += grounded_pages(conv, transcript, label, provider.extract(transcript),
+                                         provider.page_limit(transcript))
         seconds = time.process_time() - started
         systems = {"riko": riko_props, **self.baselines}
         return ({g: {s: self.score(p, g) for s, p in systems.items()} for g in self.groups}, seconds)

@@ -65,7 +65,7 @@ class Facts:
             self.limit.append(PROVIDER.page_limit(transcript))
             window_facts = (s for w in transcript.windows(PROVIDER.max_transcript_chars) for s in selection.scored_facts(w))
             for s in window_facts:
-                pages = grounded_pages(conv, transcript, label, render_facts([(s.seq, s.fact)]))
+                pages = grounded_pages(conv, transcript, label, render_facts([(s.seq, s.fact)]), max_pages=1)
                 rows.append(s.features)
                 self.cited.append(pages[0] if pages else None)
                 self.session.append(number)
@@ -163,9 +163,8 @@ class Facts:
         return sc.recall, sc.precision, sc.f1
 
     def window(self) -> set[tuple[str, str]]:
-        """``(conversation, dialogId)`` of every turn Dream reads: since the heuristic reads whole
-        sessions, every turn of every session (kept so gold and baselines are scored on what
-        Dream reads, should that ever be bounded again)."""
+        """``(conversation, dialogId)`` of every turn Dream reads (every line of every session's
+        transcript): gold and baselines are scored on these turns alone."""
         got = getattr(self, "_window", None)
         if got is None:
             got = {(conv, label[line.seq]) for conv, transcript, label in self.ext.sessions() for line in transcript.lines}

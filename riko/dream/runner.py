@@ -66,21 +66,20 @@ _PAGE_ANCHORS = 20        # ... and confirmed pages
 
 def _page_limit(provider: object, transcript: Transcript) -> int:
     """How many pages one answer of ``provider`` for ``transcript`` may propose (a provider that
-    reads whole sessions says so per session: a bound per window, not per session)."""
+    reads whole sessions states its bound per session: so many pages a window)."""
     limit = getattr(provider, "max_pages", MAX_PAGES_PER_ANSWER)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         limit = MAX_PAGES_PER_ANSWER
     limit = min(limit, _PAGES_CEILING)
-    if _reads_whole(provider):
-        page_limit = getattr(provider, "page_limit", None)
-        limit = max(limit, int(page_limit(transcript))) if callable(page_limit) else limit
-    return limit
+    whole = _whole_session_limit(provider)
+    return limit if whole is None else max(limit, int(whole(transcript)))
 
 
-def _reads_whole(provider: object) -> bool:
-    """True for a provider that reads every line of a session in windows of its own (no context
-    to overflow), so the transcript reaches it unbounded."""
-    return getattr(provider, "reads_whole_sessions", False) is True and callable(getattr(provider, "page_limit", None))
+def _whole_session_limit(provider: object) -> Callable[[Transcript], int] | None:
+    """The page bound of a provider that reads every line of a session in windows of its own (no
+    context to overflow, so the transcript reaches it unbounded); None for any other provider."""
+    page_limit = getattr(provider, "page_limit", None)
+    return page_limit if getattr(provider, "reads_whole_sessions", False) is True and callable(page_limit) else None
 
 
 def resolve_provider(
@@ -304,7 +303,7 @@ class _Run:
         ``max_session_chars``; ``Transcript.tail`` bounds exactly.
         """
         budget = self.cfg.max_session_chars
-        whole = _reads_whole(self.provider)
+        whole = _whole_session_limit(self.provider) is not None
         sel = pa.table({
             "session_id": pa.array([w.session_id for w in works], pa.string()),
             "after": pa.array([-1 if w.after is None else w.after for w in works], pa.int64()),

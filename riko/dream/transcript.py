@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 
 from ..errors import InvalidArgumentError
@@ -132,11 +133,24 @@ class Transcript:
         For a reader that must leave no evidence unread however long the session: a transcript
         that fits is one window holding what :meth:`tail` keeps, and a message longer than the
         budget is split at sentence boundaries into parts of the same sequence number, each
-        part in a window, none dropped.
+        part in a window, none dropped. Computed once per budget (a provider asks for its cache
+        key, its answer and its page bound).
         """
-        lines = [line for line in self.lines if line.text.strip()]
+        key = (max_chars, numbered)
+        if key not in self._windows:
+            self._windows[key] = self._pack(self._pieces(max_chars, numbered), max_chars, numbered)
+        return self._windows[key]
+
+    @cached_property
+    def _windows(self) -> dict[tuple[int, bool], tuple[Transcript, ...]]:
+        return {}
+
+    def _pieces(self, max_chars: int, numbered: bool) -> list[TranscriptLine]:
+        """The non-blank lines, each longer than ``max_chars`` split into sentence parts that fit."""
         pieces: list[TranscriptLine] = []
-        for line in lines:
+        for line in self.lines:
+            if not line.text.strip():
+                continue
             if len(line.render(numbered)) <= max_chars:
                 pieces.append(line)
                 continue
@@ -149,16 +163,20 @@ class Transcript:
                 part += unit
             if part.strip():
                 pieces.append(TranscriptLine(line.seq, line.role, part.strip(), line.time))
+        return pieces
+
+    def _pack(self, pieces: list[TranscriptLine], max_chars: int, numbered: bool) -> tuple[Transcript, ...]:
+        """``pieces`` in order, as many to a window as render (newline-joined) in ``max_chars``."""
         windows: list[Transcript] = []
         current: list[TranscriptLine] = []
         used = 0
         for piece in pieces:
-            size = len(piece.render(numbered)) + (1 if current else 0)
-            if current and used + size > max_chars:
+            size = len(piece.render(numbered))
+            if current and used + 1 + size > max_chars:
                 windows.append(Transcript(self.session_id, tuple(current)))
-                current, used, size = [], 0, size - 1
+                current, used = [], 0
+            used += size + (1 if current else 0)
             current.append(piece)
-            used += size
         if current or not windows:
             windows.append(Transcript(self.session_id, tuple(current)))
         return tuple(windows)

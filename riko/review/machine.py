@@ -558,7 +558,7 @@ class Review:
             if not carries_content(match.text):
                 continue  # agreeing, thanking, greeting, encouraging: never canon without a person
             baseline = cand["sensitivity"] if cand["sensitivity"] in SENSITIVITIES else "provisional_sensitive"
-            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}\n{match.text}",
+            if classify_text(f"{cand['title']}\n{cand['description'] or ''}\n{cand['body'] or ''}\n{match.text}",
                              baseline) != "normal":
                 continue  # only normal candidates are admitted without a person
             if state is None:
@@ -569,19 +569,18 @@ class Review:
                 continue
             said = state.facts(match)
             outcome = next(state.index.matches(said, candidates=False), None)
+            multi = self.multi_party([match.ref], match.text)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                touched.update(state.admit_entities(
-                    named_entities(match.text, multi_party=self.multi_party([match.ref], match.text)), match))
-                touched.update(state.admit_kin(match, self.multi_party([match.ref], match.text)))
+                touched.update(state.admit_entities(named_entities(match.text, multi_party=multi), match))
+                touched.update(state.admit_kin(match, multi))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
             if outcome is not None:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            accepted = state.admit_entities(
-                named_entities(match.text, multi_party=self.multi_party([match.ref], match.text)), match)
-            accepted += state.admit_kin(match, self.multi_party([match.ref], match.text))
+            accepted = state.admit_entities(named_entities(match.text, multi_party=multi), match)
+            accepted += state.admit_kin(match, multi)
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
                                  mode=policy, entities=state.entities, cand=None if cid in accepted else cand)

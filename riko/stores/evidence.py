@@ -291,22 +291,21 @@ class EvidenceStore:
         line when ``budget`` is None), in order. Plugin-sourced, invalidated and governed lines
         are left out.
         """
-        if budget is None:
-            budget = 2**62
+        # characters of the newer lines, each with a little room for its rendering; 0 when unbounded
+        newer = "0" if budget is None else ("coalesce(sum(length(e.text) + 12) OVER (PARTITION BY e.session_id "
+                                            "ORDER BY e.seq DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)")
         with self.wh.registered("_riko_dream_sel", selection):
             return self.wh.con.execute(
                 "SELECT session_id, seq, role, text, time FROM ("
                 " SELECT e.session_id, e.seq, CASE WHEN e.is_user THEN 'user' ELSE 'assistant' END AS role, e.text,"
-                "  e.time,"
-                "  coalesce(sum(length(e.text) + 12) OVER (PARTITION BY e.session_id ORDER BY e.seq DESC"
-                "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer"
+                f"  e.time, {newer} AS newer"
                 " FROM evidence e JOIN _riko_dream_sel s ON e.session_id = s.session_id"
                 " WHERE e.scope_key = ? AND e.seq > s.after AND e.seq <= s.upto AND NOT e.correction_invalidated"
                 "  AND e.governed IS NULL"
                 "  AND e.text IS NOT NULL AND length(trim(e.text)) > 0"
                 "  AND (e.is_user OR (e.type = 'assistant/message' AND e.role = 'assistant'))"
                 ") WHERE newer < ? ORDER BY session_id, seq",
-                [self.scope_key, budget],
+                [self.scope_key, 1 if budget is None else budget],
             ).fetchall()
 
     def newest_user_lines(self, session_id: str, limit: int, *, others: bool = False) -> list[tuple]:
