@@ -18,8 +18,8 @@ import re
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
-from .lexicon import (DANGLING_ENDS_EN, MONTHS_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN,
-                      TASK_ZH)
+from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, STANDING_EN,
+                      TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "task_talk", "CONTENT_KINDS"]
 
@@ -68,6 +68,13 @@ _TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|
 _TASK_PASTE = re.compile("|".join(TASK_PASTES_EN), _I)
 _DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\[(…]\s*$", _I)
 _TASK_ZH = re.compile(TASK_ZH)
+_CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
+_CONVERSATION_ZH = re.compile("|".join(CONVERSATION_TALK_ZH))
+#: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
+_IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
+                         rf"thank\s+you)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
+_STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
+_SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
 #: A date makes a step a plan worth keeping ("I'll start with the first check-in on March 1").
 _DATED = re.compile(rf"\b{alternation(MONTHS_EN)}\.?\s+\d|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:tomorrow|tonight|next\s+(?:week|month|year))\b", _I)
 
@@ -76,8 +83,10 @@ def task_talk(text: str) -> bool:
     """Whether a statement is about the work in hand rather than about the speaker: a request or
     instruction to the other side, narration of the next step of the task ("I'll include all the
     necessary descriptions", "I want to make sure I understand the formula"), pasted code, links
-    or logs, or a clause cut before it says anything ("…, but first"). 请帮我检查一下 is task talk;
-    "I'll start a new job in May" and 我下个月要去上海 are not.
+    or logs, a clause cut before it says anything ("…, but first"), a one-off instruction
+    ("Based on this discussion organize the criteria in a table") or talk about the conversation
+    itself ("Looks like we're good to go", "We can move on to packing"). 请帮我检查一下 is task
+    talk; "I'll start a new job in May" and 我下个月要去上海 are not.
 
     A first-person taste or boundary is never task talk ("Please don't use bullet points").
     """
@@ -87,8 +96,18 @@ def task_talk(text: str) -> bool:
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):
-        return bool(_TASK_ZH.search(said))
-    return not _DATED.search(said) and bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said))
+        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said))
+    if _DATED.search(said):
+        return False
+    return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
+                or _instruction(said))
+
+
+def _instruction(said: str) -> bool:
+    """A one-off instruction to the other side: it opens on a bare verb and says nothing of the
+    speaker ("Organize the criteria in a table"); "Always use metric units" is standing, and
+    "Tell me about my options at work" names the speaker's own."""
+    return bool(_IMPERATIVE.search(said)) and not _STANDING.search(said) and not _SINGULAR_EN.search(said)
 
 
 def _reaches_something(rest: str) -> bool:

@@ -30,6 +30,7 @@ __all__ = [
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
+    "TASK_IMPERATIVES_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -268,6 +269,45 @@ DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "o
                     "such as")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整))")
+
+#: Verbs that open an instruction to the other side when they start a clause with no subject
+#: ("Based on this discussion organize the criteria in a table", "List three options").
+#: Not *remember*, *note* or *keep in mind*: what follows them is often about the speaker.
+TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give", "make", "summarize", "summarise",
+                       "provide", "draft", "generate", "rewrite", "compare", "explain", "describe", "outline",
+                       "suggest", "recommend", "show", "tell", "put", "format", "translate", "calculate", "find",
+                       "include", "remove", "change", "update", "fix", "convert", "expand", "shorten", "combine",
+                       "sort", "rank", "prepare", "design", "build", "continue", "proceed", "elaborate", "clarify",
+                       "break down", "walk me through", "go ahead", "add", "turn", "double-check", "check",
+                       "verify", "review", "analyze", "analyse", "identify", "highlight", "focus", "assume")
+#: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
+STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
+               "whenever", "each time")
+#: Talk about the conversation itself: where it stands, what was covered, what comes next
+#: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
+#: outline", "I'm still sitting here, waiting").
+CONVERSATION_TALK_EN = (
+    r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
+    r"(?:^|[,;:]\s*|\b(?:so|then|and|now|but|reckon|think|first|next)\s+)(?:let's|let\s+us)\s+(?:just\s+|definitely\s+|now\s+)*"
+    r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep)\b)",
+    r"\b(?:we|we've|we\s+have|we're|we\s+are|we\s+can|we\s+could|we\s+should)\s+(?:already\s+|just\s+|now\s+|finally\s+)*"
+    r"(?:move\s+on|moving\s+on|get\s+started|getting\s+started|wrap\s+up|wrapping\s+up|nail\s+down|go\s+ahead|proceed|"
+    r"covered\s+everything|done\s+(?:here|with\s+(?:this|that|it)))\b",
+    r"^(?:so\s+|and\s+|now\s+)?(?:since|now\s+that|as)\s+we\s+(?:already\s+)?(?:have|'ve|got|know|covered|discussed)\b",
+    r"^(?:so\s+|and\s+|now\s+)?(?:based\s+on|given|following|according\s+to)\s+(?:this|that|our|the|your|these|those)\s+"
+    r"(?:above\s+|previous\s+|last\s+)?(?:discussion|conversation|chat|information|info|analysis|advice|answer|"
+    r"suggestions?|recommendations?|breakdown|list|plan|outline|points?|details|above)\b",
+    r"\b(?:i'm|i\s+am|im|the\s+user\s+is)\s+(?:still\s+|just\s+|now\s+|right\s+)*(?:(?:sitting|standing)\s+here|waiting|all\s+ears|"
+    r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|proceed|continue|resume|dive|get\s+started)|for\s+the\s+next|"
+    r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
+    r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
+    r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
+    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b",
+)
+#: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
+CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)的?(?:讨论|对话|内容|建议|分析|回答)",
+                        r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)", r"^(?:那就这样吧?|就这样吧|先这样吧?)",
+                        r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)")
 
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
 LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",

@@ -23,6 +23,22 @@ TASK_TALK = [
     "So let me go through the steps again",
     "请帮我检查一下这段代码",
     "我想确认一下这个公式的推导",
+    # one-off instructions and talk about the conversation itself, proposed before (one admitted as canon)
+    "based on this discussion organize the criteria in a table with descriptions",
+    "Looks like we're good to go",
+    "We're good to go on those campsites",
+    "We can move on to packing or a daily itinerary after we've confirmed these crucial aspects",
+    "Since we already have the main outline",
+    "The user wants to work on finalizing our travel plan",
+    "The user is still sitting here, mate, waiting",
+    "We're all good then",
+    "For now, let's nail down this tracking system properly, as that's what we are focusing on",
+    "I'm ready to dive into the data",
+    "I'm back on deck now",
+    "List three options with their costs",
+    "根据上面的讨论，整理一个表格",
+    "我们刚才说到预算",
+    "整理一下这些内容",
 ]
 
 ABOUT_THE_SPEAKER = [
@@ -42,10 +58,26 @@ ABOUT_THE_SPEAKER = [
     "I've decided to apply for a Canadian study visa instead of Jamaican due to better funding options",
     "I'll start with scheduling the first check-in with Brittney on March 1",
     "In my elementary school, they used to have pepperoni on them, nowadays i dont think so",
+    "I'm back in Seattle for good",
+    "I'm just getting ready to go out with friends",
+    "Let's lock in the $8,500 budget for the trip",
+    "I'm building a startup called Minutes, a platform that let's remote teams send voice messages",
+    "Always use metric units for my recipes",
+    "We adopted a dog last year",
     "我喜欢简单明了的回答",
     "我下个月要去上海出差",
     "我的妹妹在杭州工作",
 ]
+
+
+#: Opening on a verb is not enough: what follows is about the speaker.
+ABOUT_THE_SPEAKER_ON_A_VERB = ["Remember that I am vegetarian", "Tell me about my options at the hospital",
+                               "Find it hard to sleep these days"]
+
+
+@pytest.mark.parametrize("text", ABOUT_THE_SPEAKER_ON_A_VERB)
+def test_an_instruction_that_names_the_speaker_is_not_task_talk(text: str) -> None:
+    assert not task_talk(text)
 
 
 @pytest.mark.parametrize("text", TASK_TALK)
