@@ -16,11 +16,11 @@ from typing import Any, Callable, Collection, Sequence
 import numpy as np
 
 from .exact import ExactMatcher, quoted_phrases
-from .index_cache import RecallCache
+from .index_cache import ObservationSide, PageSide, RecallCache
 from ..language.text import normalize, tokenize
 
-__all__ = ["Hits", "query_phrases", "lexical_pages", "raw_evidence", "exact_hits", "observation_hits",
-           "graph_expand", "dense_hits", "EXACT_BONUS"]
+__all__ = ["Hits", "query_phrases", "document_hits", "raw_evidence", "exact_hits", "graph_expand",
+           "dense_hits", "EXACT_BONUS"]
 
 EXACT_BONUS = 1.0
 #: Share of each neighbouring line's score a line receives: an answer often spans a question
@@ -93,10 +93,11 @@ def _ranked(index: Any, tokens: Sequence[str], phrases: Sequence[str], folded: A
     return ranked[:k]
 
 
-def lexical_pages(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
+def document_hits(side: PageSide | ObservationSide, tokens: Sequence[str], phrases: Sequence[str], k: int,
                   allowed: np.ndarray | None = None) -> Hits:
-    """Canonical pages by BM25 (IDF over the scope's pages) with the exact-substring bonus."""
-    side = cache.pages
+    """Whole documents of one side of the cache — canonical pages (``cache.pages``) or
+    observations (``cache.observations``) — by BM25 with IDF over that side, plus the
+    exact-substring bonus, among the ``allowed`` ones."""
     hits = Hits()
     ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k, allowed)
     for i, score in ranked:
@@ -222,18 +223,6 @@ def _kth_line(cache: RecallCache, matched: list[tuple[int, str, int | None]], k:
         if len(lines) >= k:
             return entry
     return None
-
-
-def observation_hits(cache: RecallCache, tokens: Sequence[str], phrases: Sequence[str], k: int,
-                     allowed: np.ndarray | None = None) -> Hits:
-    """Observations by BM25 over their text, among the ``allowed`` ones (status included)."""
-    side = cache.observations
-    hits = Hits()
-    ranked = _ranked(side.index, tokens, phrases, side.folded.__getitem__, side.ids, k, allowed)
-    for i, score in ranked:
-        hits.add(side.ids[i], score)
-    hits.quality = side.index.coverage(tokens, ranked[0][0]) if ranked else 0.0
-    return hits
 
 
 def graph_expand(graph: Any, roots: Sequence[str], k: int, *, hops: int = 2,

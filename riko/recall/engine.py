@@ -24,8 +24,7 @@ from .channels import (
     dense_hits,
     exact_hits,
     graph_expand,
-    lexical_pages,
-    observation_hits,
+    document_hits,
     query_phrases,
     raw_evidence,
 )
@@ -287,8 +286,8 @@ class _Run:
         rankings: dict[str, list[str]] = {}
         lexical = Hits()
         if plan.search_canonical:
-            lexical = self._channel("lexical", "lexical-degraded", lambda: lexical_pages(
-                cache, self.tokens, self.phrases, cap, self.page_mask))
+            lexical = self._channel("lexical", "lexical-degraded", lambda: document_hits(
+                cache.pages, self.tokens, self.phrases, cap, self.page_mask))
             rankings["lexical"] = lexical.ids
             self._count_rejected("page")
         if plan.search_exact:
@@ -302,8 +301,8 @@ class _Run:
             rankings["rawEvidence"] = hits.ids
             self._count_rejected("evidence")
         if plan.search_observation:
-            hits = self._channel("observation", "observation-degraded", lambda: observation_hits(
-                cache, self.tokens, self.phrases, plan.max_candidates, self.observation_mask))
+            hits = self._channel("observation", "observation-degraded", lambda: document_hits(
+                cache.observations, self.tokens, self.phrases, plan.max_candidates, self.observation_mask))
             rankings["observation"] = hits.ids
             self._count_rejected("observation")
         if plan.search_graph:
@@ -685,7 +684,7 @@ def retrieve_hits(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Ite
     with cache.lock:
         cache.refresh()
         live = cache.live_page_mask()
-        lexical = lexical_pages(cache, tokens, phrases, cap, live) if {"lexical", "graph"} & set(wanted) else Hits()
+        lexical = document_hits(cache.pages, tokens, phrases, cap, live) if {"lexical", "graph"} & set(wanted) else Hits()
         if "lexical" in wanted:
             found["lexical"] = lexical
         if "exact" in wanted:
@@ -693,7 +692,7 @@ def retrieve_hits(ctx: "ScopeContext", query: str, *, k: int = 10, channels: Ite
         if "rawEvidence" in wanted:
             found["rawEvidence"] = raw_evidence(cache, tokens, phrases, cap)
         if "observation" in wanted:
-            found["observation"] = observation_hits(cache, tokens, phrases, cap)
+            found["observation"] = document_hits(cache.observations, tokens, phrases, cap)
     if "graph" in wanted:
         found["graph"] = graph_expand(cache.graph(), lexical.ids[:_GRAPH_ROOTS], cap)
     used_provider = None

@@ -26,7 +26,10 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 from ..errors import InvalidArgumentError
 
-__all__ = ["SparseBM25"]
+__all__ = ["K1", "B", "SparseBM25"]
+
+#: Okapi BM25's term-frequency saturation and length normalisation, riko's one default of each.
+K1, B = 1.2, 0.75
 
 # Above this share of the corpus, candidates are scored by one dense accumulation instead
 # of probing every posting list for each of them.
@@ -65,7 +68,7 @@ class SparseBM25:
     [0]
     """
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, *, k1: float = K1, b: float = B) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
             raise InvalidArgumentError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1 = k1
