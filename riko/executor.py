@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ConfigError
+from .dense.providers import make_embedding_provider
+from .recall.engine import build_index
 
 if TYPE_CHECKING:
     from .context import ScopeContext
@@ -150,7 +152,6 @@ _WORKER_GUARD = threading.Lock()
 
 def _embed_batch(spec: Mapping[str, Any], texts: Sequence[str]) -> np.ndarray:
     """One embedding batch in a worker; the provider (and its model) is built once per process."""
-    from .dense.providers import make_embedding_provider
 
     key = tuple(sorted(spec.items()))
     with _WORKER_GUARD:
@@ -200,8 +201,6 @@ class ParallelPassages:
 def parallel_index(ctx: "ScopeContext", executor: Any = None, *, address: str | None = None, progress: bool = True,
                    force: bool = False) -> dict[str, Any]:
     """``mem.index``: build the dense generation here, with passage batches on ``executor`` when given."""
-    from .dense.providers import make_embedding_provider
-    from .recall.engine import build_index
 
     if executor is None or executor == "local" and address is None:
         return build_index(ctx, progress=progress, force=force)

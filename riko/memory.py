@@ -41,6 +41,27 @@ from .stores.warehouse import Turn, Warehouse, storage_error
 from .context import ChangeSignal, ScopeContext
 from .wiki import Page
 from .wiki.watch import WikiWatcher
+from .dream.runner import jobs_frame, run_dream
+from .executor import parallel_index
+from .graph import build_graph, linked, neighbourhood
+from .ingest.capture import capture_event
+from .ingest.export import export_evidence
+from .ingest.pipeline import ingest_paths
+from .observations import ObservationStore, observations_frame
+from .recall.engine import recall, retrieve
+from .recall.index_cache import drop_cache, finish_activation, flush_activation
+from .recall.projections import load_projections, rebuild_projections
+from .recall.vectors import refresh_after_write
+from .resident.index import current_index
+from .review.governance import governed_fields, overlaps, retire_superseded
+from .sensitivity.evidence import mark_evidence_sensitivity, propose_evidence_sensitivity
+from .sensitivity.rules import classify_text, safe_classify
+from .settings import DREAM_SETTINGS, dream_changes, save_dream_settings, saved_dream_settings
+from .stores.evidence import EvidenceStore
+from .stores.relocation import warehouse_dir
+from .wiki.aliases import aliases_frame, invalidate_alias, invalidate_entity_aliases, rebuild_aliases, resolve_alias, upsert_alias
+from .wiki.journal import resident_stale
+from .wiki.recovery import recover_open
 
 __all__ = ["Memory"]
 
@@ -81,7 +102,6 @@ class Memory:
         self.scope = MemoryScope(choice.owner, preset)
         self.clock = as_clock(clock)
         self.read_only = read_only
-        from .stores.relocation import warehouse_dir
 
         self.warehouse_dir = warehouse_dir(self.root, self.scope, read_only=read_only)
         self.wiki_dir = self.root / "wiki" / self.scope.owner / self.scope.preset
@@ -122,8 +142,6 @@ class Memory:
 
     def _recover(self) -> None:
         """Finish what a dead process left in flight, then apply what people changed in the files."""
-        from .wiki.journal import resident_stale
-        from .wiki.recovery import recover_open
 
         with self._wh.unit("open"):
             recover_open(self._canon)
@@ -140,7 +158,6 @@ class Memory:
             if self._watcher is not None:
                 self._watcher.stop()
             if not self.read_only:
-                from .recall.index_cache import finish_activation
 
                 finish_activation(self._ctx)  # pending recall counts are written before the file goes
             self._closed = True
@@ -204,7 +221,6 @@ class Memory:
         Idempotent: re-ingesting adds nothing; a grown log adds only its new events. A log of
         another preset is refused unless ``preset=`` assigns it to this scope explicitly.
         """
-        from .ingest.pipeline import ingest_paths
 
         items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         report = ingest_paths(
@@ -217,7 +233,6 @@ class Memory:
 
     def capture(self, event: Mapping[str, object]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
-        from .ingest.capture import capture_event
 
         ref = capture_event(
             self._wh, self.scope, event, clock=self.clock,
@@ -229,7 +244,6 @@ class Memory:
     def _capture_classifier(self) -> Callable[[str], str] | None:
         if not self.config.evidence_classification_enabled:
             return None
-        from .sensitivity.rules import classify_text, safe_classify
 
         return lambda text: safe_classify(classify_text, text, "normal")
 
@@ -247,7 +261,6 @@ class Memory:
 
     def export_evidence(self, directory: str | os.PathLike[str], *, format: str = "parquet") -> Path:
         """Export L0 evidence: Parquet partitioned by session, or riko L0 JSONL (re-ingestable)."""
-        from .ingest.export import export_evidence
 
         return export_evidence(self._wh, self.scope, Path(directory), format=format)
 
@@ -261,7 +274,6 @@ class Memory:
         """Rebuild the safe-usage projections from canonical pages and observations and write
         them to the ``projections`` table (also done after every durable mutation, so the
         table never waits for a recall). Returns how many projections the table holds."""
-        from .recall.projections import load_projections, rebuild_projections
 
         if self.read_only:
             return len(load_projections(self._wh, self.scope.key))
@@ -273,7 +285,6 @@ class Memory:
         self._ctx.changed("evidence")
 
     def _refresh_dense(self) -> None:
-        from .recall.vectors import refresh_after_write
 
         refresh_after_write(self._ctx)
 
@@ -318,7 +329,6 @@ class Memory:
         that page in favour of the new one; ``expires`` (a date, YYYY-MM-DD) ends its validity
         after that day. A near-match is never superseded by itself: see :meth:`overlaps`.
         """
-        from .review.governance import governed_fields, retire_superseded
 
         given, old = governed_fields(self._ctx, dict(fields))
         page = self._review.create_page(title, body, type=type, **given)
@@ -330,7 +340,6 @@ class Memory:
     def overlaps(self, text: str, *, exclude: Iterable[str] = ()) -> list[dict[str, object]]:
         """Current pages that closely resemble ``text`` (id, title, score; best first): the
         replacement a writer may offer with ``supersedes``, never applied automatically."""
-        from .review.governance import overlaps
 
         return overlaps(self._canon.pages(), text, exclude=exclude)
 
@@ -361,7 +370,6 @@ class Memory:
     def graph(self, root: str | None = None, hop: int = 1) -> "nx.DiGraph":
         """The link graph: a networkx DiGraph of pages and typed ``[[links]]`` (broken ones
         flagged); with ``root``, only the pages within ``hop`` links of it either way."""
-        from .graph import build_graph, neighbourhood
 
         g = build_graph(self._canon.pages())
         if root is None:
@@ -374,7 +382,6 @@ class Memory:
     def linked_pages(self, page_ids: Iterable[str], hop: int = 1) -> list[str]:
         """Pages within ``hop`` links of any of ``page_ids`` (not those themselves), nearest
         hit first and sorted within each hit."""
-        from .graph import build_graph, linked
 
         return linked(build_graph(self._canon.pages()), list(page_ids), hop)
 
@@ -389,7 +396,6 @@ class Memory:
 
     def forget(self, page_id: str) -> dict[str, object]:
         """Remove derived memory; raw session evidence is retained (``raw_session_retained``)."""
-        from .wiki.aliases import invalidate_entity_aliases
 
         return self._review.forget(page_id, authority="management",
                                    invalidate_aliases=lambda pid: invalidate_entity_aliases(self._wh, self.scope, self.clock, pid))
@@ -405,14 +411,12 @@ class Memory:
 
     def mark_evidence_sensitivity(self, ref: str, level: str, authority: str = "user") -> dict[str, object]:
         """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
-        from .sensitivity.evidence import mark_evidence_sensitivity
 
         self.warehouse.require_writable()
         return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
 
     def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, object]:
         """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
-        from .sensitivity.evidence import propose_evidence_sensitivity
 
         self.warehouse.require_writable()
         return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
@@ -428,7 +432,6 @@ class Memory:
         """The bounded Resident block for the next prompt (recompiled only when the Wiki moved
         or a validity interval opened or closed since the last compile); ``.index`` renders
         the index layer beside it (see :mod:`riko.resident.index`)."""
-        from .resident.index import current_index
 
         snap = self._resident.current()
         ctx = self._ctx
@@ -436,29 +439,24 @@ class Memory:
 
     # -- aliases ------------------------------------------------------------------------------------
     def aliases(self) -> pl.DataFrame:
-        from .wiki.aliases import aliases_frame
 
         return aliases_frame(self._wh, self.scope)
 
     def add_alias(self, entity_id: str, alias: str) -> str:
         """Management: an active alias edge from ``alias`` to an entity page."""
-        from .wiki.aliases import upsert_alias
 
         self._canon.get(entity_id)
         return upsert_alias(self._wh, self.scope, self.clock, entity_id, alias, resolution_kind="management")
 
     def invalidate_alias(self, alias_id: str, reason: str = "management") -> None:
-        from .wiki.aliases import invalidate_alias
 
         invalidate_alias(self._wh, self.scope, self.clock, alias_id, reason)
 
     def resolve_alias(self, alias: str) -> str | None:
-        from .wiki.aliases import resolve_alias
 
         return resolve_alias(self._wh, self.scope, self.clock, alias)
 
     def rebuild_aliases(self) -> int:
-        from .wiki.aliases import rebuild_aliases
 
         return rebuild_aliases(self._wh, self.scope, self.clock, self._canon.pages())
 
@@ -471,7 +469,6 @@ class Memory:
         Never writes canon by itself; ``candidate_auto_confirm`` applies afterwards (audited).
         Options: ``shard=(i, n)``, ``use_cache``, ``replay_only``. Returns a DreamReport.
         """
-        from .dream.runner import run_dream
 
         state = self._dream_state
         state.start(self.clock.now())
@@ -491,7 +488,6 @@ class Memory:
 
     def evidence_watermarks(self) -> dict[str, int]:
         """session id -> its last stored seq: what a scheduler watches for new evidence."""
-        from .stores.evidence import EvidenceStore
 
         return EvidenceStore(self._wh).watermarks()
 
@@ -523,13 +519,11 @@ class Memory:
 
     def dream_jobs(self) -> pl.DataFrame:
         """Dream job records: id, session, cursor, status, attempts, last error."""
-        from .dream.runner import jobs_frame
 
         return jobs_frame(self._ctx)
 
     def observations(self, status: str | None = None) -> pl.DataFrame:
         """Inferred observations (never canon), with anchors, confidence and status."""
-        from .observations import observations_frame
 
         return observations_frame(self._ctx, status)
 
@@ -542,7 +536,6 @@ class Memory:
         ``recall_enabled`` (default off) gates it here as on every surface (``riko recall``,
         ``POST /recall``): while it is off this raises :class:`~riko.errors.StateError`.
         """
-        from .recall.engine import recall
 
         if not self.config.recall_enabled:
             raise StateError("recall is off (recall_enabled = false); set recall_enabled = true in riko.toml, "
@@ -551,7 +544,6 @@ class Memory:
 
     def retrieve(self, query: str, k: int = 10, channels: Iterable[str] | None = None) -> pl.DataFrame:
         """Ungated research ranking over every channel (raw evidence included), for measuring retrieval."""
-        from .recall.engine import retrieve
 
         return retrieve(self._ctx, query, k=k, channels=channels)
 
@@ -561,7 +553,6 @@ class Memory:
         """Build or refresh the dense vector generation (incremental; only new texts are embedded).
 
         ``executor="ray"`` (``address``: a Ray cluster) embeds the passage batches as Ray tasks."""
-        from .executor import parallel_index
 
         return parallel_index(self._ctx, executor, address=address, progress=progress, force=force)
 
@@ -569,7 +560,6 @@ class Memory:
     def purge(self, session_id: str, dry_run: bool = True, confirmation: str | None = None) -> dict[str, object]:
         """Journaled raw-session purge: a dry run returns the impact and the confirmation token."""
         if not self.read_only:
-            from .recall.index_cache import flush_activation
 
             # counts in flight land first, so the impact shows them and the purge finds every row
             flush_activation(self._ctx)
@@ -580,47 +570,39 @@ class Memory:
 
     def _drop_recall_cache(self) -> None:
         """In-process recall indexes may hold purged text: drop them so they rebuild from disk."""
-        from .recall.index_cache import drop_cache
 
         drop_cache(self._ctx)
 
     # -- observations ---------------------------------------------------------------------------------
     def add_observation(self, text: str, anchors: Iterable[str], confidence: float = 0.8) -> dict[str, object]:
         """Management: an anchored observation candidate (never canon; anchors must resolve)."""
-        from .observations import ObservationStore
 
         out = ObservationStore.of(self._ctx).propose(text, list(anchors), confidence, authority="management")
         return dict(out.__dict__)
 
     def observation(self, observation_id: str) -> dict[str, object]:
         """One observation record (text, anchors, status …); an unknown id is a NotFoundError."""
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).get(observation_id)
 
     def activate_observation(self, observation_id: str) -> dict[str, object]:
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).activate(observation_id)
 
     def invalidate_observation(self, observation_id: str, reason: str = "management-invalidation") -> dict[str, object]:
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).invalidate(observation_id, reason=reason)
 
     def suppress_observation(self, observation_id: str, reason: str = "management-suppression") -> dict[str, object]:
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).suppress(observation_id, reason=reason)
 
     def restore_observation(self, observation_id: str, reason: str = "management-restore") -> dict[str, object]:
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).restore(observation_id, reason=reason)
 
     def contradict_observation(self, observation_id: str, anchors: Iterable[str]) -> dict[str, object]:
         """Record contradicting evidence: an active observation weakens, or is invalidated."""
-        from .observations import ObservationStore
 
         return ObservationStore.of(self._ctx).contradict(observation_id, list(anchors))
 
@@ -628,14 +610,12 @@ class Memory:
     def dream_settings(self) -> dict[str, object]:
         """Non-secret Dream settings saved for this scope over the config defaults (what the
         next Dream uses, and what ``GET /config`` shows)."""
-        from .settings import DREAM_SETTINGS, saved_dream_settings
 
         base = {name: getattr(self.config, name) for name in DREAM_SETTINGS}
         return {**base, **saved_dream_settings(self._wh)}
 
     def dream_config(self) -> RikoConfig:
         """This memory's configuration with the scope's saved Dream settings applied."""
-        from .settings import saved_dream_settings
 
         saved = saved_dream_settings(self._wh)
         return self.config.replace(**saved) if saved else self.config
@@ -643,7 +623,6 @@ class Memory:
     def set_dream_settings(self, **settings: object) -> dict[str, object]:
         """Persist non-secret Dream settings (snake or camelCase names; validated like config;
         a secret-shaped name or value is refused); audited. Returns the settings now in force."""
-        from .settings import dream_changes, save_dream_settings, saved_dream_settings
 
         changes = dream_changes(settings)
         saved = {**saved_dream_settings(self._wh), **changes}

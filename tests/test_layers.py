@@ -133,7 +133,7 @@ def test_the_sql_counter_sees_statements(tmp_path: Path) -> None:
 
 # -- lazy imports --------------------------------------------------------------------------------
 #: riko modules imported inside functions (a ceiling: lower it when a lazy import goes).
-LAZY_IMPORTS = 142
+LAZY_IMPORTS = 71
 
 
 def _all_imports(path: Path) -> tuple[set[str], int]:

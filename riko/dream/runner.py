@@ -45,6 +45,9 @@ from .reflection import Anchor, ReflectionRequest, parse_reflection
 from .report import DreamReport
 from .sanitize import REDACTED, sanitize_error
 from .transcript import Transcript, TranscriptLine
+from ..executor import open_executor
+from ..observations import ObservationStore
+from ..progress import progress_enabled
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -613,7 +616,6 @@ class _Run:
     def apply_reflection(self, w: _Work, request: ReflectionRequest, key: str | None, answer: str | None,
                          error: ProviderError | None, called: bool) -> None:
         """Store the observations, or record a reflection failure; the Dream job stays succeeded."""
-        from ..observations import ObservationStore
 
         if answer is None and error is None:
             error = ProviderError("reflection-cache-miss", "replay_only is set and no cached reflection matches")
@@ -722,7 +724,6 @@ class _Run:
         ready: list[_Work] = []
         source = self.work_iter(works)
         exhausted = False
-        from ..progress import progress_enabled
 
         self.progress = progress_enabled(self.progress)
         if self.progress:
@@ -814,7 +815,6 @@ def run_dream(
     this process stays the one writer. Never writes canon itself; ``candidate_auto_confirm`` applies.
     """
     if isinstance(executor, str) and executor != "local" or address is not None:
-        from ..executor import open_executor
 
         with open_executor(executor or "ray", address=address) as chosen_executor:
             return run_dream(ctx, sessions, provider, workers, progress, shard=shard, use_cache=use_cache,

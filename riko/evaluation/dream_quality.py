@@ -51,6 +51,8 @@ from .memory_score import (
     score,
     speaker_names,
 )
+from ..dense.providers import E5Provider
+from ..dense.text_cache import CachedProvider, default_cache_dir
 
 __all__ = ["SYSTEMS", "DreamQualityReport", "gold_points", "run_dream_quality"]
 
@@ -560,8 +562,6 @@ def run_dream_quality(
 def _vectors(proposals: Sequence[Cited], embedding: Any, cache: str | os.PathLike[str] | None) -> dict[int, Any]:
     import numpy as np
 
-    from ..dense.providers import E5Provider
-    from ..dense.text_cache import CachedProvider, default_cache_dir
 
     model = CachedProvider(embedding if embedding is not None else E5Provider(),
                            cache if cache is not None else default_cache_dir())

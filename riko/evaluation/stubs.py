@@ -16,6 +16,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Mapping
 from ..errors import InvalidArgumentError
+from ..dense.providers import DeterministicProvider
 
 __all__ = ["LoopbackStub", "ROUTES", "MODES"]
 
@@ -106,7 +107,6 @@ class LoopbackStub:
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": text}}]}
         if route == "embeddings":
-            from ..dense.providers import DeterministicProvider
 
             texts = payload.get("input") if isinstance(payload, dict) else None
             if isinstance(texts, str):

@@ -18,6 +18,7 @@ import pyarrow as pa
 from ..stores.migrations import RECORD_SCHEMA_VERSION
 from .keep import KEPT_TOOL_TYPES, Keeper
 from .readers import LogEvent, LogIssue, LogReader, SessionMeta
+from ..sensitivity.rules import classify_text, safe_classify
 
 __all__ = ["BATCH_ROWS", "PARALLEL_MIN_BYTES", "SessionStats", "ParsedFile", "content_hash", "is_user_evidence",
            "parse_events", "parse_file_to_spill"]
@@ -140,7 +141,6 @@ def parse_events(
     """Stream ``reader``'s new events to ``emit`` in bounded Arrow batches (``watermarks`` advance)."""
     classifier = None
     if classify:
-        from ..sensitivity.rules import classify_text, safe_classify
 
         classifier = lambda text: safe_classify(classify_text, text, "normal")  # noqa: E731
     out = ParsedFile(str(reader.path), reader.format, reader.header, reader.issues, 0, 0)

@@ -5,6 +5,8 @@ The SDK is imported only by :mod:`riko.mcp.server`, so riko works without the ex
 
 from __future__ import annotations
 
+from ..errors import ConfigError
+
 __all__ = ["require_sdk"]
 
 
@@ -13,6 +15,4 @@ def require_sdk() -> None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        from ..errors import ConfigError
-
         raise ConfigError("mcp", "riko mcp needs the MCP SDK: python -m pip install 'riko[mcp]'") from None

@@ -22,6 +22,8 @@ from ..stores.tables import delete_ids, mark_index_degraded
 from ..stores.warehouse import dumps, naive_utc
 from ..wiki import parse_page, render_page
 from .plan import Plan
+from ..dense import DenseIndex
+from ..wiki.aliases import rebuild_aliases
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -135,7 +137,6 @@ def _observations(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
 
 
 def _aliases(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
-    from ..wiki.aliases import rebuild_aliases
 
     store = AliasStore(ctx.wh)
     delete_ids(ctx.wh, "aliases", "id", plan.aliases_removed)
@@ -156,7 +157,6 @@ def _files(ctx: "ScopeContext", plan: Plan) -> None:
         else:
             path.unlink(missing_ok=True)
     if plan.dense_dir is not None and plan.dense_dir.is_dir():
-        from ..dense import DenseIndex
 
         index = DenseIndex(plan.dense_dir, None)
         index.drop_documents(set(plan.dense_doc_ids))

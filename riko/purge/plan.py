@@ -24,6 +24,7 @@ from ..errors import WikiFormatError
 from ..stores.tables import count_matching, index_names, mentioning, text_columns
 from ..wiki import parse_page, render_page
 from .needles import Needles
+from ..dense.store import InvalidGeneration, read_generation, read_pointer
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -423,7 +424,6 @@ class _Planner:
         self.dense(set(gone))
 
     def dense(self, gone: set[str]) -> None:
-        from ..dense.store import InvalidGeneration, read_generation, read_pointer
 
         directory = self.mem.warehouse_dir / "dense"
         if not directory.is_dir():

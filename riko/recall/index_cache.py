@@ -41,6 +41,7 @@ from .gate import RecallDoc
 from .projections import Projection, observation_projection, page_projection, persist_projections
 from .sparse import SparseBM25
 from ..language.text import normalize, tokenize
+from ..graph import build_graph
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -383,7 +384,6 @@ class RecallCache:
         """The Wiki link graph of the cached pages (built on first use per page revision)."""
         with self.lock:
             if self.pages.graph is None:
-                from ..graph import build_graph
 
                 self.pages.graph = build_graph(self.pages.pages.values())
             return self.pages.graph

@@ -16,6 +16,7 @@ from ..clock import utc
 from ..errors import ConfigError
 from .exact import classify_term, exact_terms
 from ..language.text import STOPWORDS, normalize, tokenize
+from ..sensitivity.rules import classify_text
 
 __all__ = [
     "RecallPlan",
@@ -332,7 +333,6 @@ class RecallPlan:
         sensitivity classifier protects it; in a query the classifier protects as a whole,
         the entities and exact terms (what the protected detail is) are masked too.
         """
-        from ..sensitivity.rules import classify_text
 
         data = self.to_dict(include_terms=True)
         protected = classify_text(" ".join([*self.keywords, *self.entities, *self.exact_terms]), "normal") != "normal"

@@ -21,6 +21,7 @@ from ..stores.projections import ProjectionStore
 from ..stores.warehouse import Warehouse, dumps, naive_utc
 from ..wiki import Page
 from .render import is_non_identifying_summary
+from ..stores.observations import ObservationRows
 
 __all__ = [
     "Projection", "page_projection", "observation_projection", "evidence_guidance", "persist_projections",
@@ -113,7 +114,6 @@ def load_projections(wh: Warehouse, scope_key: str) -> dict[str, Projection]:
 def rebuild_projections(wh: Warehouse, scope_key: str, pages: Iterable[Any], now: Any) -> int:
     """Derive every projection from the canonical ``pages`` (forgotten ones left out) and the
     scope's observations, and make the ``projections`` table equal them; returns rows changed."""
-    from ..stores.observations import ObservationRows
 
     names, records = ObservationRows(wh).recall_records()
     derived = [page_projection(p) for p in pages if p.status != "forgotten"]

@@ -21,6 +21,9 @@ from ..errors import ConfigError, ProviderError
 from ..stores.warehouse import dumps, naive_utc
 from .gate import eligibility_reason
 from .index_cache import RecallCache
+from ..dense.store import POINTER_NAME, text_key
+from ..stores.migrations import RECORD_SCHEMA_VERSION
+from .index_cache import cache_for
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -199,8 +202,6 @@ def recorded_degradation(cache: RecallCache) -> str | None:
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
     import pyarrow as pa
 
-    from ..dense.store import text_key
-    from ..stores.migrations import RECORD_SCHEMA_VERSION
 
     model, dim = _model_of(index)
     return pa.table({
@@ -344,8 +345,6 @@ def refresh_after_write(ctx: "ScopeContext") -> dict[str, Any] | None:
     cfg = ctx.config
     if ctx.read_only or not cfg.recall_vector_enabled or cfg.embedding_provider == "off":
         return None
-    from ..dense.store import POINTER_NAME
-    from .index_cache import cache_for
 
     directory = ctx.warehouse_dir / "dense"
     if not (directory / POINTER_NAME).exists():

@@ -32,6 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import iso, utc
 from .compile import live_pages
+from ..stores.activation import last_injected
+from ..stores.audits import audited_targets, last_audit_id
+from ..stores.visibility import contested_page_ids, suppressed_ids
+from ..stores.warehouse import dumps
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..context import ScopeContext
@@ -174,9 +178,6 @@ _MEMO: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDiction
 
 def current_index(ctx: "ScopeContext") -> ResidentIndex:
     """The index layer of the scope now; audits each newly stale page once (a writable memory)."""
-    from ..stores.activation import last_injected
-    from ..stores.audits import last_audit_id
-    from ..stores.visibility import contested_page_ids, suppressed_ids
 
     cfg = ctx.config
     if not cfg.index_layer_enabled:
@@ -201,8 +202,6 @@ def current_index(ctx: "ScopeContext") -> ResidentIndex:
 
 def _audit_stale(ctx: "ScopeContext", page_ids: tuple[str, ...], memo: dict[str, Any]) -> None:
     """One ``index-layer-stale-hidden`` audit per page and write time (a rule, not an event)."""
-    from ..stores.audits import audited_targets
-    from ..stores.warehouse import dumps
 
     written = memo["written"]
     states = {pid: dumps({"written": iso(written[pid]) if pid in written else None,

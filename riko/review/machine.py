@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
-from ..wiki.aliases import invalidate_entity_alias, repoint_aliases, upsert_alias
+from ..wiki.aliases import invalidate_entity_alias, repoint_aliases, upsert_alias, upsert_aliases
 from .authority import (
     UserEvent,
     UserLines,
@@ -603,8 +603,6 @@ class Review:
             self.cands.accept(candidate_id, page.id, naive_utc(self.clock.now()))
             self._repoint(candidate_id, page.id)
             if relation == "alias":
-                from ..wiki.aliases import upsert_alias
-
                 upsert_alias(self.wh, self.scope, self.clock, page.id, _one_line(match.text)[:200],
                              resolution_kind="derived_inference", confidence=0.8, source_refs=(match.ref,))
             self.wh.audit("candidate-merged-into-page", "user", candidate_id,
@@ -1066,7 +1064,6 @@ class _Consolidation:
         the fact that names it, with its ``authority``); an alias the words tie to the name is an
         explicit coreference, a name riko only knows from its place list is a contested derived
         alias. Returns the entity candidates accepted into those pages."""
-        from ..wiki.aliases import upsert_aliases
 
         review = self.review
         accepted: list[str] = []

@@ -43,6 +43,7 @@ from .check import id_changed as _id_changed
 from .check import moved_pages
 from .files import page_files, read_bytes
 from .page import TYPE_FOLDERS, extra_from_json, extra_to_json
+from .aliases import invalidate_entity_aliases
 
 __all__ = ["Canon", "SyncReport", "file_hash", "check_files"]
 
@@ -556,7 +557,6 @@ class Canon:
     def release_forgotten(self, page_id: str) -> int:
         """After a page is forgotten: its contested overlays close, their candidates become plain
         pending ones, and its aliases are invalidated. Returns the number of aliases invalidated."""
-        from .aliases import invalidate_entity_aliases
 
         now = naive_utc(self.clock.now())
         with self.transaction():
