@@ -50,8 +50,7 @@ from .ingest.pipeline import ingest_paths
 from .observations import ObservationStore, observations_frame
 from .recall.engine import recall, retrieve
 from .recall.index_cache import drop_cache, finish_activation, flush_activation
-from .recall.projections import load_projections, rebuild_projections
-from .recall.vectors import refresh_after_write
+from .recall import projections, vectors
 from .resident.index import current_index
 from .review.governance import governed_fields, overlaps, retire_superseded
 from .sensitivity.evidence import mark_evidence_sensitivity, propose_evidence_sensitivity
@@ -113,12 +112,9 @@ class Memory:
         self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         changed = ChangeSignal()
-        # every canon change recompiles the Resident (the version moves with the text) and the
-        # projections; every write batch refreshes a served dense generation once (only new texts
-        # are embedded)
+        # every canon change recompiles the Resident first (the version moves with the text);
+        # the recall stages subscribe their own listeners once the context exists
         changed.subscribe(self._resident.refresh, kinds={"canon"})
-        changed.subscribe(self.persist, kinds={"canon"})  # the projections table never waits for a recall
-        changed.subscribe(self._refresh_dense, deferred=True)
         self._review = Review(self._wh, self.scope, self._canon, self.config, self.clock, changed)
         self.last_sync: SyncReport | None = None
         self._ctx = ScopeContext(
@@ -126,6 +122,8 @@ class Memory:
             review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
             warehouse_dir=self.warehouse_dir, read_only=read_only, changed=changed,
         )
+        projections.listen(self._ctx)  # canon changes rebuild the projections table
+        vectors.listen(self._ctx)  # a write batch refreshes a served dense generation once
         self._dream_state = self._ctx.dream_state
         if not read_only:
             try:
@@ -275,18 +273,11 @@ class Memory:
         them to the ``projections`` table (also done after every durable mutation, so the
         table never waits for a recall). Returns how many projections the table holds."""
 
-        if self.read_only:
-            return len(load_projections(self._wh, self.scope.key))
-        rebuild_projections(self._wh, self.scope.key, self._canon.pages(), self.clock.now())
-        return len(load_projections(self._wh, self.scope.key))
+        return projections.refresh_projections(self._ctx)
 
     def _after_write(self) -> None:
         """Raw evidence landed: the change signal refreshes a served dense generation."""
         self._ctx.changed("evidence")
-
-    def _refresh_dense(self) -> None:
-
-        refresh_after_write(self._ctx)
 
     def _write_batch(self) -> Any:
         """Group many writes (a Dream run, an auto-confirm pass) into one dense refresh at the end."""

@@ -76,6 +76,18 @@ def test_no_stage_imports_the_facade() -> None:
     assert offenders == []
 
 
+def test_no_listener_is_a_facade_method(tmp_path: Path) -> None:
+    """The change signal's listeners belong to the stages owning the derived data, never to Memory."""
+    import riko
+
+    with riko.open(tmp_path, owner="o", preset="p") as mem:
+        listeners = [entry[2] for entry in mem._ctx.changed._listeners]
+        owners = [getattr(fn, "__self__", None) for fn in listeners]
+        modules = [getattr(fn, "__module__", "") for fn in listeners]
+    assert not any(owner is mem for owner in owners), "a facade method listens on the change signal"
+    assert modules == ["riko.resident.store", "riko.recall.projections", "riko.recall.vectors"], modules
+
+
 def test_nothing_outside_the_facade_reads_its_private_parts() -> None:
     offenders = [f"{path.relative_to(PACKAGE)}:{n}" for path in PACKAGE.rglob("*.py") if path.name != "memory.py"
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\bmem\._", line)]

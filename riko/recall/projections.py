@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pyarrow as pa
 
@@ -22,6 +22,9 @@ from ..stores.warehouse import Warehouse, dumps, naive_utc
 from ..wiki import Page
 from .render import is_non_identifying_summary
 from ..stores.observations import ObservationRows
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = [
     "Projection", "page_projection", "observation_projection", "evidence_guidance", "persist_projections",
@@ -100,6 +103,19 @@ def evidence_guidance(text: str, disclosure: str) -> tuple[tuple[str, ...], str 
     if disclosure == "normal":
         return _EFFECTS["normal"], None
     return _EFFECTS[disclosure], _summary("message", sensitive_cue_categories(text), text)
+
+
+def refresh_projections(ctx: "ScopeContext") -> int:
+    """Make the ``projections`` table equal the scope's canon (read-only scopes only read it);
+    returns how many projections the table holds."""
+    if not ctx.read_only:
+        rebuild_projections(ctx.wh, ctx.scope.key, ctx.canon.pages(), ctx.clock.now())
+    return len(load_projections(ctx.wh, ctx.scope.key))
+
+
+def listen(ctx: "ScopeContext") -> None:
+    """Subscribe the projections to every canon change, so the table never waits for a recall."""
+    ctx.changed.subscribe(lambda: refresh_projections(ctx), kinds={"canon"})
 
 
 def load_projections(wh: Warehouse, scope_key: str) -> dict[str, Projection]:

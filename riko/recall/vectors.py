@@ -334,6 +334,11 @@ def serving_reason(cache: RecallCache, index: DenseIndex, now: datetime) -> str 
     return index.degraded_reason
 
 
+def listen(ctx: "ScopeContext") -> None:
+    """Subscribe the dense refresh to every write, deferred: a write batch refreshes once at its end."""
+    ctx.changed.subscribe(lambda: refresh_after_write(ctx), deferred=True)
+
+
 def refresh_after_write(ctx: "ScopeContext") -> dict[str, Any] | None:
     """After a write batch, bring a served dense generation up to the scope's documents.
 
