@@ -21,9 +21,10 @@ from ..language.lexicon import CJK_RANGE
 from ..language.statement import clip, resolve_dates
 from ..review.authority import normalize_claim
 from ..language.atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
-from ..language.derive import KIND_CATEGORIES, KIND_PAGE_TYPES, Derived
+from ..language.derive import KIND_CATEGORIES, KIND_PAGE_TYPES
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
-from .protocol import FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, normalize_text
+from .protocol import (FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, Draft, ParseResult,
+                       accept_drafts, normalize_text)
 from .reflection import ReflectionRequest
 from .selection import Scored, choose, features, probability, scored_facts
 from .transcript import Transcript
@@ -56,16 +57,6 @@ def _clean(text: str) -> str:
 def _slug(title: str) -> str:
     slug = _SLUG_UNSAFE.sub("-", normalize_text(title)).strip("-_")[:60].strip("-_")
     return slug or hashlib.sha256(title.encode("utf-8")).hexdigest()[:12]
-
-
-def _yaml_str(text: str) -> str:
-    # A JSON string is a valid YAML double-quoted scalar.
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _entities_yaml(derived: Derived) -> str:
-    return json.dumps([{"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in derived.entities],
-                      ensure_ascii=False)
 
 
 def _answers(transcript: Transcript) -> list[Scored]:
@@ -123,8 +114,9 @@ def transcript_facts(transcript: Transcript) -> list[tuple[int, Fact]]:
     return out
 
 
-def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
-    """FILE-protocol text for atomic facts: one page each, typed by riko's derivation.
+def fact_drafts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (),
+                max_pages: int = 48) -> list[Draft]:
+    """One page draft per atomic fact, typed by riko's derivation (derived once, here).
 
     Title, description and body hold the fact (a multi-party fact names its speaker); ``quote``
     holds the speaker's own words, which locate the evidence line.
@@ -132,9 +124,9 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
     known = {normalize_text(t): t for t in existing_titles}
     seen: set[tuple[str, str]] = set()
     paths: set[str] = set()
-    blocks: list[str] = []
+    drafts: list[Draft] = []
     for _, fact in facts:
-        if len(blocks) >= max_pages:
+        if len(drafts) >= max_pages:
             break
         derived = fact.derived
         emotion = derived.kind == "fact" and is_emotion(fact.text)
@@ -160,23 +152,47 @@ def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[st
         while path in paths:
             path, n = f"wiki/{folder}/{base}-{n}.md", n + 1
         paths.add(path)
-        tags = [derived.kind] + (["hedged"] if fact.hedged else [])
-        blocks.append(
-            f'<<<FILE path="{path}">>>\n---\n'
-            f"type: {page_type}\n"
-            f"title: {_yaml_str(title)}\n"
-            f"description: {_yaml_str(_clip(described, fact.speaker, MAX_DESCRIPTION_CHARS))}\n"
-            f"tags: {json.dumps(tags)}\n"
-            f"confidence: {0.35 if fact.hedged else 0.6}\n"
-            f"kind: {derived.kind}\n"
-            f"category: {category}\n"
-            f"slot: {_yaml_str(derived.slot)}\n"
-            f"entities: {_entities_yaml(derived)}\n"
-            f"quote: {_yaml_str(fact.quote)}\n"
-            f"sensitivity: {'sensitive' if fact.sensitive else 'normal'}\n"
-            f"---\n{clip(statement, MAX_BODY_CHARS)}\n<<<END>>>"
-        )
+        meta: dict[str, object] = {
+            "type": page_type,
+            "title": title,
+            "description": _clip(described, fact.speaker, MAX_DESCRIPTION_CHARS),
+            "tags": [derived.kind] + (["hedged"] if fact.hedged else []),
+            "confidence": 0.35 if fact.hedged else 0.6,
+            "kind": derived.kind,
+            "category": category,
+            "slot": derived.slot,
+            "entities": [{"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in derived.entities],
+            "quote": fact.quote,
+            "sensitivity": "sensitive" if fact.sensitive else "normal",
+        }
+        drafts.append(Draft(path, meta, clip(statement, MAX_BODY_CHARS)))
+    return drafts
+
+
+def render_drafts(drafts: Sequence[Draft]) -> str:
+    """The FILE-protocol text of ``drafts`` (what a model would answer; parsed back, it gives
+    the pages :func:`riko.dream.protocol.accept_drafts` gives for the drafts themselves)."""
+    blocks = []
+    for draft in drafts:
+        head = "".join(f"{name}: {_yaml_value(name, value)}\n" for name, value in draft.meta.items())
+        blocks.append(f'<<<FILE path="{draft.path}">>>\n---\n{head}---\n{draft.body}\n<<<END>>>')
     return "\n\n".join(blocks)
+
+
+def render_facts(facts: Sequence[tuple[int, Fact]], existing_titles: Sequence[str] = (), max_pages: int = 48) -> str:
+    """FILE-protocol text for atomic facts: one page each (:func:`fact_drafts`, rendered)."""
+    return render_drafts(fact_drafts(facts, existing_titles, max_pages))
+
+
+#: Frontmatter fields written bare: riko's own words (a page type, a kind, a category, a level).
+_BARE_FIELDS = frozenset({"type", "kind", "category", "sensitivity"})
+
+
+def _yaml_value(name: str, value: object) -> str:
+    """A frontmatter value as one line: JSON is valid YAML flow (strings double-quoted)."""
+    if name in _BARE_FIELDS or isinstance(value, float):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _tokens(text: str) -> frozenset[str]:
@@ -235,9 +251,19 @@ class HeuristicProvider:
     def extract(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> str:
         """FILE blocks, one per atomic fact of the user's lines (assistant lines are never read),
         every window of the session in turn."""
+        return render_drafts(self.drafts(transcript, existing_titles=existing_titles))
+
+    def drafts(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> list[Draft]:
+        """The page drafts :meth:`extract` renders, every window of the session in turn."""
         windows = transcript.windows(self.max_transcript_chars)
         facts = [fact for window in windows for fact in transcript_facts(window)]
-        return render_facts(facts, existing_titles, self.max_pages * len(windows))
+        return fact_drafts(facts, existing_titles, self.max_pages * len(windows))
+
+    def propose(self, transcript: Transcript, *, existing_titles: Sequence[str] = ()) -> ParseResult:
+        """The proposals of ``transcript`` handed over as fields, not text: what parsing
+        :meth:`extract`'s answer gives, without writing and re-reading it (Dream's path)."""
+        return accept_drafts(self.drafts(transcript, existing_titles=existing_titles),
+                             max_pages=self.page_limit(transcript), allow_empty=True)
 
     def reflect(self, request: ReflectionRequest) -> str:
         """One JSON object of observations: statements the user repeated across anchors.

@@ -27,6 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -50,6 +51,8 @@ __all__ = [
     "ACTIONS",
     "MAX_TURNS",
     "parse_file_blocks",
+    "Draft",
+    "accept_drafts",
     "normalize_text",
     "extract_wikilinks",
 ]
@@ -408,7 +411,13 @@ def _parse_block_text(raw_path: str, content: str) -> ProposedPage:
         raise _Rejected("invalid-frontmatter", f"YAML does not parse{where}") from None
     if not isinstance(meta, dict):
         raise _Rejected("invalid-frontmatter", "frontmatter must be a mapping")
+    return _bounded_page(path, folder, meta, body)
 
+
+def _bounded_page(path: str, folder: str, meta: Mapping[str, Any], body: str) -> ProposedPage:
+    """The page ``meta`` and ``body`` describe, bounded and stripped of authority, or
+    :class:`_Rejected`: the one place a proposal's fields are checked, for FILE text and for a
+    provider that hands its fields over directly (:func:`accept_drafts`)."""
     page_type = _scalar_text(meta.get("type"), "type")
     if page_type is None:
         raise _Rejected("missing-type", "frontmatter has no type")
@@ -490,6 +499,64 @@ def _detail(header_or_path: str, message: str) -> str:
     return sanitize_error(f"{shown}: {message}" if shown else message)
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A page as a provider states it before riko bounds it: the FILE block's path, its
+    frontmatter as a mapping (the values YAML would load) and its body."""
+
+    path: str
+    meta: Mapping[str, Any]
+    body: str
+
+
+def accept_drafts(drafts: Iterable[Draft], *, max_pages: int = 12, allow_empty: bool = False) -> ParseResult:
+    """The :class:`ParseResult` of pages a provider hands over as fields instead of FILE text:
+    every draft is checked exactly as a parsed block is (same bounds, same rejections), so
+    ``accept_drafts(d)`` equals ``parse_file_blocks`` of the same pages rendered as text."""
+    if max_pages < 1:
+        raise InvalidArgumentError("max_pages must be at least 1")
+    items: list[tuple[str, Any]] = []
+    for draft in drafts:
+        try:
+            path, folder = _normalize_path(draft.path)
+            items.append((draft.path, _bounded_page(path, folder, draft.meta, draft.body.strip())))
+        except _Rejected as rej:
+            items.append((draft.path, rej))
+    if allow_empty and not items:
+        return ParseResult(pages=(), rejected=())
+    return _accepted(items, [], max_pages)
+
+
+def _accepted(items: Iterable[tuple[str, Any]], rejected: list[tuple[str, str]], max_pages: int) -> ParseResult:
+    """Accept ``(shown, page or _Rejected)`` in order: repeats of a path or fingerprint and pages
+    past ``max_pages`` are rejected; raise when nothing is accepted."""
+    pages: list[ProposedPage] = []
+    paths: set[str] = set()
+    prints: set[str] = set()
+    for shown, page in items:
+        try:
+            if isinstance(page, _Rejected):
+                raise page
+            if page.path in paths:
+                raise _Rejected("duplicate-path", "an earlier block used the same path")
+            if page.fingerprint() in prints:
+                raise _Rejected("duplicate-page", "an earlier block proposed the same type and title")
+            if len(pages) >= max_pages:
+                raise _Rejected("too-many-pages", f"only {max_pages} pages are accepted from one answer")
+        except _Rejected as rej:
+            rejected.append((rej.reason, _detail(shown, rej.detail)))
+            continue
+        pages.append(page)
+        paths.add(page.path)
+        prints.add(page.fingerprint())
+    if not pages:
+        reasons = sorted({reason for reason, _ in rejected})
+        summary = f"{len(rejected)} block(s) rejected: {', '.join(reasons)}" if rejected else "no FILE block found"
+        raise ProviderError("invalid-file-protocol", sanitize_error(f"no valid FILE block in the answer ({summary})"))
+    field_errors = tuple((reason, _detail(page.path, detail)) for page in pages for reason, detail in page.field_errors)
+    return ParseResult(pages=tuple(pages), rejected=tuple(rejected), field_errors=field_errors)
+
+
 def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = False) -> ParseResult:
     """Parse a provider answer into bounded candidate pages.
 
@@ -509,34 +576,17 @@ def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = Fal
     if allow_empty and not (text or "").strip():
         return ParseResult(pages=(), rejected=())
     blocks, rejected = _blocks(text or "")
-    pages: list[ProposedPage] = []
-    paths: set[str] = set()
-    prints: set[str] = set()
-    for header, content in blocks:
-        shown = header
-        try:
-            head = _HEADER.match(header)
-            if head is None:
-                raise _Rejected("malformed-header", 'block header must be <<<FILE path="...">>>')
-            shown = head.group(1)
-            if len(content) > MAX_BLOCK_CHARS:
-                raise _Rejected("oversized-block", f"block has {len(content)} characters (limit {MAX_BLOCK_CHARS})")
-            page = _parse_block(head.group(1), content)
-            if page.path in paths:
-                raise _Rejected("duplicate-path", "an earlier block used the same path")
-            if page.fingerprint() in prints:
-                raise _Rejected("duplicate-page", "an earlier block proposed the same type and title")
-            if len(pages) >= max_pages:
-                raise _Rejected("too-many-pages", f"only {max_pages} pages are accepted from one answer")
-        except _Rejected as rej:
-            rejected.append((rej.reason, _detail(shown, rej.detail)))
-            continue
-        pages.append(page)
-        paths.add(page.path)
-        prints.add(page.fingerprint())
-    if not pages:
-        reasons = sorted({reason for reason, _ in rejected})
-        summary = f"{len(rejected)} block(s) rejected: {', '.join(reasons)}" if rejected else "no FILE block found"
-        raise ProviderError("invalid-file-protocol", sanitize_error(f"no valid FILE block in the answer ({summary})"))
-    field_errors = tuple((reason, _detail(page.path, detail)) for page in pages for reason, detail in page.field_errors)
-    return ParseResult(pages=tuple(pages), rejected=tuple(rejected), field_errors=field_errors)
+    return _accepted((_block_page(header, content) for header, content in blocks), rejected, max_pages)
+
+
+def _block_page(header: str, content: str) -> tuple[str, Any]:
+    """``(shown, page or _Rejected)`` of one FILE block."""
+    head = _HEADER.match(header)
+    if head is None:
+        return header, _Rejected("malformed-header", 'block header must be <<<FILE path="...">>>')
+    if len(content) > MAX_BLOCK_CHARS:
+        return head.group(1), _Rejected("oversized-block", f"block has {len(content)} characters (limit {MAX_BLOCK_CHARS})")
+    try:
+        return head.group(1), _parse_block(head.group(1), content)
+    except _Rejected as rej:
+        return head.group(1), rej

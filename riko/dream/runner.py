@@ -168,11 +168,25 @@ class _Work:
         return self._users
 
 
+def _states_fields(provider: object) -> bool:
+    """Whether ``provider`` hands its proposals over as fields: it has ``propose``, from the same
+    class as its ``extract`` (a subclass that rewrites ``extract`` is asked for text)."""
+    def owner(name: str) -> type | None:
+        return next((k for k in type(provider).__mro__ if name in vars(k)), None)
+
+    return owner("propose") is not None and owner("propose") is owner("extract")
+
+
 def _extract(provider: Any, transcript: Transcript, titles: Sequence[str], pages: Sequence[KnownPage] = (),
-             ) -> tuple[str | None, ParseResult | None, ProviderError | None]:
-    """Ask the provider and parse its answer; runs on a pool thread and touches no database."""
+             *, fields: bool = False) -> tuple[str | None, ParseResult | None, ProviderError | None]:
+    """Ask the provider and parse its answer; runs on a pool thread and touches no database.
+
+    With ``fields`` the provider hands its proposals over as fields (``propose``: the offline
+    provider's facts, derived once) and there is no answer text to parse."""
     answer: str | None = None
     try:
+        if fields:
+            return None, provider.propose(transcript, existing_titles=titles), None
         answer = extract(provider, transcript, titles, pages)
         allow_empty = bool(getattr(provider, "empty_answer_ok", False))
         return answer, parse_file_blocks(answer, max_pages=_page_limit(provider, transcript),
@@ -368,7 +382,10 @@ class _Run:
             return None
         w.outcome = "dreamed"
         provider, transcript, titles, related = self.provider, w.transcript, self.titles, w.related
-        return lambda: _extract(provider, transcript, titles, related)
+        # an offline provider that states its proposals as fields skips the text round trip; a
+        # credential to scrub (only a model provider holds one) keeps the text path
+        fields = _states_fields(provider) and not self.remote and not self.secrets
+        return lambda: _extract(provider, transcript, titles, related, fields=fields)
 
     def _known_pages(self) -> list[KnownPage]:
         """The current confirmed pages, as a model may be shown them. Canon only, like the known
