@@ -34,10 +34,7 @@ from .errors import InvalidArgumentError, NotFoundError, StateError
 from .scope import MemoryScope
 from .sensitivity.rules import classify_text, observation_is_sensitive, rank, stricter
 from .stores.audits import last_detail
-from .stores.evidence import EvidenceStore
-from .stores.observations import ObservationRows
-from .stores.overlay import OverlayStore
-from .stores.pages import PageStore
+from .stores.bundle import Stores
 from .stores.warehouse import Warehouse, dumps, naive_utc
 
 if TYPE_CHECKING:
@@ -122,14 +119,17 @@ def _check_text(text: Any) -> str:
 class ObservationStore:
     """Create, update and change the status of observations in one scope (every change audited)."""
 
-    def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock) -> None:
+    def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock, *,
+                 stores: Stores | None = None) -> None:
+        """``stores`` is the scope's bundle (:meth:`of` passes the context's); built over ``wh`` when not given."""
         self.wh, self.scope, self.config, self.clock = wh, scope, config, clock
-        self.store, self.overlay = ObservationRows(wh), OverlayStore(wh)
+        self.stores = stores if stores is not None else Stores.of(wh)
+        self.store, self.overlay = self.stores.observations, self.stores.overlay
 
     @classmethod
     def of(cls, ctx: "ScopeContext") -> "ObservationStore":
         """The store of a :class:`riko.Memory`."""
-        return cls(ctx.wh, ctx.scope, ctx.config, ctx.clock)
+        return cls(ctx.wh, ctx.scope, ctx.config, ctx.clock, stores=ctx.stores)
 
     # -- anchors ----------------------------------------------------------------------------------
     def resolve_anchors(self, refs: Sequence[str]) -> list[_Anchor]:
@@ -141,7 +141,7 @@ class ObservationStore:
         resolved = []
         for ref in refs:
             if ref.startswith(_PAGE_PREFIX):
-                row = PageStore(self.wh).confirmed_sensitivity(ref[len(_PAGE_PREFIX):])
+                row = self.stores.pages.confirmed_sensitivity(ref[len(_PAGE_PREFIX):])
                 if row is None:
                     raise NotFoundError("anchor", ref, "a page anchor must name a confirmed, consented page")
                 resolved.append(_Anchor(ref, None, row[0]))
@@ -149,7 +149,7 @@ class ObservationStore:
             parsed = parse_ref(ref)
             line: tuple[str | None] | None = None
             if parsed is not None:
-                line = EvidenceStore(self.wh).user_line_sensitivity(parsed[0], parsed[1])
+                line = self.stores.evidence.user_line_sensitivity(parsed[0], parsed[1])
             if line is None:
                 raise NotFoundError(
                     "anchor", ref, "an anchor must be session:<id>/event:<seq> of a user message, or page:<id>"

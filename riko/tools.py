@@ -28,8 +28,6 @@ from .language.text import tokenize
 from .review.governance import overlap_score, overlaps, parse_expires, resolve_page, retire_superseded
 from .request_cues import ACTIONS, has_request, strip_request
 from .sensitivity.rules import classify_text, protected_title
-from .stores.aliases import AliasStore
-from .stores.evidence import EvidenceStore
 from .wiki import Page, make_page_id
 
 if TYPE_CHECKING:
@@ -388,7 +386,7 @@ class ToolBox:
         return latest_user_message(self.mem.warehouse, self.mem.scope, self.session_id)
 
     def _event_time(self, event: UserEvent) -> datetime:
-        when = EvidenceStore(self.mem.warehouse).line_time(event.session_id, event.seq)
+        when = self.mem.context.stores.evidence.line_time(event.session_id, event.seq)
         return utc(when) if when is not None else self.mem.clock.now()
 
     def _live_pages(self) -> list[Page]:
@@ -554,7 +552,7 @@ class ToolBox:
         folded = _fold(latest.text)
         if page.id.casefold() in folded:
             return True
-        aliases = [(a,) for a in AliasStore(self.mem.warehouse).active_aliases_of(page.id)]
+        aliases = [(a,) for a in self.mem.context.stores.aliases.active_aliases_of(page.id)]
         if any(_fold(a) and _fold(a) in folded and resolve_alias(self.mem.warehouse, self.mem.scope, self.mem.clock, a) == page.id
                for (a,) in aliases):
             return True

@@ -73,7 +73,7 @@ def capture_event(
     time_ms = to_ms(clock.now()) if when is None else to_ms(when, where=f"event {sid!r} time")
 
     with wh.transaction():
-        lines = EvidenceStore(wh)
+        lines = EvidenceStore(wh)  # Memory passes its warehouse, not its context
         row = lines.session_last_seq(sid)
         last = int(row[0]) if row is not None and row[0] is not None else -1
         seq = event.get("seq")

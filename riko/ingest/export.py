@@ -19,13 +19,14 @@ __all__ = ["export_evidence"]
 def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, format: str = "parquet") -> Path:
     """Write this scope's evidence under ``directory/<storage-key>/`` and return that folder."""
     out = private_dir(directory / scope.storage_key)
+    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
     if format == "parquet":
-        EvidenceStore(wh).export_parquet(out)
+        evidence.export_parquet(out)
         private_tree(out)
         return out
     if format != "jsonl":
         raise InvalidArgumentError(f"unknown export format {format!r}; use 'parquet' or 'jsonl'")
-    cur = EvidenceStore(wh).export_cursor()
+    cur = evidence.export_cursor()
     handle = None
     current = None
     try:

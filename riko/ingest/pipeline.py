@@ -141,8 +141,9 @@ def ingest_paths(
         raise IngestError("no such file or directory", missing[0])
     files = list(iter_log_files(paths))
     report = IngestReport()
-    watermarks = EvidenceStore(wh).watermarks()
-    plans = [_plan(wh, scope, path, report) for path in files]
+    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
+    watermarks = evidence.watermarks()
+    plans = [_plan(evidence, path, report) for path in files]
     todo = [plan for plan in plans if plan is not None]
     bar = None
     if progress_enabled(progress) and len(files) > 1:
@@ -151,7 +152,8 @@ def ingest_paths(
         bar = tqdm(total=len(files), unit="file", desc="ingest", leave=False)
         bar.update(len(files) - len(todo))
     now = clock.now()
-    ctx = _Context(wh, scope, now, watermarks, report, set(), explicit_files, preset, max_event_chars, classify)
+    ctx = _Context(wh, evidence, scope, now, watermarks, report, set(), explicit_files, preset, max_event_chars,
+                   classify)
     count = workers if workers is not None else min(2, os.cpu_count() or 1)
     parallel = count > 1 and len(todo) > 1 and sum(p.size - p.start_offset for p in todo) >= PARALLEL_MIN_BYTES
     try:
@@ -188,6 +190,7 @@ class _Plan:
 @dataclass
 class _Context:
     wh: Warehouse
+    evidence: EvidenceStore
     scope: MemoryScope
     now: Any
     watermarks: dict[str, int]
@@ -199,11 +202,11 @@ class _Context:
     classify: bool
 
 
-def _plan(wh: Warehouse, scope: MemoryScope, path: Path, report: IngestReport) -> _Plan | None:
+def _plan(evidence: EvidenceStore, path: Path, report: IngestReport) -> _Plan | None:
     """Skip an unchanged file; resume a grown one at its last complete frame or line."""
     stat = path.stat()
     source_id = _file_id(path)
-    prev = EvidenceStore(wh).source_resume(source_id)
+    prev = evidence.source_resume(source_id)
     start_offset = start_line = 0
     if prev is not None:
         size, mtime_ns, consumed, lines, phash = prev
@@ -347,7 +350,7 @@ def _finish(ctx: _Context, plan: _Plan, parsed: ParsedFile) -> None:
     report.duplicates += parsed.duplicates
     report.truncated += parsed.truncated
     for sid, st in parsed.stats.items():
-        _upsert_session(wh, ctx.scope, sid, st, parsed, path, ctx.now)
+        _upsert_session(wh, ctx.evidence, ctx.scope, sid, st, parsed, path, ctx.now)
         ctx.touched.add(sid)
     wh.upsert(
         "sources",
@@ -386,8 +389,9 @@ def _check_preset(path: Path, fmt: str, header: Any, scope: MemoryScope, explici
         ).with_remedy("other-preset", other=header_preset, preset=scope.preset)
 
 
-def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStats, reader: ParsedFile, path: Path, now: Any) -> None:
-    row = EvidenceStore(wh).session_counts(sid)
+def _upsert_session(wh: Warehouse, evidence: EvidenceStore, scope: MemoryScope, sid: str, st: SessionStats,
+                    reader: ParsedFile, path: Path, now: Any) -> None:
+    row = evidence.session_counts(sid)
     meta = st.meta or reader.header
     if row is None:
         created = from_ms(meta.created_ms) if meta is not None and meta.created_ms else None
@@ -403,5 +407,5 @@ def _upsert_session(wh: Warehouse, scope: MemoryScope, sid: str, st: SessionStat
             }],
         )
     else:
-        EvidenceStore(wh).grow_session(sid, last_seq=st.last_seq, events=st.events, user_events=st.user_events,
-                                       text_bytes=st.text_bytes, first_seq=st.first_seq, now=naive_utc(now))
+        evidence.grow_session(sid, last_seq=st.last_seq, events=st.events, user_events=st.user_events,
+                              text_bytes=st.text_bytes, first_seq=st.first_seq, now=naive_utc(now))

@@ -12,12 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..review.entities import (EntityMap, entity_body, entity_description, is_entity_page, is_live_statement, kin_links,
                         stated_kin, unstated_kin)
-from ..stores.aliases import AliasStore
 from ..stores.audits import scrub_audits
-from ..stores.candidates import CandidateStore
-from ..stores.evidence import EvidenceStore
-from ..stores.observations import ObservationRows
-from ..stores.pages import PageStore
 from ..stores.tables import delete_ids, mark_index_degraded
 from ..stores.warehouse import dumps, naive_utc
 from ..wiki import parse_page, render_page
@@ -40,7 +35,7 @@ def apply_plan(ctx: "ScopeContext", plan: Plan, operation_id: str) -> None:
     now = naive_utc(ctx.clock.now())
     kin = _kin_of_removed(ctx, plan)  # read while the session's lines still tell a speaker's log
     with wh.transaction():
-        EvidenceStore(wh).purge(plan.session_id, now)
+        ctx.stores.evidence.purge(plan.session_id, now)
         delete_ids(wh, "sources", "id", plan.sources)
         delete_ids(wh, "jobs", "id", plan.jobs)
         _pages(ctx, plan, operation_id, now, kin)
@@ -85,7 +80,7 @@ def _kin_of_removed(ctx: "ScopeContext", plan: Plan) -> dict[str, set[tuple[str,
 
 def _pages(ctx: "ScopeContext", plan: Plan, operation_id: str, now: Any,
            kin: dict[str, set[tuple[str, str]]]) -> None:
-    store = PageStore(ctx.wh)
+    store = ctx.stores.pages
     removed = set(plan.pages_removed)
     after = [p for p in ctx.canon.pages() if p.id not in removed]
     # the kin links no statement left after the purge states: derived from the purged session only
@@ -121,7 +116,7 @@ def _without_kin(text: str, drop: list[tuple[str, str]]) -> str:
 
 
 def _candidates(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
-    store = CandidateStore(ctx.wh)
+    store = ctx.stores.candidates
     delete_ids(ctx.wh, "candidates", "id", plan.candidates_removed)
     for cid, (evidence, sessions) in plan.candidates_scrubbed.items():
         store.scrub(cid, dumps(sorted(evidence)), dumps(sorted(sessions)), now)
@@ -130,15 +125,14 @@ def _candidates(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
 
 
 def _observations(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
-    store = ObservationRows(ctx.wh)
+    store = ctx.stores.observations
     delete_ids(ctx.wh, "observations", "id", plan.observations_removed)
     for oid, (anchors, sessions, contradictions) in plan.observations_scrubbed.items():
         store.scrub(oid, dumps(anchors), dumps(sessions), dumps(contradictions), now)
 
 
 def _aliases(ctx: "ScopeContext", plan: Plan, now: Any) -> None:
-
-    store = AliasStore(ctx.wh)
+    store = ctx.stores.aliases
     delete_ids(ctx.wh, "aliases", "id", plan.aliases_removed)
     for aid, refs in plan.aliases_scrubbed.items():
         store.set_refs(aid, dumps(refs), now)

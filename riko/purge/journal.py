@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from ..clock import iso, utc
 from ..errors import ConfirmationMismatchError, NotFoundError, PurgeError
 from ..stores.audits import PurgeJournal
-from ..stores.jobs import JobStore
 from ..stores.warehouse import dumps, naive_utc
 from .apply import apply_plan
 from .needles import Needles
@@ -89,7 +88,7 @@ def acquire_lease(ctx: "ScopeContext", owner: str, *, takeover: bool = False) ->
     wh, key = ctx.wh, ctx.scope.key
     now = ctx.clock.now()
     with wh.transaction():
-        row = JobStore(wh).lease(LEASE_ID)
+        row = ctx.stores.jobs.lease(LEASE_ID)
         if row is not None and not takeover and row[1] is not None and utc(row[1]) > now and not _owner_gone(row[0]):
             raise PurgeError(
                 f"another purge of scope {key} holds the lease until {iso(utc(row[1]))}; "
@@ -104,7 +103,7 @@ def acquire_lease(ctx: "ScopeContext", owner: str, *, takeover: bool = False) ->
 
 def release_lease(ctx: "ScopeContext", owner: str) -> None:
     with ctx.wh.transaction():
-        JobStore(ctx.wh).delete(LEASE_ID, lease_owner=owner)
+        ctx.stores.jobs.delete(LEASE_ID, lease_owner=owner)
 
 
 # -- journal ------------------------------------------------------------------------------------
@@ -275,7 +274,7 @@ def purge_session(ctx: "ScopeContext", session_id: str, *, dry_run: bool = True,
 
 
 def _plan_report(ctx: "ScopeContext", session_id: str) -> tuple[Needles, Plan, dict[str, Any]]:
-    needles = Needles.from_warehouse(ctx.wh, ctx.scope.key, session_id)
+    needles = Needles.of(ctx, session_id)
     plan = build_plan(ctx, needles)
     if plan.empty:
         raise NotFoundError("session", session_id, listing="sessions")
@@ -290,12 +289,11 @@ def recover_interrupted(ctx: "ScopeContext") -> list[str]:
     """
     if ctx.read_only:
         return []
-    key = ctx.scope.key
     pending = PurgeJournal(ctx.wh).unfinished()
     done: list[str] = []
     for operation_id, session_id in pending:
         path = work_dir(ctx, operation_id) / "needles.json"
-        needles = Needles.load(path) if path.is_file() else Needles.from_warehouse(ctx.wh, key, session_id)
+        needles = Needles.load(path) if path.is_file() else Needles.of(ctx, session_id)
         owner = _owner(ctx)
         acquire_lease(ctx, owner, takeover=True)
         try:

@@ -16,12 +16,15 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import polars as pl
 
 from ..stores.evidence import EvidenceStore
 from ..stores.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["Needles", "MIN_FRAGMENT_CHARS", "fragments_of", "re2_escape"]
 
@@ -80,15 +83,23 @@ class Needles:
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
+    def of(cls, ctx: "ScopeContext", session_id: str) -> "Needles":
+        """Collect the needles of ``session_id`` from its evidence rows still in the scope."""
+        return cls._collect(ctx.stores.evidence, session_id)
+
+    @classmethod
     def from_warehouse(cls, wh: Warehouse, scope_key: str, session_id: str) -> "Needles":
-        """Collect the needles of ``session_id`` from its evidence rows still in the warehouse."""
-        rows = EvidenceStore(wh).session_texts(session_id)
+        """:meth:`of` for a bare warehouse (``scope_key`` is kept for its callers and not read)."""
+        return cls._collect(EvidenceStore(wh), session_id)
+
+    @classmethod
+    def _collect(cls, evidence: EvidenceStore, session_id: str) -> "Needles":
         raw: set[str] = set()
-        for (text,) in rows:
+        for (text,) in evidence.session_texts(session_id):
             raw |= fragments_of(text)
-        raw -= _shared_text(wh, scope_key, session_id, raw)
+        raw -= _shared_text(evidence, session_id, raw)
         fragments = set().union(*(_spellings(f) for f in raw)) if raw else set()
-        hashes = EvidenceStore(wh).own_hashes(session_id)
+        hashes = evidence.own_hashes(session_id)
         return cls(session_id, tuple(sorted(fragments)), tuple(sorted(hashes)))
 
     # -- persistence (the working file of an unfinished purge) -------------------------------
@@ -167,7 +178,7 @@ class Needles:
         return sorted(found)
 
 
-def _shared_text(wh: Warehouse, scope_key: str, session_id: str, fragments: Iterable[str]) -> set[str]:
+def _shared_text(evidence: EvidenceStore, session_id: str, fragments: Iterable[str]) -> set[str]:
     """The fragments that other sessions' raw evidence also holds, in text or data."""
     values = sorted(set(fragments))
     if not values:
@@ -175,7 +186,7 @@ def _shared_text(wh: Warehouse, scope_key: str, session_id: str, fragments: Iter
     shared: set[str] = set()
     spelled = {s: f for f in values for s in _spellings(f)}
     patterns = list(spelled)
-    reader = EvidenceStore(wh).other_sessions_batches(session_id, _BATCH_ROWS)
+    reader = evidence.other_sessions_batches(session_id, _BATCH_ROWS)
     for batch in reader:
         frame: Any = pl.from_arrow(batch)
         for column in ("text", "data"):

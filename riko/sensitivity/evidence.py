@@ -22,11 +22,11 @@ from ..stores.warehouse import Warehouse
 __all__ = ["mark_evidence_sensitivity", "propose_evidence_sensitivity"]
 
 
-def _line(wh: Warehouse, scope: MemoryScope, ref: str) -> tuple[str, int, str | None, str | None]:
+def _line(evidence: EvidenceStore, ref: str) -> tuple[str, int, str | None, str | None]:
     parsed = parse_ref(str(ref).strip())
     if parsed is None:
         raise InvalidArgumentError(f"evidence reference must look like session:<id>/event:<seq>; got {ref!r}")
-    row = EvidenceStore(wh).line_sensitivity(parsed[0], parsed[1])
+    row = evidence.line_sensitivity(parsed[0], parsed[1])
     if row is None:
         raise NotFoundError("evidence line", str(ref), "list a session's lines with mem.evidence(session_id)")
     return parsed[0], parsed[1], row[0], row[1]
@@ -39,7 +39,8 @@ def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level
         raise InvalidArgumentError(f"sensitivity must be one of {', '.join(LEVELS)}; got {level!r}")
     if authority not in AUTHORITIES:
         raise InvalidArgumentError(f"authority must be one of {', '.join(AUTHORITIES)}; got {authority!r}")
-    sid, seq, current, origin = _line(wh, scope, ref)
+    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
+    sid, seq, current, origin = _line(evidence, ref)
     shown = current if current is not None else "unclassified"
     detail = {"from": shown, "to": level, "record_kind": "evidence"}
     if not can_transition(current, level, authority):
@@ -49,7 +50,7 @@ def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level
                              f"authority (got {authority!r}); only a tightening needs none")
     with wh.transaction():
         if current != level or origin != authority:
-            EvidenceStore(wh).set_sensitivity(sid, seq, level, authority)
+            evidence.set_sensitivity(sid, seq, level, authority)
         wh.audit("memory-sensitivity-changed", authority, ref, {**detail, "unchanged": current == level})
     return {"ref": ref, "from": shown, "to": level, "authority": authority, "changed": current != level}
 
