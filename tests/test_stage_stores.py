@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "riko"
-STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity")
+STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall")
 #: store classes whose names do not end in ``Store``, and the bundle itself
 OTHER_STORES = {"ObservationRows", "ScopeTables", "Stores"}
 

@@ -15,7 +15,6 @@ import time
 from datetime import datetime
 from typing import Any, Iterable
 
-from ..stores.overlay import OverlayStore
 
 __all__ = ["ActivationBuffer", "FLUSH_INTERVAL_S", "activation_score"]
 
@@ -66,15 +65,15 @@ class ActivationBuffer:
                 later, latest = self.pending.get(doc_id, (0, None))
                 self.pending[doc_id] = (count + later, latest or when)
 
-    def write(self, wh: Any, scope_key: str, counts: dict[str, tuple[int, datetime | None]] | None = None) -> None:
-        """Add ``counts`` (default: every pending count) to the store in one statement; on
-        failure they are pending again."""
+    def write(self, overlay: Any, counts: dict[str, tuple[int, datetime | None]] | None = None) -> None:
+        """Add ``counts`` (default: every pending count) to ``overlay`` (the scope's
+        :class:`~riko.stores.overlay.OverlayStore`) in one statement; on failure they are pending again."""
         batch = self.take() if counts is None else counts
         if not batch:
             return
         try:
-            with wh.transaction():
-                OverlayStore(wh).add_recalls(batch)
+            with overlay.wh.transaction():
+                overlay.add_recalls(batch)
         except BaseException:
             self.restore(batch)
             raise

@@ -27,10 +27,6 @@ from typing import TYPE_CHECKING, Any
 from ..clock import from_ms, utc
 from ..contracts import evidence_ref
 from ..ingest.keep import KEPT_TOOL_TYPES, Keeper
-from ..stores.evidence import EvidenceStore
-from ..stores.observations import ObservationRows
-from ..stores.overlay import OverlayStore
-from ..stores.pages import PageStore
 from ..stores.revision import recall_probe
 from ..wiki import Page
 from .activation import ActivationBuffer
@@ -252,6 +248,7 @@ class RecallCache:
     def __init__(self, ctx: "ScopeContext") -> None:
         self._ctx = weakref.proxy(ctx)
         self.wh = ctx.wh
+        self.stores = ctx.stores
         self.scope_key = ctx.scope.key
         self.config = ctx.config
         self.lock = threading.RLock()
@@ -321,13 +318,13 @@ class RecallCache:
 
     # -- pages ----------------------------------------------------------------------------
     def _page_signature(self) -> Any:
-        return PageStore(self.wh).signature()
+        return self.stores.pages.signature()
 
     def _refresh_pages(self) -> None:
         signature = (
             self._page_signature(),
-            OverlayStore(self.wh).contested_signature(),
-            OverlayStore(self.wh).suppressed_signature(),
+            self.stores.overlay.contested_signature(),
+            self.stores.overlay.suppressed_signature(),
         )
         if signature == self.pages.signature:
             return
@@ -336,7 +333,7 @@ class RecallCache:
         # forgotten pages stay searchable for history recall, which shows only that they were
         # forgotten and when; a purged page (its text gone) has nothing left to find
         pages = [p for p in every if p.status != "forgotten" or p.description or p.body]
-        store = PageStore(self.wh)
+        store = self.stores.pages
         reasons = store.supersede_reasons()
         forgotten_at = store.forgotten_times() if any(p.status == "forgotten" for p in pages) else {}
         contested = {r[0] for r in signature[1]}
@@ -393,7 +390,7 @@ class RecallCache:
         side = self.evidence
         if count == side.row_count and max_rowid == side.max_rowid:
             return
-        lines = EvidenceStore(self.wh)
+        lines = self.stores.evidence
         if side.row_count + lines.count_after(side.max_rowid) != count:
             side = self.evidence = EvidenceSide()  # rows were removed: start over
         enabled = bool(self.config.evidence_classification_enabled)
@@ -440,12 +437,12 @@ class RecallCache:
         side.docs.clear()  # documents carry the audited state re-read here
         side.sensitivity = [None] * len(side.line_keys)
         side.invalidated = [False] * len(side.line_keys)
-        for session_id, seq, value, origin, invalid in EvidenceStore(self.wh).marked_lines():
+        for session_id, seq, value, origin, invalid in self.stores.evidence.marked_lines():
             line = side.line_of.get((session_id, int(seq)))
             if line is not None:
                 side.sensitivity[line] = evidence_sensitivity(value, origin, enabled)
                 side.invalidated[line] = bool(invalid)
-        side.suppressed_refs = OverlayStore(self.wh).suppressed_ids("evidence")
+        side.suppressed_refs = self.stores.overlay.suppressed_ids("evidence")
         side.meta_audit = audit_id
 
     def evidence_doc(self, line: int, chunk: int | None = None, *, keep: bool = True) -> RecallDoc:
@@ -487,9 +484,9 @@ class RecallCache:
 
     # -- observations ---------------------------------------------------------------------
     def _refresh_observations(self, signature: Any) -> None:
-        names, records = ObservationRows(self.wh).recall_records()
+        names, records = self.stores.observations.recall_records()
         side = ObservationSide(signature=signature)
-        suppressed = OverlayStore(self.wh).suppressed_ids("observation")
+        suppressed = self.stores.overlay.suppressed_ids("observation")
         tokens = []
         for values in records:
             row = dict(zip(names, values))
@@ -577,7 +574,7 @@ class RecallCache:
         recalled document)."""
         seen = self._stamp_seen
         current = seen is not None and self._stamp() == seen
-        self.pending_activation.write(self.wh, self.scope_key, batch)
+        self.pending_activation.write(self.stores.overlay, batch)
         if current and self._stamp_seen == seen:
             self._stamp_seen = self._stamp()
 
@@ -587,7 +584,7 @@ class RecallCache:
                 self._write_activation()
             except Exception:
                 pass  # the counts stay pending; the scores below lag by them until the next write
-        self.activation = OverlayStore(self.wh).activation()
+        self.activation = self.stores.overlay.activation()
         for doc in self.pages.docs.values():
             doc.activation = self.activation.get(doc.doc_id, 0.0)
         self.evidence.docs.clear()
@@ -597,7 +594,7 @@ class RecallCache:
         if self.wh.read_only:
             return
         merged = [*self.pages.projections.values(), *self.observations.projections.values()]
-        persist_projections(self.wh, self.scope_key, merged, self._ctx.clock.now())
+        persist_projections(self._ctx, merged, self._ctx.clock.now())
 
     def projection(self, doc_id: str) -> Projection | None:
         return self.pages.projections.get(doc_id) or self.observations.projections.get(doc_id)

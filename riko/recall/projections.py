@@ -17,11 +17,9 @@ import pyarrow as pa
 
 from ..stores.migrations import RECORD_SCHEMA_VERSION
 from ..sensitivity.rules import disclosure_for, sensitive_cue_categories
-from ..stores.projections import ProjectionStore
-from ..stores.warehouse import Warehouse, dumps, naive_utc
+from ..stores.warehouse import dumps, naive_utc
 from ..wiki import Page
 from .render import is_non_identifying_summary
-from ..stores.observations import ObservationRows
 
 if TYPE_CHECKING:
     from ..context import ScopeContext
@@ -109,8 +107,8 @@ def refresh_projections(ctx: "ScopeContext") -> int:
     """Make the ``projections`` table equal the scope's canon (read-only scopes only read it);
     returns how many projections the table holds."""
     if not ctx.read_only:
-        rebuild_projections(ctx.wh, ctx.scope.key, ctx.canon.pages(), ctx.clock.now())
-    return len(load_projections(ctx.wh, ctx.scope.key))
+        rebuild_projections(ctx, ctx.canon.pages(), ctx.clock.now())
+    return len(load_projections(ctx))
 
 
 def listen(ctx: "ScopeContext") -> None:
@@ -118,38 +116,39 @@ def listen(ctx: "ScopeContext") -> None:
     ctx.changed.subscribe(lambda: refresh_projections(ctx), kinds={"canon"})
 
 
-def load_projections(wh: Warehouse, scope_key: str) -> dict[str, Projection]:
+def load_projections(ctx: "ScopeContext") -> dict[str, Projection]:
     """The persisted projections of a scope, by record id."""
-    rows = ProjectionStore(wh).tuples()
+    rows = ctx.stores.projections.tuples()
     return {
         r[0]: Projection(r[0], r[1], tuple(json.loads(r[2] or "[]")), tuple(json.loads(r[3] or "[]")), r[4], r[5] or "")
         for r in rows
     }
 
 
-def rebuild_projections(wh: Warehouse, scope_key: str, pages: Iterable[Any], now: Any) -> int:
+def rebuild_projections(ctx: "ScopeContext", pages: Iterable[Any], now: Any) -> int:
     """Derive every projection from the canonical ``pages`` (forgotten ones left out) and the
     scope's observations, and make the ``projections`` table equal them; returns rows changed."""
 
-    names, records = ObservationRows(wh).recall_records()
+    names, records = ctx.stores.observations.recall_records()
     derived = [page_projection(p) for p in pages if p.status != "forgotten"]
     derived += [observation_projection(dict(zip(names, values))) for values in records]
-    return persist_projections(wh, scope_key, derived, now)
+    return persist_projections(ctx, derived, now)
 
 
-def persist_projections(wh: Warehouse, scope_key: str, projections: Iterable[Projection], now: Any) -> int:
+def persist_projections(ctx: "ScopeContext", projections: Iterable[Projection], now: Any) -> int:
     """Make the ``projections`` table equal ``projections``; returns how many rows changed.
 
     Only differing rows are rewritten, so an unchanged canon costs one read.
     """
     wanted = {p.record_id: p for p in projections}
-    stored = load_projections(wh, scope_key)
+    stored = load_projections(ctx)
     changed = [p for rid, p in wanted.items() if stored.get(rid) != p]
     stale = [rid for rid in stored if rid not in wanted]
     if not changed and not stale:
         return 0
+    wh, scope_key = ctx.wh, ctx.scope.key
     with wh.transaction():
-        ProjectionStore(wh).delete([p.record_id for p in changed] + stale)
+        ctx.stores.projections.delete([p.record_id for p in changed] + stale)
         if changed:
             rows = [p.row(now) for p in changed]
             columns = {name: [r[name] for r in rows] for name in rows[0]}

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..stores.vectors import VectorStore
 from ..clock import iso, utc
 from ..dense import DenseDoc, DenseIndex, make_embedding_provider
 from ..errors import ConfigError, ProviderError
@@ -196,7 +195,7 @@ def _model_of(index: DenseIndex) -> tuple[str, int]:
 
 def recorded_degradation(cache: RecallCache) -> str | None:
     """The ``degraded_reason`` last recorded for the dense index in ``index_meta``."""
-    return VectorStore(cache.wh).degraded_reason("dense")
+    return cache.stores.vectors.degraded_reason("dense")
 
 
 def _vector_rows(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], generation: str) -> Any:
@@ -235,14 +234,14 @@ def _write_vectors(cache: RecallCache, index: DenseIndex, docs: list[DenseDoc], 
             added, retired = delta
             touched = sorted({d.doc_id for d in added} | set(retired))
             if touched:
-                VectorStore(wh).delete(touched)
+                cache.stores.vectors.delete(touched)
             if added:
                 wh.insert_arrow("vectors", _vector_rows(cache, index, added, generation))
-            delta = delta if VectorStore(wh).count() == count else None
+            delta = delta if cache.stores.vectors.count() == count else None
         if delta is None:
             seen: set[str] = set()
             unique = [d for d in docs if not (d.doc_id in seen or seen.add(d.doc_id))]  # type: ignore[func-returns-value]
-            VectorStore(wh).delete()
+            cache.stores.vectors.delete()
             if unique:
                 wh.insert_arrow("vectors", _vector_rows(cache, index, unique, generation))
         wh.upsert("jobs", {
