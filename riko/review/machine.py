@@ -806,7 +806,7 @@ class Review:
         closed = old.replace(valid_to=start, superseded_by=new.id, version=old.version + 1)
         self._lines = None
         with self.canon.transaction():
-            retire_evidence(self.wh, self.scope.key, old.sources)
+            retire_evidence(self.evidence, old.sources)
             self.canon.save(closed, authority=authority, audit_kind="page-temporally-closed", previous=old,
                             supersede_reason="temporal", detail={"superseded_by": new.id, "valid_to": start.isoformat()})
             self.canon.save(new, authority=authority, audit_kind="page-replaced",
@@ -825,7 +825,7 @@ class Review:
         new = old.replace(status="superseded", superseded_by=by, version=old.version + 1)
         self._lines = None
         with self.canon.transaction():
-            retire_evidence(self.wh, self.scope.key, old.sources)
+            retire_evidence(self.evidence, old.sources)
             self.canon.save(new, authority=authority, audit_kind="page-superseded", previous=old,
                             supersede_reason="other", detail={"superseded_by": by})
             self._withdraw_kin(old, authority, old.sources)

@@ -27,9 +27,10 @@ def _alias_id(scope: MemoryScope, entity_id: str, normalized: str) -> str:
     return "a-" + hashlib.sha256(f"{scope.key}:{entity_id}:{normalized}".encode()).hexdigest()[:16]
 
 
-def _decided_edge(wh: Warehouse, scope: MemoryScope, normalized: str) -> str | None:
-    """The id of an edge a person or an explicit statement decided for this alias, if any."""
-    return AliasStore(wh).decided(normalized)
+def _store(wh: Warehouse) -> AliasStore:
+    """The alias store over ``wh``: the functions here take the bare warehouse that Memory,
+    riko.tools, the canon, the review and tests pass, so this is where it becomes the store."""
+    return AliasStore(wh)
 
 
 def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str, alias: str, *,
@@ -48,12 +49,13 @@ def upsert_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str
     status = "contested" if resolution_kind == "derived_inference" else "active"
     now = naive_utc(clock.now())
     ident = _alias_id(scope, entity_id, normalized)
+    store = _store(wh)
     with wh.transaction():
         if resolution_kind == "derived_inference":
-            kept = _decided_edge(wh, scope, normalized)
+            kept = store.decided(normalized)
             if kept is not None:
                 return kept
-        AliasStore(wh).replace({
+        store.replace({
             "id": ident, "entity_id": entity_id, "alias": alias, "normalized_alias": normalized, "confidence": confidence,
             "source_refs": dumps(list(source_refs)), "resolution_kind": resolution_kind, "status": status, "reason": None,
             "valid_from": None, "valid_to": None, "created_at": now, "updated_at": now})
@@ -80,7 +82,7 @@ def upsert_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock,
         keys.append(normalized)
     now = naive_utc(clock.now())
     with wh.transaction():
-        store = AliasStore(wh)
+        store = _store(wh)
         derived = sorted({k for k, e in zip(keys, edges) if e[2] == "derived_inference"})
         decided = store.decided_many(derived)
         out: list[str] = []
@@ -112,14 +114,14 @@ def repoint_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, from_id: st
     """The alias edges a candidate collected (other wordings merged into it) follow it to the page
     it was admitted as or absorbed into; audited. Returns the edges moved."""
     with wh.transaction():
-        ids = AliasStore(wh).repoint(from_id, to_id, naive_utc(clock.now()))
+        ids = _store(wh).repoint(from_id, to_id, naive_utc(clock.now()))
         for ident in ids:
             wh.audit("alias-repointed", "deterministic_rule", ident, {"from": from_id, "to": to_id})
     return len(ids)
 
 
 def invalidate_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias_id: str, reason: str) -> None:
-    store = AliasStore(wh)
+    store = _store(wh)
     if store.status(alias_id) is None:
         raise NotFoundError("alias", alias_id)
     with wh.transaction():
@@ -131,7 +133,7 @@ def invalidate_entity_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, ent
                             reason: str) -> bool:
     """Invalidate the edge ``alias`` → ``entity_id`` if there is a live one; whether there was."""
     ident = _alias_id(scope, entity_id, normalize_title(alias))
-    if AliasStore(wh).status(ident) in (None, "invalidated"):
+    if _store(wh).status(ident) in (None, "invalidated"):
         return False
     invalidate_alias(wh, scope, clock, ident, reason)
     return True
@@ -139,7 +141,7 @@ def invalidate_entity_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, ent
 
 def invalidate_entity_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, entity_id: str,
                               reason: str = "canonical entity forgotten") -> int:
-    ids = AliasStore(wh).live_ids_of(entity_id)
+    ids = _store(wh).live_ids_of(entity_id)
     for ident in ids:
         invalidate_alias(wh, scope, clock, ident, reason)
     return len(ids)
@@ -148,7 +150,7 @@ def invalidate_entity_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, e
 def resolve_alias(wh: Warehouse, scope: MemoryScope, clock: Clock, alias: str) -> str | None:
     """The entity id of an exact normalized alias that is active and currently valid."""
     now = naive_utc(clock.now())
-    return AliasStore(wh).resolve(normalize_title(alias), now)
+    return _store(wh).resolve(normalize_title(alias), now)
 
 
 def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list[Page]) -> int:
@@ -168,13 +170,13 @@ def rebuild_aliases(wh: Warehouse, scope: MemoryScope, clock: Clock, pages: list
                 edges.setdefault(normalize_title(link.alias), (target.id, link.alias, 0.6))
     written = 0
     with wh.transaction():
-        store = AliasStore(wh)
-        kept = {n: e for n, e in edges.items() if _decided_edge(wh, scope, n) is None}
+        store = _store(wh)
+        kept = {n: e for n, e in edges.items() if store.decided(n) is None}
         if store.derived() == {_alias_id(scope, e[0], n): (e[0], e[1], e[2]) for n, e in kept.items()}:
             return len(kept)  # already what canon says (a re-run, a resumed purge): nothing to write or audit
         store.drop_derived()
         for normalized in sorted(edges):
-            if _decided_edge(wh, scope, normalized) is not None:
+            if store.decided(normalized) is not None:
                 continue
             entity_id, alias, confidence = edges[normalized]
             upsert_alias(wh, scope, clock, entity_id, alias, resolution_kind="derived_inference", confidence=confidence)
@@ -234,4 +236,4 @@ def explicit_coreferences(sentence: str, entities: list[Page]) -> list[tuple[str
 
 
 def aliases_frame(wh: Warehouse, scope: MemoryScope) -> pl.DataFrame:
-    return AliasStore(wh).rows()
+    return _store(wh).rows()

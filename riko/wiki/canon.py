@@ -25,10 +25,8 @@ from .corrections import claim_changed, retire_evidence
 from ..errors import NotFoundError, StateError, WikiFormatError
 from .journal import FileJournal
 from ..scope import MemoryScope
-from ..stores.candidates import CandidateStore
-from ..stores.overlay import OverlayStore
+from ..stores.bundle import Stores
 from ..stores.pages import PAGE_COLUMNS as _PAGE_COLUMNS
-from ..stores.pages import PageStore
 from ..stores.warehouse import Warehouse, dumps, naive_utc
 from . import (
     RESIDENT_FILE,
@@ -205,8 +203,11 @@ class Canon:
         self.scope = scope
         self.dir = wiki_dir
         self.clock = clock
-        self._files = FileJournal(wh, wiki_dir)
-        self.store = PageStore(wh)
+        #: the scope's stores; Memory builds the canon before its context, and the Review and
+        #: the Resident it hands the canon to use this bundle too
+        self.stores = Stores.of(wh)
+        self._files = FileJournal(wh, wiki_dir, self.stores.jobs)
+        self.store = self.stores.pages
         self._batch_owner: int | None = None    # the thread whose batch() is open
         self._batch_guard = threading.Lock()
         self._memo: _Memo | None = None  # every page row, while a batch is open
@@ -534,7 +535,7 @@ class Canon:
                 if follows is not None:
                     self._files.stage(state.path, text)
                 if changed:  # the raw lines behind the old claim stop surfacing as current
-                    detail["invalidated_evidence"] = retire_evidence(self.wh, self.scope.key, old.sources)
+                    detail["invalidated_evidence"] = retire_evidence(self.stores.evidence, old.sources)
                 self.save(new, authority="management", audit_kind="page-edited-externally", previous=old,
                           detail=detail, on_disk=(rel, text), sensitivity_history=history,
                           write_file=new.status == "forgotten")  # a forgotten page's file goes, as a forget's does
@@ -560,8 +561,8 @@ class Canon:
 
         now = naive_utc(self.clock.now())
         with self.transaction():
-            CandidateStore(self.wh).release_page(page_id, now)
-            OverlayStore(self.wh).resolve_for_page(page_id, "page-forgotten", now)
+            self.stores.candidates.release_page(page_id, now)
+            self.stores.overlay.resolve_for_page(page_id, "page-forgotten", now)
             return invalidate_entity_aliases(self.wh, self.scope, self.clock, page_id)
 
     def _record_file(self, pid: str, rel: str, text: str) -> None:

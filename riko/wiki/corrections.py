@@ -11,7 +11,6 @@ from typing import Any
 from ..contracts import parse_ref
 from ..language.text import tokenize
 from ..sensitivity.rules import protected_title
-from ..stores.evidence import EvidenceStore
 
 __all__ = ["claim_changed", "corrected_title", "retire_evidence", "stale_title_tokens"]
 
@@ -61,13 +60,14 @@ def claim_changed(old: str, new: str) -> bool:
     return _fold(old) != _fold(new) and SequenceMatcher(None, _fold(old), _fold(new)).ratio() < 0.9
 
 
-def retire_evidence(wh: Any, scope_key: str, refs: Iterable[str]) -> list[str]:
-    """Mark the L0 lines behind a replaced claim as invalidated, so raw recall stops offering
-    them as current; the lines themselves are kept. Returns the references marked."""
+def retire_evidence(evidence: Any, refs: Iterable[str]) -> list[str]:
+    """Mark the L0 lines behind a replaced claim as invalidated in ``evidence`` (the scope's
+    :class:`~riko.stores.evidence.EvidenceStore`), so raw recall stops offering them as current;
+    the lines themselves are kept. Returns the references marked."""
     marked = []
     for ref in refs:
         parsed = parse_ref(ref)
         if parsed:
-            EvidenceStore(wh).invalidate(parsed[0], parsed[1])
+            evidence.invalidate(parsed[0], parsed[1])
             marked.append(ref)
     return marked

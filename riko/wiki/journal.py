@@ -36,8 +36,9 @@ class FileJournal:
     """Staged writes, and undo records, of the files under ``base`` that the open warehouse
     transaction changes."""
 
-    def __init__(self, wh: Warehouse, base: Path) -> None:
-        self.wh = wh
+    def __init__(self, wh: Warehouse, base: Path, jobs: JobStore) -> None:
+        """``jobs`` is the scope's job store (the Resident-stale mark lives there)."""
+        self.wh, self.jobs = wh, jobs
         self.base = Path(base)
         self.path = wh.directory / JOURNAL_NAME
         self._staged: dict[Path, str | None] = {}    # text to write at commit; None: remove the file
@@ -111,7 +112,7 @@ class FileJournal:
 
     def clear_resident_stale(self) -> None:
         """Drop the mark once the Resident reflects the pages (inside the caller's transaction)."""
-        JobStore(self.wh).delete(RESIDENT_STALE)
+        self.jobs.delete(RESIDENT_STALE)
         self._stale_marked = False
 
     def _unmark(self, committed: bool) -> None:
