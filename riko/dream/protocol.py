@@ -414,7 +414,7 @@ def _parse_block_text(raw_path: str, content: str) -> ProposedPage:
     return _bounded_page(path, folder, meta, body)
 
 
-def _bounded_page(path: str, folder: str, meta: Mapping[str, Any], body: str) -> ProposedPage:
+def _bounded_page(path: str, folder: str, meta: Mapping[str, object], body: str) -> ProposedPage:
     """The page ``meta`` and ``body`` describe, bounded and stripped of authority, or
     :class:`_Rejected`: the one place a proposal's fields are checked, for FILE text and for a
     provider that hands its fields over directly (:func:`accept_drafts`)."""
@@ -466,7 +466,7 @@ def _bounded_page(path: str, folder: str, meta: Mapping[str, Any], body: str) ->
         links=extract_wikilinks(body),
         slot=slot,
         entities=entities,
-        quote=_truncate(_compact(meta["quote"]), MAX_BODY_CHARS) if isinstance(meta.get("quote"), str) else "",
+        quote=_truncate(_compact(quote), MAX_BODY_CHARS) if isinstance(quote := meta.get("quote"), str) else "",
         turns=turns,
         action=action,
         updates=updates,
@@ -515,7 +515,7 @@ def accept_drafts(drafts: Iterable[Draft], *, max_pages: int = 12, allow_empty: 
     ``accept_drafts(d)`` equals ``parse_file_blocks`` of the same pages rendered as text."""
     if max_pages < 1:
         raise InvalidArgumentError("max_pages must be at least 1")
-    items: list[tuple[str, Any]] = []
+    items: list[tuple[str, ProposedPage | _Rejected]] = []
     for draft in drafts:
         try:
             path, folder = _normalize_path(draft.path)
@@ -527,7 +527,7 @@ def accept_drafts(drafts: Iterable[Draft], *, max_pages: int = 12, allow_empty: 
     return _accepted(items, [], max_pages)
 
 
-def _accepted(items: Iterable[tuple[str, Any]], rejected: list[tuple[str, str]], max_pages: int) -> ParseResult:
+def _accepted(items: Iterable[tuple[str, ProposedPage | _Rejected]], rejected: list[tuple[str, str]], max_pages: int) -> ParseResult:
     """Accept ``(shown, page or _Rejected)`` in order: repeats of a path or fingerprint and pages
     past ``max_pages`` are rejected; raise when nothing is accepted."""
     pages: list[ProposedPage] = []
@@ -579,7 +579,7 @@ def parse_file_blocks(text: str, *, max_pages: int = 12, allow_empty: bool = Fal
     return _accepted((_block_page(header, content) for header, content in blocks), rejected, max_pages)
 
 
-def _block_page(header: str, content: str) -> tuple[str, Any]:
+def _block_page(header: str, content: str) -> tuple[str, ProposedPage | _Rejected]:
     """``(shown, page or _Rejected)`` of one FILE block."""
     head = _HEADER.match(header)
     if head is None:
