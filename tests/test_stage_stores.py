@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "riko"
-STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki")
+STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki", "review")
 #: store classes whose names do not end in ``Store``, and the bundle itself
 OTHER_STORES = {"ObservationRows", "ScopeTables", "Stores"}
 
@@ -20,6 +20,9 @@ ALLOWED = {
     "riko.ingest.pipeline:ingest_paths": "Memory.ingest passes its warehouse",
     "riko.purge.needles:Needles.from_warehouse": "tests build needles from a bare warehouse",
     "riko.observations:ObservationStore.__init__": "Dream's runner builds it over a warehouse",
+    "riko.review.authority:UserLines.__init__": "tests build the snapshot over a bare warehouse",
+    "riko.review.authority:latest_user_message": "riko.tools and tests ask it with a bare warehouse",
+    "riko.review.authority:user_grounded_match": "tests ask it with a bare warehouse",
     "riko.sensitivity.evidence:mark_evidence_sensitivity": "Memory.mark_evidence_sensitivity passes its warehouse",
     "riko.wiki.aliases:_store": "Memory, riko.tools and tests call the alias functions with a bare warehouse",
     "riko.wiki.canon:Canon.__init__": "Memory builds the canon over its warehouse before the context exists",

@@ -328,7 +328,7 @@ class _Run:
         })
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
         rows = EvidenceStore(self.wh).transcript_rows(sel, None if whole else budget + self.cfg.max_event_chars)
-        self.held = held = held_lines(self.wh)
+        self.held = held = held_lines(self.mem.stores)
         for sid, seq, role, text, when in rows:
             if role == "user" and held.holds_text(text):
                 continue

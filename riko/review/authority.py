@@ -136,7 +136,7 @@ def user_grounded_match(
     return None
 
 
-def grounded_event(wh: Warehouse, scope: MemoryScope, event: UserEvent) -> bool:
-    """True when ``event`` really is a stored, user-authored L0 line with that exact text."""
-    row = EvidenceStore(wh).user_line_text(event.session_id, event.seq)
+def grounded_event(evidence: EvidenceStore, event: UserEvent) -> bool:
+    """True when ``event`` really is a stored, user-authored L0 line with that exact text (in ``evidence``)."""
+    row = evidence.user_line_text(event.session_id, event.seq)
     return row is not None and row[0] == event.text

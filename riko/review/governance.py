@@ -28,8 +28,6 @@ from .authority import normalize_claim
 from ..contracts import evidence_ref, parse_ref
 from ..errors import InvalidArgumentError, NotFoundError, WikiFormatError
 from ..language.text import tokenize
-from ..stores.evidence import EvidenceStore
-from ..stores.pages import PageStore
 from ..wiki.page import parse_page
 
 __all__ = ["OVERLAP_MIN", "MAX_OVERLAPS", "HOLDS", "HeldLines", "current_pages", "resolve_page", "parse_expires",
@@ -188,14 +186,15 @@ def _stored_page(text: str) -> tuple[str, tuple[str, ...]]:
     return page.description or "", tuple(page.sources)
 
 
-def held_lines(wh: Any) -> HeldLines:
-    """What the scope holds out of Dream and automatic admission now (see the module doc)."""
+def held_lines(stores: Any) -> HeldLines:
+    """What the scope holds out of Dream and automatic admission now (see the module doc);
+    ``stores`` is the scope's :class:`~riko.stores.bundle.Stores`."""
     refs: set[str] = set()
     texts: set[str] = set()
-    for sid, seq, text, _ in EvidenceStore(wh).governed_lines():
+    for sid, seq, text, _ in stores.evidence.governed_lines():
         refs.add(evidence_ref(sid, int(seq)))
         texts.add(normalize_claim(text))
-    store = PageStore(wh)
+    store = stores.pages
     held = store.held_pages()
     texts.update(normalize_claim(description) for _, description in held if description)
     for _, text in store.version_texts([pid for pid, _ in held]):
@@ -213,19 +212,20 @@ def lineage_refs(page: Any, versions: Iterable[str]) -> list[str]:
     return [ref for ref in refs if parse_ref(ref)]
 
 
-def govern_lines(wh: Any, refs: Iterable[str], hold: str) -> None:
-    """Hold the lines ``refs`` as ``hold`` (one of :data:`HOLDS`), over no mark or a weaker one."""
+def govern_lines(evidence: Any, refs: Iterable[str], hold: str) -> None:
+    """Hold the lines ``refs`` as ``hold`` (one of :data:`HOLDS`), over no mark or a weaker one,
+    in ``evidence`` (the scope's :class:`~riko.stores.evidence.EvidenceStore`)."""
     if hold not in HOLDS:
         raise InvalidArgumentError(f"hold must be one of {', '.join(HOLDS)}; got {hold!r}")
     parsed = [p for p in map(parse_ref, dict.fromkeys(refs)) if p]
-    EvidenceStore(wh).govern(parsed, hold, HOLDS[HOLDS.index(hold) + 1:])
+    evidence.govern(parsed, hold, HOLDS[HOLDS.index(hold) + 1:])
 
 
-def reapply_suppressed(wh: Any, pages: Iterable[Any], versions: Callable[[str], list[str]]) -> None:
+def reapply_suppressed(evidence: Any, pages: Iterable[Any], versions: Callable[[str], list[str]]) -> None:
     """After a restore: the ``suppressed`` marks again exactly on the lines of the pages still
-    suppressed (``versions``: a page's stored earlier texts; a line two suppressed pages stand
-    on stays held until both are restored)."""
-    EvidenceStore(wh).release_governed("suppressed")
+    suppressed, in ``evidence`` (the scope's evidence store; ``versions``: a page's stored earlier
+    texts; a line two suppressed pages stand on stays held until both are restored)."""
+    evidence.release_governed("suppressed")
     refs = [ref for p in pages if p.status == "confirmed" and p.usage_policy == "suppressed"
             for ref in lineage_refs(p, versions(p.id))]
-    govern_lines(wh, refs, "suppressed")
+    govern_lines(evidence, refs, "suppressed")

@@ -44,10 +44,6 @@ from ..errors import AuthorityError, InvalidArgumentError, InvalidTypeError, Not
 from ..scope import MemoryScope
 from ..sensitivity.rules import AUTHORITIES as SENSITIVITY_AUTHORITIES
 from ..sensitivity.rules import can_transition, classify_text, protected_title, rank
-from ..stores.aliases import AliasStore
-from ..stores.candidates import CandidateStore
-from ..stores.evidence import EvidenceStore
-from ..stores.overlay import OverlayStore
 from ..stores.overlay import covering
 from ..stores.warehouse import Warehouse, dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page, make_page_id
@@ -101,7 +97,8 @@ class Review:
                  on_change: Callable[[], Any]) -> None:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
         self._on_change = on_change
-        self.cands, self.overlay, self.evidence = CandidateStore(wh), OverlayStore(wh), EvidenceStore(wh)
+        self.stores = canon.stores  # Memory builds the review before its context: the canon's bundle
+        self.cands, self.overlay, self.evidence = self.stores.candidates, self.stores.overlay, self.stores.evidence
         self._batch_owner: int | None = None
         self._lines: UserLines | None = None
         self._held: HeldLines | None = None
@@ -139,14 +136,14 @@ class Review:
         """The lines forgets, suppressions and governance requests hold out of admission
         (:func:`riko.review.governance.held_lines`; read once per batch)."""
         if self._batch_owner != threading.get_ident():
-            return held_lines(self.wh)
+            return held_lines(self.stores)
         if self._held is None:
-            self._held = held_lines(self.wh)
+            self._held = held_lines(self.stores)
         return self._held
 
     def _governed(self, refs: Iterable[str], hold: str) -> None:
         """Hold ``refs`` as ``hold``; a batch reads its lines and holds again."""
-        govern_lines(self.wh, refs, hold)
+        govern_lines(self.evidence, refs, hold)
         self._lines, self._held = None, None
 
     def _has_session(self, session_id: str) -> bool:
@@ -391,7 +388,7 @@ class Review:
         if authority == "user":
             if grounded is not None:
                 lines = self._user_lines()
-                if not (lines is not None and lines.holds(grounded)) and not grounded_event(self.wh, self.scope, grounded):
+                if not (lines is not None and lines.holds(grounded)) and not grounded_event(self.evidence, grounded):
                     self._refuse("candidate-confirm-refused", authority, candidate_id,
                                  f"grounding event {grounded.ref} is not a stored user message of this scope")
                 evidence = grounded
@@ -528,7 +525,7 @@ class Review:
             return []
         ids = list(candidate_ids)
         rows = self.cands.get_many(list(dict.fromkeys(ids)))  # one read; a row this loop changed is read again
-        outer, self._edged = self._edged, (threading.get_ident(), AliasStore(self.wh).entities_among(list(rows)))
+        outer, self._edged = self._edged, (threading.get_ident(), self.stores.aliases.entities_among(list(rows)))
         try:
             return self._auto_confirm(ids, rows, policy)
         finally:
@@ -921,7 +918,7 @@ class Review:
             self.overlay.lift_covered(page_id, reason, now)
             self.canon.save(new, authority=authority, audit_kind="page-restored", detail={"reason": reason},
                             previous=old if new is not old else None)
-            reapply_suppressed(self.wh, self.canon.pages(), lambda pid: self.canon.versions(pid)["text"].to_list())
+            reapply_suppressed(self.evidence, self.canon.pages(), lambda pid: self.canon.versions(pid)["text"].to_list())
             if request:
                 self._governed([request], "request")
             self._lines, self._held = None, None
