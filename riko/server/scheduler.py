@@ -20,10 +20,10 @@ __all__ = ["DreamScheduler"]
 
 @dataclass
 class _Profile:
+    swept_at: float  # the scheduler's clock when it first saw the profile, then at each sweep
     marks: dict[str, int] = field(default_factory=dict)  # session -> last seq seen
     dreamed: dict[str, int] = field(default_factory=dict)  # session -> last seq a Dream started from
     moved_at: float | None = None
-    swept_at: float = field(default_factory=time.monotonic)
 
 
 class DreamScheduler:
@@ -62,8 +62,8 @@ class DreamScheduler:
 
     def tick(self, profile: str) -> str | None:
         """Look at one profile once; run its Dream when due. Returns why it ran, else None."""
-        state = self._profiles.setdefault(profile, _Profile())
         now = self._clock()
+        state = self._profiles.setdefault(profile, _Profile(swept_at=now))
         marks = self.scopes.call(profile, lambda mem: mem.evidence_watermarks(), create=False)
         if marks != state.marks:
             state.marks, state.moved_at = dict(marks), now

@@ -23,8 +23,11 @@ LOCAL = ("127.0.0.1", 50000)
 
 
 class Clock:
+    """A monotonic clock far from the machine's own, so a state that reads ``time.monotonic``
+    instead of the injected clock is caught whatever the machine's uptime."""
+
     def __init__(self) -> None:
-        self.t = 1000.0
+        self.t = 1e9
 
     def __call__(self) -> float:
         return self.t
