@@ -617,16 +617,20 @@ def _says_something(entry: str) -> bool:
 _SPEAKER = re.compile(r"([^\W\d_][\w .'\-]{0,38}?):\s+(?=\S)")
 
 
+_UNSTATED = math.inf  # an unstated confidence or time ranks below any stated one
+
+
 def _profile_key(index: int, place: tuple[int, int], shape: _Shape, activation: Mapping[str, float]) -> tuple:
     """Where an entry stands in its person's section (:mod:`riko.resident.profile`): its place, then
-    confidence desc, activation desc, the time it was said newest first, id asc (an unstated
-    confidence or time ranks below a stated one)."""
+    confidence desc, activation desc, the time it was said newest first, id asc."""
     confidence = shape.confidence[index]
-    stated = confidence is not None and not (isinstance(confidence, float) and math.isnan(confidence))
-    when = shape.observed_at[index] if shape.observed_at[index] is not None else shape.recorded_at[index]
+    when = shape.observed_at[index]
+    if when is None:
+        when = shape.recorded_at[index]
     page_id = str(shape.id[index])
-    return (*place, not stated, -float(confidence) if stated else 0.0, -_score(activation.get(page_id, 0.0)),
-            when is None, -_aware(when).timestamp() if when is not None else 0.0, page_id)
+    return (place, _UNSTATED if confidence is None or confidence != confidence else -float(confidence),
+            -_score(activation.get(page_id, 0.0)) if activation else 0.0,
+            _UNSTATED if when is None else -_aware(when).timestamp(), page_id)
 
 
 def _people_groups(
@@ -666,8 +670,7 @@ def _people_groups(
             found = folded.get(normalize_title(str(shape.title[index] or "")))
             if found is not None and found not in owner.values():
                 owner[page_id] = found
-    sections: dict[str, list[tuple[str, str]]] = {name: [] for name in people}
-    keys: dict[str, tuple] = {}
+    sections: dict[str, list[tuple[tuple, str, str]]] = {name: [] for name in people}  # (key, page id, entry)
     headings = {name: f"## {_one_line(name)}" for name in people}
     rest_ids, rest_kinds, rest_entries = [], [], []
     for page_id, kind, entry in zip(page_ids, kinds, entries):
@@ -680,19 +683,17 @@ def _people_groups(
             said = entry[2 + len(speaker) + 2:].lstrip()
             index = by_id[page_id]
             extra = shape.extra[index]
-            slot = extra.get("slot") if isinstance(extra, Mapping) else None
+            slot = extra.get("slot") if isinstance(extra, dict) else None
             place = section_place(kind, slot if isinstance(slot, str) else None, said)
-            keys[page_id] = _profile_key(index, place, shape, activation)
             if kind == "boundaries":
                 said = f"(their rule: follow it, never bring it up) {said}"
-            sections[speaker].append((page_id, f"- {said}"))
+            sections[speaker].append((_profile_key(index, place, shape, activation), page_id, f"- {said}"))
         else:
             rest_ids.append(page_id)
             rest_kinds.append(kind)
             rest_entries.append(entry)
-    for section in sections.values():
-        section.sort(key=lambda item: keys[item[0]])
-    groups = [_Group("person", headings[name], name, sections[name]) for name in people]
+    groups = [_Group("person", headings[name], name, [(page_id, entry) for _, page_id, entry in sorted(sections[name])])
+              for name in people]
     return groups + _kind_groups(rest_ids, rest_kinds, rest_entries), {name: pid for pid, name in owner.items()}
 
 

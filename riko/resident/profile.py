@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 __all__ = ["SECTION_ORDER", "IDENTITY_ORDER", "said_of_the_day", "section_place"]
 
@@ -42,13 +43,12 @@ _SECTION_RANK: Mapping[str, int] = {block: rank for rank, block in enumerate(SEC
 _ATTRIBUTE_RANK: Mapping[str, int] = {attribute: rank for rank, attribute in enumerate(IDENTITY_ORDER)}
 _OF_THE_DAY_RANK = len(SECTION_ORDER)
 _LASTING = frozenset({"identity", "relationships", "boundaries"})
-_OF_THE_DAY = re.compile(r"(?<![\w'])(?:today|tonight|this\s+(?:morning|afternoon|evening))(?![\w'])|今天|今晚|今早",
-                         re.IGNORECASE)
+_OF_THE_DAY = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|今天|今晚|今早")
 
 
 def said_of_the_day(text: str) -> bool:
     """Whether ``text`` ties itself to the day it was said ("today", "tonight", "今天")."""
-    return _OF_THE_DAY.search(text) is not None
+    return _OF_THE_DAY.search(text.lower()) is not None
 
 
 def _attribute(slot: str | None) -> str:
@@ -58,9 +58,11 @@ def _attribute(slot: str | None) -> str:
     return slot.rsplit("/", 1)[1].split(":", 1)[0]
 
 
+@lru_cache(maxsize=1 << 16)
 def section_place(block: str, slot: str | None, text: str) -> tuple[int, int]:
     """``(place, attribute rank)`` of an entry in a person's section: where it is read, before the
-    ties (confidence, activation, time, id) are broken."""
+    ties (confidence, activation, time, id) are broken (memoised: the compiler runs over the whole
+    Wiki on every refresh)."""
     place = _SECTION_RANK.get(block, _SECTION_RANK["facts"])
     if block not in _LASTING and said_of_the_day(text):
         return _OF_THE_DAY_RANK, 0
