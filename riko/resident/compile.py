@@ -27,8 +27,9 @@ facts — placed by the page's derived ``kind`` (see :mod:`riko.language.derive`
 Each populated block has the seed's budget, ``floor((max_chars - overhead) / 7)``, and an entry
 enters only while its block stays within it (whole items, never cut); what the blocks leave of
 ``max_chars`` is then shared out in turn to entries that say something. In a multi-party scope
-each speaker's facts form a ``person`` section of their own. Entity pages (``category: entity``)
-index facts and are not entries.
+each speaker's facts form a ``person`` section of their own, ordered as a profile, durable facts
+first (:mod:`riko.resident.profile`). Entity pages (``category: entity``) index facts and are not
+entries.
 
 Stored text cannot break out of the delimiters: every entry is one line (whitespace and
 line breaks inside a summary collapse to single spaces) and every ``<`` in a stored type
@@ -56,6 +57,7 @@ from ..language.derive import could_be_name
 from ..language.content import carries_content
 from ..errors import ConfigError
 from ..wiki.links import normalize_title
+from .profile import section_place
 
 __all__ = [
     "COMPILER_VERSION",
@@ -178,6 +180,7 @@ class _Shape(NamedTuple):
     observed_at: list
     description: list
     body: list
+    extra: list
 
 
 # The value assumed for an attribute an object lacks (``id`` has none: such an object is refused).
@@ -216,7 +219,7 @@ def _shape(pages: Sequence[Any]) -> _Shape:
             [p.id for p in pages], [p.type for p in pages], [p.kind for p in pages], [p.category for p in pages],
             [p.title for p in pages], [p.tags for p in pages], [p.confidence for p in pages],
             [p.recorded_at for p in pages], [p.observed_at for p in pages], [p.description for p in pages],
-            [p.body for p in pages],
+            [p.body for p in pages], [p.extra for p in pages],
         )
     except AttributeError:
         return _Shape._make(_with_defaults(pages, _Shape._fields))
@@ -614,14 +617,32 @@ def _says_something(entry: str) -> bool:
 _SPEAKER = re.compile(r"([^\W\d_][\w .'\-]{0,38}?):\s+(?=\S)")
 
 
+_UNSTATED = math.inf  # an unstated confidence or time ranks below any stated one
+
+
+def _profile_key(index: int, place: tuple[int, int], shape: _Shape, activation: Mapping[str, float]) -> tuple:
+    """Where an entry stands in its person's section (:mod:`riko.resident.profile`): its place, then
+    confidence desc, activation desc, the time it was said newest first, id asc."""
+    confidence = shape.confidence[index]
+    when = shape.observed_at[index]
+    if when is None:
+        when = shape.recorded_at[index]
+    page_id = str(shape.id[index])
+    return (place, _UNSTATED if confidence is None or confidence != confidence else -float(confidence),
+            -_score(activation.get(page_id, 0.0)) if activation else 0.0,
+            _UNSTATED if when is None else -_aware(when).timestamp(), page_id)
+
+
 def _people_groups(
     page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], shape: _Shape,
+    activation: Mapping[str, float],
 ) -> tuple[list[_Group], dict[str, str]] | None:
     """One ``person`` group per speaker of a multi-party scope — most of the fact pages say
-    ``Name: …`` and at least two people say two or more — holding that speaker's facts (kind
-    order, the prefix dropped: the heading names them), headed by the speaker's own entity page
-    (``## Emi, also called Emily``); the rest keeps its kind blocks. Returns the groups and the
-    speakers' own pages by speaker (a heading stands for its page); None in any other scope."""
+    ``Name: …`` and at least two people say two or more — holding that speaker's facts as a
+    profile (durable first: :mod:`riko.resident.profile`; the prefix dropped: the heading names
+    them), headed by the speaker's own entity page (``## Emi, also called Emily``); the rest keeps
+    its kind blocks. Returns the groups and the speakers' own pages by speaker (a heading stands
+    for its page); None in any other scope."""
     if 2 * sum(1 for entry in entries if ": " in entry[:44]) < len(entries) - shape.type.count("entity"):
         return None  # most fact pages say no "Name: ": one user's scope (the common case, checked fast)
     by_id = {str(pid): index for index, pid in enumerate(shape.id)}
@@ -649,7 +670,7 @@ def _people_groups(
             found = folded.get(normalize_title(str(shape.title[index] or "")))
             if found is not None and found not in owner.values():
                 owner[page_id] = found
-    sections: dict[str, list[tuple[str, str]]] = {name: [] for name in people}
+    sections: dict[str, list[tuple[tuple, str, str]]] = {name: [] for name in people}  # (key, page id, entry)
     headings = {name: f"## {_one_line(name)}" for name in people}
     rest_ids, rest_kinds, rest_entries = [], [], []
     for page_id, kind, entry in zip(page_ids, kinds, entries):
@@ -660,14 +681,19 @@ def _people_groups(
         speaker = speaker_of.get(page_id)
         if speaker is not None and speaker in sections:
             said = entry[2 + len(speaker) + 2:].lstrip()
+            index = by_id[page_id]
+            extra = shape.extra[index]
+            slot = extra.get("slot") if isinstance(extra, dict) else None
+            place = section_place(kind, slot if isinstance(slot, str) else None, said)
             if kind == "boundaries":
                 said = f"(their rule: follow it, never bring it up) {said}"
-            sections[speaker].append((page_id, f"- {said}"))
+            sections[speaker].append((_profile_key(index, place, shape, activation), page_id, f"- {said}"))
         else:
             rest_ids.append(page_id)
             rest_kinds.append(kind)
             rest_entries.append(entry)
-    groups = [_Group("person", headings[name], name, sections[name]) for name in people]
+    groups = [_Group("person", headings[name], name, [(page_id, entry) for _, page_id, entry in sorted(sections[name])])
+              for name in people]
     return groups + _kind_groups(rest_ids, rest_kinds, rest_entries), {name: pid for pid, name in owner.items()}
 
 
@@ -806,7 +832,7 @@ def compile_resident(
         block_budget: int | None = per_block
         blocks: list[ResidentBlock] = []
         if overhead <= max_chars:
-            people = _people_groups(considered_ids, kinds, entries, shape)
+            people = _people_groups(considered_ids, kinds, entries, shape, scores)
             groups, owners = people if people else (_kind_groups(considered_ids, kinds, entries), {})
             blocks = _fit_resident_blocks(_pack_blocks(groups, per_block, max_chars), max_chars)
         else:

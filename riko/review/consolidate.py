@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from operator import itemgetter
 
 from ..language.lexicon import CJK, MONTHS_EN
 from .authority import normalize_claim
@@ -235,6 +236,9 @@ class _Entry:
     is_page: bool
 
 
+_RANK = itemgetter(0, 1)
+
+
 class SlotIndex:
     """Pages and candidates by slot key, for one consolidation pass (one dictionary lookup each)."""
 
@@ -250,7 +254,9 @@ class SlotIndex:
 
     def matches(self, new: Facts, *, pages: bool = True, candidates: bool = True) -> Iterator[tuple[str, str, bool]]:
         """``(outcome, item id, is_page)`` for every indexed item of ``new``'s slot that is not distinct,
-        the strongest outcome first (same, alias, contradiction, replacement), pages before candidates."""
+        the strongest outcome first (same, alias, contradiction, replacement), pages before candidates,
+        then in the order the items were indexed. Never by id: a candidate id hashes the clock
+        reading it was proposed at, so an id order would pick another match on every run."""
         order = {"same": 0, "alias": 1, "contradiction": 2, "replacement": 3}
         found = []
         for entry in self._by_slot.get(new.slot, ()):
@@ -261,7 +267,7 @@ class SlotIndex:
                 found.append((order[outcome], not entry.is_page, outcome, entry.item_id, entry.is_page))
                 if outcome == "same" and entry.is_page:
                     break  # nothing outranks the same words on a page
-        for _, _, outcome, item_id, is_page in sorted(found):
+        for _, _, outcome, item_id, is_page in sorted(found, key=_RANK):  # stable: ties keep the index order
             yield outcome, item_id, is_page
 
     def __len__(self) -> int:

@@ -74,13 +74,14 @@ class CandidateStore(Store):
 
     def pending_statements(self) -> list[tuple]:
         """(id, fingerprint, type, statement, tags, source_sessions, evidence, confidence, sensitivity) of
-        every plain pending candidate of the scope that is not an entity, oldest first; the statement is
-        its description (the speaker's words, or riko's wording of them), else its title."""
+        every plain pending candidate of the scope that is not an entity, oldest first (those of one
+        batch share a creation time: by fingerprint then, never by id, which hashes the clock); the
+        statement is its description (the speaker's words, or riko's wording of them), else its title."""
         return self.wh.fetchall(
             "SELECT id, fingerprint, type, coalesce(nullif(description, ''), title), tags, source_sessions, evidence,"
             " confidence, sensitivity "
             "FROM candidates WHERE scope_key = ? AND status = 'pending' AND coalesce(category, '') <> 'entity' "
-            "ORDER BY created_at, id", [self.scope_key])
+            "ORDER BY created_at, fingerprint, id", [self.scope_key])
 
     def count_fingerprint(self, fingerprint: str) -> int:
         """How many candidates ever had this fingerprint (seeds a fresh candidate id)."""
