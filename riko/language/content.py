@@ -18,7 +18,8 @@ import re
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
-from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, STANDING_EN,
+from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
+                      PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "task_talk", "CONTENT_KINDS"]
@@ -70,6 +71,8 @@ _DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\
 _TASK_ZH = re.compile(TASK_ZH)
 _CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
 _CONVERSATION_ZH = re.compile("|".join(CONVERSATION_TALK_ZH))
+_PASSING = re.compile("|".join(PASSING_TALK_EN), _I)
+_PASSING_ZH = re.compile("|".join(PASSING_TALK_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
                          rf"thank\s+you)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
@@ -96,11 +99,11 @@ def task_talk(text: str) -> bool:
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):
-        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said))
+        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said))
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
-                or _instruction(said))
+                or _PASSING.search(said) or _instruction(said))
 
 
 def _instruction(said: str) -> bool:
