@@ -249,7 +249,7 @@ TASK_OPENERS_EN = ("i'll", "i will", "i'm going to", "i am going to", "i'm gonna
                    "i'd like to", "i need to", "i'm trying to", "i am trying to", "i've identified that i can",
                    "i have identified that i can", "i think i can", "i think i could", "i think i should",
                    "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i",
-                   "i would like to", "i'd love to", "i would love to")
+                   "i would like to", "i'd love to", "i would love to", "i just want to", "i just need to", "i'd just like to")
 TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check", "make sure", "ensure",
                  "figure out", "calculate", "compute", "apply", "explain", "fix", "debug", "implement", "update",
                  "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
@@ -267,7 +267,9 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:",
-                    r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)\s+(?:how|what|why|if|whether|which)\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
+                    r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
+                    r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
+                    r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
@@ -310,7 +312,7 @@ CONVERSATION_TALK_EN = (
     r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
     r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
     r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
-    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b",
+    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
     # ready or eager for the next step of the work ("I'm ready", "I'm eager to get more dialogue done")
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
