@@ -18,11 +18,12 @@ import re
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
+from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
-__all__ = ["carries_content", "task_talk", "CONTENT_KINDS"]
+__all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -80,6 +81,21 @@ _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
 _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
 #: A date makes a step a plan worth keeping ("I'll start with the first check-in on March 1").
 _DATED = re.compile(rf"\b{alternation(MONTHS_EN)}\.?\s+\d|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:tomorrow|tonight|next\s+(?:week|month|year))\b", _I)
+
+
+#: A message at least this long that never says I, my, we or 我 is text pasted or written for the task.
+PASTED_MIN_CHARS = 300
+_SPEAKER_WORD = re.compile(r"(?<![\w'’])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+                           + r"(?![\w'’])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH)), _I)
+
+
+def pasted(message: str) -> bool:
+    """Whether a message is text pasted or written for the task rather than the speaker's own
+    statement: at least ``PASTED_MIN_CHARS`` characters and not one first-person word (I, my, we,
+    我, 我们) — a story's scene, a syllabus, a company's description, a list of results. What such
+    a message says is about its characters or its subject, not about the speaker."""
+    said = _PREFIX.sub("", message.strip(), count=1)
+    return len(said) >= PASTED_MIN_CHARS and not _SPEAKER_WORD.search(said.replace("’", "'"))
 
 
 def task_talk(text: str) -> bool:

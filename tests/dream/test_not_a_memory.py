@@ -1,15 +1,16 @@
 """What Dream proposed from the shared conversation sets and a reader judged not a memory: being
 ready or eager for the next step of the work, a verdict on what the assistant just showed, the
 step just taken, the conversation's own messages, asking to see how something is done or
-wondering how, a caption to a shared photo, and how the speaker is doing when greeted — in
-English and Chinese. What a speaker says of themselves in similar words is still proposed."""
+wondering how, a caption to a shared photo, how the speaker is doing when greeted, and a long
+message pasted for the task that never says I — in English and Chinese. What a speaker says of themselves in similar words is still proposed."""
 
 from __future__ import annotations
 
 import pytest
 
 from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
-from riko.language.content import carries_content, task_talk
+from riko.dream.selection import choose, scored_facts
+from riko.language.content import carries_content, pasted, task_talk
 
 #: rule -> statements of that kind (the English ones as the sets said them).
 NOT_A_MEMORY = {
@@ -88,3 +89,33 @@ def test_dream_leaves_them_out_and_proposes_the_rest() -> None:
     quoted = {p.quote.rstrip("!") for p in pages if p.type != "entity"}
     assert quoted & {text.rstrip("!") for _, text in CASES} == set()
     assert {text for text in STAYS if text.rstrip("!") in quoted} == set(STAYS)
+
+
+#: Pasted for the task: a story's scene, a product's description (no first-person word, 300+ characters).
+STORY = ("As Toren walked along the road towards the Buried Treasure Inn, he waved to the fishermen heading to the "
+         "docks. When Toren arrived at the Inn, he watched as Cora swiftly exited and almost hit him. He could tell she "
+         "was going through something; tears had streaked down her face and were already freezing due to the cold. "
+         "Toren had always been generous, and extremely naive, and he wanted to be there for her.")
+BLURB_ZH = ("这款智能手表采用一点四三英寸高清屏幕，支持全天心率监测、血氧检测和睡眠分析，续航长达十四天。机身重量仅三十二克，"
+            "防水等级五十米，适合游泳和户外运动。内置一百多种运动模式，可以自动识别跑步、骑行和步行。表带采用亲肤硅胶材质，"
+            "长时间佩戴也不会闷热。支持蓝牙通话、消息提醒和移动支付，兼容安卓和苹果手机。官方售价一千二百九十九元，"
+            "首发期间赠送替换表带一条，购买后七天无理由退货，一年内免费保修，全国联保，支持以旧换新和分期付款，"
+            "下单后四十八小时内发货，偏远地区可能稍有延迟。表盘支持自定义，内置五十多款官方表盘，还可以上传照片作为背景。"
+            "配套的运动健康应用能够记录每天的步数、卡路里消耗和运动时长，并生成每周报告，帮助培养良好的作息习惯。")
+
+
+@pytest.mark.parametrize("message", [STORY, BLURB_ZH])
+def test_a_long_message_that_never_says_i_is_pasted_and_proposes_nothing(message: str) -> None:
+    assert pasted(message)
+    t = Transcript("s1", (TranscriptLine(1, "user", message),))
+    assert choose(scored_facts(t)) == []
+
+
+@pytest.mark.parametrize("message", [
+    STORY.replace("Toren had always been", "My brother Toren has always been"),   # the speaker's own words
+    BLURB_ZH.replace("官方售价", "我买的时候售价"),
+    "Toren was generous, and extremely naive.",                                   # short: not a paste
+    "张丽华在江苏南京工作。",
+])
+def test_a_message_that_says_i_or_is_short_is_not_pasted(message: str) -> None:
+    assert not pasted(message)
