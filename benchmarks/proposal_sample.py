@@ -9,7 +9,8 @@ that names the same things ("I'm ready to dive into the sales data"). This scrip
 reader judges instead: for each set, ``--conversations`` conversations picked at random with
 ``--seed``, every session read as Dream reads it (the provider's windows, then
 :func:`riko.dream.heuristic.transcript_facts`, which scores the facts and keeps those
-:func:`riko.dream.selection.choose` keeps), and ``--per-set`` of the chosen facts drawn at random:
+:func:`riko.dream.selection.choose` keeps), and ``--per-set`` of the chosen facts drawn by a hash of
+the seed and the fact (so a change that only drops facts draws the same ones again, less those):
 set, conversation, the fact, the statement its page shows (when it differs), and the line it
 came from. The sets are read from the folders ``dream_quality.py`` extracts into ``--scratch``;
 nothing is written.
@@ -18,6 +19,7 @@ nothing is written.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -33,7 +35,7 @@ from riko.dream.heuristic import HeuristicProvider, transcript_facts  # noqa: E4
 
 
 def sample(folder: Path, conversations: int, per_set: int, seed: int) -> list[dict[str, str]]:
-    """``per_set`` random facts Dream proposes over ``conversations`` random conversations of a set."""
+    """``per_set`` facts Dream proposes over ``conversations`` random conversations of a set."""
     rng = random.Random(f"{seed}:{folder.name}")
     names = sorted(p.name for p in (folder / "sessions").iterdir() if p.is_dir() and not p.name.startswith("."))
     picked = sorted(rng.sample(names, min(conversations, len(names))))
@@ -43,8 +45,13 @@ def sample(folder: Path, conversations: int, per_set: int, seed: int) -> list[di
         for window in transcript.windows(provider.max_transcript_chars):
             lines = {line.seq: line.text for line in window.lines}
             chosen += [{"set": folder.name, "conversation": conv, "session": transcript.session_id,
-                        "fact": fact.text, "statement": fact.statement or fact.text, "line": lines[seq]} for seq, fact in transcript_facts(window)]
-    return rng.sample(chosen, min(per_set, len(chosen)))
+                        "fact": fact.text, "statement": fact.statement or fact.text, "line": lines[seq]}
+                       for seq, fact in transcript_facts(window)]
+    # drawn by a hash of seed and fact, not by position: a change that only drops facts draws the
+    # same facts again, less the dropped ones, so two trees compare fact for fact
+    def draw(row: dict[str, str]) -> str:
+        return hashlib.sha256(f"{seed}\0{row['conversation']}\0{row['fact']}".encode()).hexdigest()
+    return sorted(chosen, key=draw)[:per_set]
 
 
 def main() -> None:
