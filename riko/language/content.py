@@ -104,8 +104,9 @@ def task_talk(text: str) -> bool:
     necessary descriptions", "I want to make sure I understand the formula"), pasted code, links
     or logs, a clause cut before it says anything ("…, but first"), a one-off instruction
     ("Based on this discussion organize the criteria in a table") or talk about the conversation
-    itself ("Looks like we're good to go", "We can move on to packing"). 请帮我检查一下 is task
-    talk; "I'll start a new job in May" and 我下个月要去上海 are not.
+    itself ("Looks like we're good to go", "We can move on to packing", "I'm ready", "The voice
+    notes look solid") and what is said in passing (a photo caption, "I'm doing good, it's a sunny
+    day here"). 请帮我检查一下 is task talk; "I'll start a new job in May" and 我下个月要去上海 are not.
 
     A first-person taste or boundary is never task talk ("Please don't use bullet points").
     """
