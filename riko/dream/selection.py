@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..language.content import carries_content, task_talk
+from ..language.content import carries_content, pasted, task_talk
 from ..language.lexicon import CJK
 from ..language.atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
@@ -118,6 +118,8 @@ class Scored:
     fact: Fact
     features: tuple[float, ...]
     probability: float
+    #: The fact's message is text pasted for the task (:func:`riko.language.content.pasted`).
+    pasted: bool = False
 
 
 def _words(text: str) -> int:
@@ -202,10 +204,11 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
     total = sum(len(found) for *_, found in found_by_line)
     out: list[Scored] = []
     for index, (line, asked, text, found) in enumerate(found_by_line):
+        from_paste = pasted(text) if found else False
         for position, fact in enumerate(found):
             values = features(fact, position=position, facts=len(found), asked=asked, message=text,
                               message_asks=asks[index], session_asks=session_asks, session_facts=total)
-            out.append(Scored(line.seq, fact, values, probability(values, weights, bias)))
+            out.append(Scored(line.seq, fact, values, probability(values, weights, bias), from_paste))
     return out
 
 
@@ -213,13 +216,14 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
     """The facts a session proposes, in the order said: a repeated statement (same speaker, same
     words) once, then every fact whose probability is at least ``threshold`` (``THRESHOLD``),
     however many a session holds and that is not task talk (:func:`riko.language.content.task_talk`),
-    and every plainly stated taste or boundary (``ALWAYS_KINDS``)."""
+    and every plainly stated taste or boundary (``ALWAYS_KINDS``); nothing from a message pasted for
+    the task (:func:`riko.language.content.pasted`)."""
     limit = THRESHOLD if threshold is None else threshold
     seen: set[tuple[str | None, str]] = set()
     out = []
     for s in scored:
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
-        if key not in seen:
+        if key not in seen and not s.pasted:
             seen.add(key)
             if (s.probability >= limit and not task_talk(s.fact.text)) or _stated_taste_or_boundary(s):
                 out.append(s)

@@ -18,10 +18,12 @@ import re
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
-from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, STANDING_EN,
+from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
+from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
+                      PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
-__all__ = ["carries_content", "task_talk", "CONTENT_KINDS"]
+__all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -70,6 +72,8 @@ _DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\
 _TASK_ZH = re.compile(TASK_ZH)
 _CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
 _CONVERSATION_ZH = re.compile("|".join(CONVERSATION_TALK_ZH))
+_PASSING = re.compile("|".join(PASSING_TALK_EN), _I)
+_PASSING_ZH = re.compile("|".join(PASSING_TALK_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
                          rf"thank\s+you)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
@@ -79,14 +83,30 @@ _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
 _DATED = re.compile(rf"\b{alternation(MONTHS_EN)}\.?\s+\d|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:tomorrow|tonight|next\s+(?:week|month|year))\b", _I)
 
 
+#: A message at least this long that never says I, my, we or 我 is text pasted or written for the task.
+PASTED_MIN_CHARS = 300
+_SPEAKER_WORD = re.compile(r"(?<![\w'’])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+                           + r"(?![\w'’])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH)), _I)
+
+
+def pasted(message: str) -> bool:
+    """Whether a message is text pasted or written for the task rather than the speaker's own
+    statement: at least ``PASTED_MIN_CHARS`` characters and not one first-person word (I, my, we,
+    我, 我们) — a story's scene, a syllabus, a company's description, a list of results. What such
+    a message says is about its characters or its subject, not about the speaker."""
+    said = _PREFIX.sub("", message.strip(), count=1)
+    return len(said) >= PASTED_MIN_CHARS and not _SPEAKER_WORD.search(said.replace("’", "'"))
+
+
 def task_talk(text: str) -> bool:
     """Whether a statement is about the work in hand rather than about the speaker: a request or
     instruction to the other side, narration of the next step of the task ("I'll include all the
     necessary descriptions", "I want to make sure I understand the formula"), pasted code, links
     or logs, a clause cut before it says anything ("…, but first"), a one-off instruction
     ("Based on this discussion organize the criteria in a table") or talk about the conversation
-    itself ("Looks like we're good to go", "We can move on to packing"). 请帮我检查一下 is task
-    talk; "I'll start a new job in May" and 我下个月要去上海 are not.
+    itself ("Looks like we're good to go", "We can move on to packing", "I'm ready", "The voice
+    notes look solid") and what is said in passing (a photo caption, "I'm doing good, it's a sunny
+    day here"). 请帮我检查一下 is task talk; "I'll start a new job in May" and 我下个月要去上海 are not.
 
     A first-person taste or boundary is never task talk ("Please don't use bullet points").
     """
@@ -96,11 +116,11 @@ def task_talk(text: str) -> bool:
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):
-        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said))
+        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said))
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
-                or _instruction(said))
+                or _PASSING.search(said) or _instruction(said))
 
 
 def _instruction(said: str) -> bool:

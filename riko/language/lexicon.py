@@ -30,7 +30,8 @@ __all__ = [
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
-    "TASK_IMPERATIVES_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH",
+    "TASK_IMPERATIVES_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN",
+    "PASSING_TALK_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -231,7 +232,8 @@ going gonna wanna gotta trying try tried keep kept let let's lets make made take
 yourself myself ourselves you your yours me my mine our ours us we i i'm i've i'll i'd im ive it it's its they them
 one ones all any some each every other others again back sir buddy dude man friend friends guys folks
 the and but for with from into onto about than not nor yet off out via per are was were has have had been being does did
-can will his her hers their theirs him she they he our too has isn't aren't wasn't don't doesn't didn't can't won't user users""".split())
+can will his her hers their theirs him she they he our too has isn't aren't wasn't don't doesn't didn't can't won't user users
+yo sup wassup poppin popping latter former""".split())
 #: The Chinese of both, as a pattern.
 HOLLOW_ZH = (
     "谢谢|感谢|多谢|辛苦了?|不客气|没问题|没关系|好的|好吧|好呀|好啊|太好了|太棒了|真棒|很棒|不错|可以|行吧|当然|同意|赞同|"
@@ -246,7 +248,8 @@ HOLLOW_ZH = (
 TASK_OPENERS_EN = ("i'll", "i will", "i'm going to", "i am going to", "i'm gonna", "let me", "let's", "i want to",
                    "i'd like to", "i need to", "i'm trying to", "i am trying to", "i've identified that i can",
                    "i have identified that i can", "i think i can", "i think i could", "i think i should",
-                   "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i")
+                   "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i",
+                   "i would like to", "i'd love to", "i would love to", "i just want to", "i just need to", "i'd just like to")
 TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check", "make sure", "ensure",
                  "figure out", "calculate", "compute", "apply", "explain", "fix", "debug", "implement", "update",
                  "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
@@ -254,13 +257,19 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "structure", "outline", "draft", "incorporate", "summarize", "summarise", "compare", "analyze",
                  "analyse", "start with", "begin with", "derive", "verify", "refine", "tweak", "adjust",
                  "integrate", "add", "use sigma", "use the", "rewrite", "restructure", "simplify", "elaborate",
-                 "break down", "walk through", "keep updating", "cross-check", "proofread")
+                 "break down", "walk through", "keep updating", "cross-check", "proofread",
+                 # seeing how something is done is asking for it ("I'd like to see an example of the flag")
+                 "see an example", "see examples", "see some examples", "see a sample", "see a demo", "see the code",
+                 "see how", "see why", "see whether", "see if")
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
                     r"help\s+me\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
-                    r"question\s+to\b", r"prompt\s*:", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
+                    r"question\s+to\b", r"prompt\s*:",
+                    r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
+                    r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
+                    r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
@@ -268,6 +277,7 @@ TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+insta
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
                     "such as")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
+           r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整))")
 
 #: Verbs that open an instruction to the other side when they start a clause with no subject
@@ -302,12 +312,54 @@ CONVERSATION_TALK_EN = (
     r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
     r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
     r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
-    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b",
+    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
+    # ready or eager for the next step of the work ("I'm ready", "I'm eager to get more dialogue done")
+    r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
+    r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
+    r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"
+    r"jump|hop|finali[sz]e|do\s+(?:this|that|it))\b",
+    # the conversation's own messages ("I will provide context data in the next several queries")
+    r"\b(?:next|following|coming|previous|last|earlier|above)\s+(?:few\s+|several\s+|couple\s+of\s+)?"
+    r"(?:queries|query|messages|prompts|replies|responses)\b",
+    r"\b(?:anything|nothing|something)\s+(?:else\s+|more\s+)?to\s+(?:discuss|add|ask|cover|go\s+over)\b",
+    # a verdict on what was shown ("The voice notes look solid", "this brief is finally what I needed")
+    r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect)[,!.\s]+)*(?:all\s+)?(?:the|this|that|these|those|your|"
+    r"it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?)\s+(?:\w+ly\s+|so\s+|very\s+|pretty\s+|quite\s+|super\s+)*"
+    r"(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|clear|helpful|useful|"
+    r"doable|manageable|reasonable|practical|comprehensive)\b",
+    r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+i\s+(?:needed|wanted|was\s+looking\s+for|"
+    r"had\s+in\s+mind)\b",
+    # the step just taken in the work ("I've just run the code in my notebook", "We just went through the filter")
+    r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)?\s+(?:just|now|already)\s+"
+    r"(?:run|ran|tried|gone\s+through|went\s+through|confirmed|updated|added|copied|pasted|uploaded|saved|fixed|"
+    r"applied|implemented|set\s+up|plugged\s+in|filled\s+in)\s+(?:the|that|this|those|these|it|them|your|our)\b",
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)的?(?:讨论|对话|内容|建议|分析|回答)",
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)", r"^(?:那就这样吧?|就这样吧|先这样吧?)",
-                        r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)")
+                        r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)",
+                        r"^我(?:已经|都)?准备好了[。！!~]*$", r"^我(?:已经)?准备好(?:开始|继续|听|看)",
+                        r"(?:这个|这些|你的|那个)[^，。！？]{0,12}(?:看起来|听起来)(?:很|挺|非常|真)?(?:不错|好|棒|完美|清楚|实用)",
+                        r"(?:没有|没)(?:别的|其他的?|什么)(?:问题|要(?:问|讨论|补充)的)")
+#: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the
+#: other day!", "Look at how nice the fresh pasta comes out!"), how the speaker is doing when
+#: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
+#: "Here's my new address: 12 Elm Street" names what it shows, after a colon, and stays a fact.
+PASSING_TALK_EN = (
+    r"^(?:(?:oh|and|so|also|ok(?:ay)?|yo|hey|lol|haha|omg|wow|look)[,!.\s]+)*(?:here's|heres|here\s+is|here\s+are|"
+    r"here\s+it\s+is|look\s+at|check\s+out|check\s+(?:this|it)\s+out|take\s+a\s+look|this\s+is\s+(?:a|the|my)\s+"
+    r"(?:photo|picture|pic|shot|snap))\b(?![^:]*:\s*\S)",
+    r"^(?:(?:yo|hey|hi|hello|well|oh|ah|lol|haha|thanks)[,!.\s]+)*(?:i'm|im|i\s+am|i've\s+been|ive\s+been)\s+(?:doing\s+)?"
+    r"(?:(?:quite|pretty|really|very|so|super|just|alright|all|not\s+too)\s+)*(?:good|well|great|fine|ok|okay|alright|"
+    r"amazing|awesome|wonderful|fantastic|decent|not\s+bad)\b(?=\s*(?:[,.!~;]|$|(?:and|but|it's|its|it|thanks|thank|lol|"
+    r"haha|today|too|now|here|myself)\b))",
+    r"\b(?:it's|its|it\s+is|it\s+was)\s+(?:a\s+)?(?:(?:really|very|so|super|pretty|nice\s+and|beautiful)\s+)*(?:sunny|"
+    r"rainy|cloudy|snowy|windy|cold|hot|warm|chilly|freezing|humid|gloomy|beautiful|lovely|nice)\s+(?:(?:day|morning|"
+    r"afternoon|evening|night)\s+(?:today|here|outside|out)|(?:out\s+|outside\s+)?(?:today|now|right\s+now))\b",
+)
+#: The same, in Chinese: 你看我做的蛋糕！, 这是我昨天拍的照片, 我挺好的，今天天气不错.
+PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|就是)我(?:刚|刚刚|昨天|前几天|今天|上周)?(?:拍|做|画|买|烤)的",
+                   r"^我(?:还|都|也)?(?:挺|很|还|蛮)?(?:好|不错)的?(?:[，,。！!~]|$)", r"(?:今天|现在|这边|外面)天气(?:很|挺|真|特别)?(?:好|不错|晴朗|热|冷)")
 
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
 LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",
