@@ -56,7 +56,6 @@ from .review.governance import governed_fields, overlaps, retire_superseded
 from .sensitivity.evidence import mark_evidence_sensitivity, propose_evidence_sensitivity
 from .sensitivity.rules import classify_text, safe_classify
 from .settings import DREAM_SETTINGS, dream_changes, save_dream_settings, saved_dream_settings
-from .stores.evidence import EvidenceStore
 from .stores.relocation import warehouse_dir
 from .wiki.aliases import aliases_frame, invalidate_alias, invalidate_entity_aliases, rebuild_aliases, resolve_alias, upsert_alias
 from .wiki.journal import resident_stale
@@ -121,6 +120,7 @@ class Memory:
             scope=self.scope, root=self.root, config=self.config, clock=self.clock, wh=self._wh, canon=self._canon,
             review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
             warehouse_dir=self.warehouse_dir, read_only=read_only, changed=changed,
+            stores=self._canon.stores,  # one bundle: the canon, review and Resident hold it too
         )
         projections.listen(self._ctx)  # canon changes rebuild the projections table
         vectors.listen(self._ctx)  # a write batch refreshes a served dense generation once
@@ -480,7 +480,7 @@ class Memory:
     def evidence_watermarks(self) -> dict[str, int]:
         """session id -> its last stored seq: what a scheduler watches for new evidence."""
 
-        return EvidenceStore(self._wh).watermarks()
+        return self._ctx.stores.evidence.watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);
@@ -603,12 +603,12 @@ class Memory:
         next Dream uses, and what ``GET /config`` shows)."""
 
         base = {name: getattr(self.config, name) for name in DREAM_SETTINGS}
-        return {**base, **saved_dream_settings(self._wh)}
+        return {**base, **saved_dream_settings(self._ctx.stores.settings)}
 
     def dream_config(self) -> RikoConfig:
         """This memory's configuration with the scope's saved Dream settings applied."""
 
-        saved = saved_dream_settings(self._wh)
+        saved = saved_dream_settings(self._ctx.stores.settings)
         return self.config.replace(**saved) if saved else self.config
 
     def set_dream_settings(self, **settings: object) -> dict[str, object]:
@@ -616,9 +616,9 @@ class Memory:
         a secret-shaped name or value is refused); audited. Returns the settings now in force."""
 
         changes = dream_changes(settings)
-        saved = {**saved_dream_settings(self._wh), **changes}
+        saved = {**saved_dream_settings(self._ctx.stores.settings), **changes}
         self.config.replace(**saved)  # validates: URLs, credential reference names, bounds
-        save_dream_settings(self._wh, saved, list(changes))
+        save_dream_settings(self._ctx.stores.settings, saved, list(changes))
         return self.dream_settings()
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: object = None) -> int:

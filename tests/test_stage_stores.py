@@ -1,7 +1,8 @@
-"""Ingest, purge, observations, tools and sensitivity reach their stores through ``ctx.stores``:
-no function there builds a store (``EvidenceStore(ctx.wh)``, ``ObservationRows(wh)``,
-``Stores.of(wh)``) except the few on the allow-list, whose warehouse-only signature is called
-from outside these stages."""
+"""The stages (ingest, Dream, review, Resident, recall, purge, the Wiki canon, observations, tools,
+sensitivity, the Dream settings) reach their stores through ``ctx.stores`` (or the canon's bundle,
+which is the same object): no function there builds a store (``EvidenceStore(ctx.wh)``,
+``ObservationRows(wh)``, ``Stores.of(wh)``) except the few on the allow-list, whose
+warehouse-only signature is called from outside these stages."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "riko"
-STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki", "review")
+STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki", "review", "dream",
+          "resident", "settings.py")
 #: store classes whose names do not end in ``Store``, and the bundle itself
 OTHER_STORES = {"ObservationRows", "ScopeTables", "Stores"}
 
