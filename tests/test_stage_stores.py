@@ -17,18 +17,11 @@ OTHER_STORES = {"ObservationRows", "ScopeTables", "Stores"}
 
 #: ``module:function`` -> why it still builds a store
 ALLOWED = {
-    "riko.ingest.capture:capture_event": "Memory.capture passes its warehouse",
-    "riko.ingest.export:export_evidence": "Memory.export_evidence passes its warehouse",
-    "riko.ingest.pipeline:ingest_paths": "Memory.ingest passes its warehouse",
     "riko.purge.needles:Needles.from_warehouse": "tests build needles from a bare warehouse",
-    "riko.observations:ObservationStore.__init__": "Dream's runner builds it over a warehouse",
     "riko.review.authority:UserLines.__init__": "tests build the snapshot over a bare warehouse",
     "riko.review.authority:latest_user_message": "riko.tools and tests ask it with a bare warehouse",
     "riko.review.authority:user_grounded_match": "tests ask it with a bare warehouse",
-    "riko.sensitivity.evidence:mark_evidence_sensitivity": "Memory.mark_evidence_sensitivity passes its warehouse",
     "riko.wiki.aliases:_store": "Memory, riko.tools and tests call the alias functions with a bare warehouse",
-    "riko.wiki.canon:Canon.__init__": "Memory builds the canon over its warehouse before the context exists",
-    "riko.wiki.journal:resident_stale": "Memory asks it with its warehouse when it opens",
 }
 
 

@@ -106,7 +106,7 @@ class ResidentStore:
         if self.wh.read_only:
             return snap
         if previous is not None and _same(previous, snap) and self.canon.resident_path().exists():
-            if resident_stale(self.wh):
+            if resident_stale(self.stores.jobs):
                 with self.wh.transaction():
                     self.canon.resident_written()
             return previous
