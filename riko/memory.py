@@ -282,6 +282,10 @@ class Memory:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
         return self._review.candidates(status)
 
+    def candidate(self, candidate_id: str) -> dict[str, object]:
+        """One candidate's stored row (every column); :class:`~riko.errors.NotFoundError` for an unknown id."""
+        return self._review.candidate(candidate_id)
+
     def propose(self, title: str, body: str = "", type: str = "concept", **fields: object) -> str | None:
         """An operator proposal (a candidate, never canon); returns its candidate id (None when it
         repeats an existing canonical page)."""
