@@ -139,7 +139,7 @@ class ScopeContext:
 
     def dream_settings(self) -> dict[str, Any]:
         """The Dream settings in force: config defaults under the scope's saved settings."""
-        return {**{name: getattr(self.config, name) for name in DREAM_SETTINGS}, **saved_dream_settings(self.wh)}
+        return {**{name: getattr(self.config, name) for name in DREAM_SETTINGS}, **saved_dream_settings(self.stores.settings)}
 
     def __hash__(self) -> int:  # identity: one context per open Memory
         return id(self)

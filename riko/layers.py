@@ -16,7 +16,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review", ("riko.review", "riko.resident")),
     ("recall", ("riko.recall", "riko.purge")),
     ("dream", ("riko.executor", "riko.dream", "riko.tools")),
-    ("door", ("riko", "riko.memory")),
+    ("door", ("riko", "riko.memory", "riko.door")),
     ("faces", ("riko.server", "riko.mcp", "riko.cli", "riko.evaluation", "riko.__main__")),
 )
 

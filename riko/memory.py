@@ -56,7 +56,7 @@ from .review.governance import governed_fields, overlaps, retire_superseded
 from .sensitivity.evidence import mark_evidence_sensitivity, propose_evidence_sensitivity
 from .sensitivity.rules import classify_text, safe_classify
 from .settings import DREAM_SETTINGS, dream_changes, save_dream_settings, saved_dream_settings
-from .stores.evidence import EvidenceStore
+from .stores.bundle import Stores
 from .stores.relocation import warehouse_dir
 from .wiki.aliases import aliases_frame, invalidate_alias, invalidate_entity_aliases, rebuild_aliases, resolve_alias, upsert_alias
 from .wiki.journal import resident_stale
@@ -109,7 +109,8 @@ class Memory:
                              idle_release_s=self.config.idle_release_ms / 1000)
         self._closed = False
         self._watcher: Any = None  # a WikiWatcher while hand edits are synced live
-        self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock)
+        # the scope's one bundle of stores: the canon, review, Resident and context all hold it
+        self._canon = Canon(self._wh, self.scope, self.wiki_dir, self.clock, Stores.of(self._wh))
         self._resident = ResidentStore(self._wh, self.scope, self._canon, self.config, self.clock)
         changed = ChangeSignal()
         # every canon change recompiles the Resident first (the version moves with the text);
@@ -121,6 +122,7 @@ class Memory:
             scope=self.scope, root=self.root, config=self.config, clock=self.clock, wh=self._wh, canon=self._canon,
             review=self._review, resident=self._resident, wiki_dir=self.wiki_dir,
             warehouse_dir=self.warehouse_dir, read_only=read_only, changed=changed,
+            stores=self._canon.stores,
         )
         projections.listen(self._ctx)  # canon changes rebuild the projections table
         vectors.listen(self._ctx)  # a write batch refreshes a served dense generation once
@@ -146,7 +148,7 @@ class Memory:
             # a purge that died mid-way is finished before sync could copy old page text anywhere
             recover_interrupted(self._ctx)
             self.last_sync = self._canon.sync()
-            if self.last_sync.changed or resident_stale(self._wh):
+            if self.last_sync.changed or resident_stale(self._ctx.stores.jobs):
                 self._resident.refresh()
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -221,21 +223,14 @@ class Memory:
         """
 
         items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-        report = ingest_paths(
-            self._wh, self.scope, [Path(p) for p in items], clock=self.clock, preset=preset, progress=progress,
-            max_event_chars=self.config.max_event_chars, classify=self.config.evidence_classification_enabled,
-            workers=workers,
-        )
+        report = ingest_paths(self._ctx, [Path(p) for p in items], preset=preset, progress=progress, workers=workers)
         self._after_write()
         return report
 
     def capture(self, event: Mapping[str, object]) -> EvidenceRef:
         """Append one live session event as L0 evidence; durable before it returns."""
 
-        ref = capture_event(
-            self._wh, self.scope, event, clock=self.clock,
-            max_event_chars=self.config.max_event_chars, classifier=self._capture_classifier(),
-        )
+        ref = capture_event(self._ctx, event, classifier=self._capture_classifier())
         self._after_write()
         return ref
 
@@ -260,7 +255,7 @@ class Memory:
     def export_evidence(self, directory: str | os.PathLike[str], *, format: str = "parquet") -> Path:
         """Export L0 evidence: Parquet partitioned by session, or riko L0 JSONL (re-ingestable)."""
 
-        return export_evidence(self._wh, self.scope, Path(directory), format=format)
+        return export_evidence(self._ctx, Path(directory), format=format)
 
     # -- L1 candidates ----------------------------------------------------------------------------
     def _changed(self) -> None:
@@ -286,6 +281,10 @@ class Memory:
     def candidates(self, status: str | None = "pending") -> pl.DataFrame:
         """Candidates awaiting review (``status=None`` for all; or accepted / rejected / pending_conflict)."""
         return self._review.candidates(status)
+
+    def candidate(self, candidate_id: str) -> dict[str, object]:
+        """One candidate's stored row (every column); :class:`~riko.errors.NotFoundError` for an unknown id."""
+        return self._review.candidate(candidate_id)
 
     def propose(self, title: str, body: str = "", type: str = "concept", **fields: object) -> str | None:
         """An operator proposal (a candidate, never canon); returns its candidate id (None when it
@@ -404,13 +403,13 @@ class Memory:
         """Mark one raw L0 line (``session:<id>/event:<seq>``): tighten always, relax only as user or management."""
 
         self.warehouse.require_writable()
-        return mark_evidence_sensitivity(self.warehouse, self.scope, ref, level, authority=authority)
+        return mark_evidence_sensitivity(self._ctx, ref, level, authority=authority)
 
     def propose_evidence_sensitivity(self, ref: str, level: str) -> dict[str, object]:
         """A model's proposal for one L0 line (authority ``model_proposal``): it may only tighten."""
 
         self.warehouse.require_writable()
-        return propose_evidence_sensitivity(self.warehouse, self.scope, ref, level)
+        return propose_evidence_sensitivity(self._ctx, ref, level)
 
     def conflicts(self, state: str | None = None) -> pl.DataFrame:
         return self._review.conflicts(state)
@@ -480,7 +479,7 @@ class Memory:
     def evidence_watermarks(self) -> dict[str, int]:
         """session id -> its last stored seq: what a scheduler watches for new evidence."""
 
-        return EvidenceStore(self._wh).watermarks()
+        return self._ctx.stores.evidence.watermarks()
 
     def queue_dream(self) -> bool:
         """Mark a Dream of this memory queued (a host about to run one in the background);
@@ -603,12 +602,12 @@ class Memory:
         next Dream uses, and what ``GET /config`` shows)."""
 
         base = {name: getattr(self.config, name) for name in DREAM_SETTINGS}
-        return {**base, **saved_dream_settings(self._wh)}
+        return {**base, **saved_dream_settings(self._ctx.stores.settings)}
 
     def dream_config(self) -> RikoConfig:
         """This memory's configuration with the scope's saved Dream settings applied."""
 
-        saved = saved_dream_settings(self._wh)
+        saved = saved_dream_settings(self._ctx.stores.settings)
         return self.config.replace(**saved) if saved else self.config
 
     def set_dream_settings(self, **settings: object) -> dict[str, object]:
@@ -616,9 +615,9 @@ class Memory:
         a secret-shaped name or value is refused); audited. Returns the settings now in force."""
 
         changes = dream_changes(settings)
-        saved = {**saved_dream_settings(self._wh), **changes}
+        saved = {**saved_dream_settings(self._ctx.stores.settings), **changes}
         self.config.replace(**saved)  # validates: URLs, credential reference names, bounds
-        save_dream_settings(self._wh, saved, list(changes))
+        save_dream_settings(self._ctx.stores.settings, saved, list(changes))
         return self.dream_settings()
 
     def audit(self, kind: str, authority: str, target: str | None = None, detail: object = None) -> int:

@@ -119,11 +119,10 @@ def _check_text(text: Any) -> str:
 class ObservationStore:
     """Create, update and change the status of observations in one scope (every change audited)."""
 
-    def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock, *,
-                 stores: Stores | None = None) -> None:
-        """``stores`` is the scope's bundle (:meth:`of` passes the context's); built over ``wh`` when not given."""
+    def __init__(self, wh: Warehouse, scope: MemoryScope, config: RikoConfig, clock: Clock, *, stores: Stores) -> None:
+        """``stores`` is the scope's bundle (:meth:`of` passes the context's)."""
         self.wh, self.scope, self.config, self.clock = wh, scope, config, clock
-        self.stores = stores if stores is not None else Stores.of(wh)
+        self.stores = stores
         self.store, self.overlay = self.stores.observations, self.stores.overlay
 
     @classmethod

@@ -13,7 +13,7 @@ from .config import camel_name
 from .endpoints import looks_like_secret, secret_key_name
 from .errors import ConfigError
 from .stores.settings import SettingsStore
-from .stores.warehouse import Warehouse, naive_utc
+from .stores.warehouse import naive_utc
 
 __all__ = ["DREAM_SETTINGS", "dream_changes", "saved_dream_settings", "save_dream_settings"]
 
@@ -46,14 +46,15 @@ def dream_changes(values: Mapping[str, Any]) -> dict[str, Any]:
     return changes
 
 
-def saved_dream_settings(wh: Warehouse) -> dict[str, Any]:
-    """The settings saved for the scope (only the names that were set)."""
-    saved = SettingsStore(wh).dream()
+def saved_dream_settings(store: SettingsStore) -> dict[str, Any]:
+    """The settings saved for the scope (only the names that were set); ``store`` is ``ctx.stores.settings``."""
+    saved = store.dream()
     return {k: v for k, v in saved.items() if k in DREAM_SETTINGS}
 
 
-def save_dream_settings(wh: Warehouse, settings: Mapping[str, Any], changed: list[str]) -> None:
+def save_dream_settings(store: SettingsStore, settings: Mapping[str, Any], changed: list[str]) -> None:
     """Write the saved settings and audit which names changed (one transaction)."""
+    wh = store.wh
     with wh.transaction():
-        SettingsStore(wh).save_dream(dict(settings), naive_utc(wh.clock.now()))
+        store.save_dream(dict(settings), naive_utc(wh.clock.now()))
         wh.audit("dream-settings-changed", "management", None, {"fields": sorted(changed)})

@@ -232,7 +232,7 @@ def test_the_context_imports_no_stage() -> None:
 #: concepts small enough to stand alone. Everything else lives in the folder of its layer
 #: (docs/architecture.md, "The folders"); a new root module is a decision, so it is added here.
 ROOT_MODULES = {
-    "__init__", "__main__", "memory", "context", "tools",                        # the door
+    "__init__", "__main__", "memory", "door", "context", "tools",                # the door
     "clock", "config", "contracts", "endpoints", "errors", "executor", "faults",  # the ground
     "private_files", "progress", "root_preset", "rows", "scope", "settings", "vocabulary", "layers",
     "graph", "observations", "request_cues",                                     # small concepts

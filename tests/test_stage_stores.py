@@ -1,7 +1,8 @@
-"""Ingest, purge, observations, tools and sensitivity reach their stores through ``ctx.stores``:
-no function there builds a store (``EvidenceStore(ctx.wh)``, ``ObservationRows(wh)``,
-``Stores.of(wh)``) except the few on the allow-list, whose warehouse-only signature is called
-from outside these stages."""
+"""The stages (ingest, Dream, review, Resident, recall, purge, the Wiki canon, observations, tools,
+sensitivity, the Dream settings) reach their stores through ``ctx.stores`` (or the canon's bundle,
+which is the same object): no function there builds a store (``EvidenceStore(ctx.wh)``,
+``ObservationRows(wh)``, ``Stores.of(wh)``) except the few on the allow-list, whose
+warehouse-only signature is called from outside these stages."""
 
 from __future__ import annotations
 
@@ -9,24 +10,18 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "riko"
-STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki", "review")
+STAGES = ("ingest", "purge", "observations.py", "tools.py", "sensitivity", "recall", "wiki", "review", "dream",
+          "resident", "settings.py")
 #: store classes whose names do not end in ``Store``, and the bundle itself
 OTHER_STORES = {"ObservationRows", "ScopeTables", "Stores"}
 
 #: ``module:function`` -> why it still builds a store
 ALLOWED = {
-    "riko.ingest.capture:capture_event": "Memory.capture passes its warehouse",
-    "riko.ingest.export:export_evidence": "Memory.export_evidence passes its warehouse",
-    "riko.ingest.pipeline:ingest_paths": "Memory.ingest passes its warehouse",
     "riko.purge.needles:Needles.from_warehouse": "tests build needles from a bare warehouse",
-    "riko.observations:ObservationStore.__init__": "Dream's runner builds it over a warehouse",
     "riko.review.authority:UserLines.__init__": "tests build the snapshot over a bare warehouse",
     "riko.review.authority:latest_user_message": "riko.tools and tests ask it with a bare warehouse",
     "riko.review.authority:user_grounded_match": "tests ask it with a bare warehouse",
-    "riko.sensitivity.evidence:mark_evidence_sensitivity": "Memory.mark_evidence_sensitivity passes its warehouse",
     "riko.wiki.aliases:_store": "Memory, riko.tools and tests call the alias functions with a bare warehouse",
-    "riko.wiki.canon:Canon.__init__": "Memory builds the canon over its warehouse before the context exists",
-    "riko.wiki.journal:resident_stale": "Memory asks it with its warehouse when it opens",
 }
 
 

@@ -24,7 +24,7 @@ ANY_CEILINGS: dict[str, int] = {
     "riko/dense/text_cache.py": 1,
     "riko/dream/cache.py": 4,
     "riko/dream/http_providers.py": 13,
-    "riko/dream/jobs.py": 4,
+    "riko/dream/jobs.py": 1,
     "riko/dream/proposals.py": 6,
     "riko/dream/protocol.py": 11,
     "riko/dream/providers.py": 5,

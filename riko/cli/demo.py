@@ -80,9 +80,9 @@ def run_demo(root: Path, *, owner: str | None = None, preset: str = "companion",
         # that name them): a fact split out of a longer message is not exactly what the user typed,
         # so only review makes it canon
         # (a sensitive one is left for the person to decide)
-        facts = [r["id"] for r in pending.to_dicts() if mem.context.review.candidate(r["id"])["category"] != "entity"]
+        facts = [r["id"] for r in pending.to_dicts() if mem.candidate(r["id"])["category"] != "entity"]
         for candidate_id in facts:
-            candidate = mem.context.review.candidate(candidate_id)
+            candidate = mem.candidate(candidate_id)
             if candidate["status"] == "pending" and candidate["sensitivity"] == "normal":
                 confirmed_now.append(mem.confirm(candidate_id).id)
         summary["review"] = {"pending_before": pending.height, "confirmed_by_management": confirmed_now}

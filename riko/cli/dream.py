@@ -16,7 +16,7 @@ __all__ = ["register"]
 
 
 def _shard(text: str) -> str:
-    from ..dream.runner import parse_shard
+    from ..door import parse_shard
     from ..errors import ConfigError
 
     try:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .main import _common, command, emit, open_memory
 from ..errors import IngestError, InvalidArgumentError, ScopeError
-from ..sensitivity.rules import LEVELS
+from ..vocabulary import SENSITIVITIES as LEVELS
 
 __all__ = ["cmd_capture", "cmd_mark_evidence", "register"]
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .main import _common, _wide, command, emit, iso_time, open_memory, resolve_owner, resolve_preset
-from ..errors import RikoError
+from ..clock import utc
+from ..errors import RikoError, UsageError
 from ..vocabulary import CANDIDATE_STATUSES, PAGE_TYPES, RESOLUTIONS, SENSITIVITIES
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ __all__ = ["register"]
 
 def _page_dict(page: "Page") -> dict[str, Any]:
     """A page as JSON, date-times written the way the page file writes them."""
-    from ..clock import utc
-
     data = dataclasses.asdict(page)
     for key, value in data.items():
         if hasattr(value, "isoformat"):
@@ -54,8 +53,6 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 @command("propose")
 def cmd_propose(args: argparse.Namespace) -> int:
-    from ..errors import UsageError
-
     if not args.title.strip():
         raise UsageError("a candidate needs a non-empty title")
     with open_memory(args) as mem:
@@ -67,8 +64,6 @@ def cmd_propose(args: argparse.Namespace) -> int:
 
 def _wiki_new(args: argparse.Namespace) -> int:
     """``riko wiki new``: a management page, with supersedes / expires, reporting near-matches."""
-    from ..errors import UsageError
-
     if not args.title.strip():
         raise UsageError("a page needs a non-empty title")
     fields: dict[str, Any] = {}
@@ -223,7 +218,7 @@ def cmd_aliases(args: argparse.Namespace) -> int:
 
 @command("graph")
 def cmd_graph(args: argparse.Namespace) -> int:
-    from ..graph import broken_links
+    from ..door import broken_links
 
     with open_memory(args, read_only=True) as mem:
         graph = mem.graph()
@@ -288,13 +283,11 @@ def _wiki_watch(args: argparse.Namespace) -> int:
 
 def _wiki_check(args: argparse.Namespace) -> int:
     """Validate the scope's page files without opening the warehouse (safe as a pre-commit hook)."""
+    from ..door import check_wiki
     from ..scope import MemoryScope
-    from ..wiki.check import check_files, stored_page_ids
 
     scope = MemoryScope(resolve_owner(args), resolve_preset(args))
-    root = Path(args.root).absolute()
-    known, note = stored_page_ids(root, scope)
-    errors = check_files(root / "wiki" / scope.owner / scope.preset, known)
+    errors, note = check_wiki(Path(args.root).absolute(), scope)
     if note:
         print(f"riko: note: {note}", file=sys.stderr)
     rows = [{"path": str(e.path), "line": e.line, "field": e.field, "message": str(e)} for e in errors]

@@ -13,7 +13,7 @@ from typing import Any
 from ..clock import Clock
 from ..scope import MemoryScope
 from ..stores.provider_cache import ProviderCacheStore
-from ..stores.warehouse import Warehouse, naive_utc
+from ..stores.warehouse import naive_utc
 from .heuristic import HeuristicProvider
 from .prompt import build_reflection_prompt, prompt_key
 from .providers import ProviderChain
@@ -60,8 +60,8 @@ class AnswerCache:
     candidates it produced.
     """
 
-    def __init__(self, wh: Warehouse, scope: MemoryScope, clock: Clock, *, read: bool = True) -> None:
-        self.wh = wh
+    def __init__(self, store: ProviderCacheStore, scope: MemoryScope, clock: Clock, *, read: bool = True) -> None:
+        self.store = store  # the scope's ``provider_cache`` store (``ctx.stores.provider_cache``)
         self.scope = scope
         self.clock = clock
         self.read = read
@@ -74,17 +74,13 @@ class AnswerCache:
         """Cached answers for those of ``keys`` that have one."""
         if not self.read:
             return {}
-        return ProviderCacheStore(self.wh).responses(sorted(set(keys)))
+        return self.store.responses(sorted(set(keys)))
 
     def put(self, key: str, provider: str, model: str, response: str) -> None:
         """Store (or replace) the answer for ``key``."""
-        self.wh.upsert(
-            "provider_cache",
-            {"request_hash": key, "provider": provider, "model": model, "response": response,
-             "created_at": naive_utc(self.clock.now())},
-            ["request_hash"],
-        )
+        self.store.upsert({"request_hash": key, "provider": provider, "model": model, "response": response,
+                           "created_at": naive_utc(self.clock.now())})
 
     def count(self) -> int:
         """Number of cached answers in this scope."""
-        return self.wh.count("provider_cache")
+        return self.store.count()

@@ -76,22 +76,22 @@ _TYPES = {"cursor": pa.int64(), "attempts": pa.int32(), "lease_expires_at": pa.t
           "created_at": pa.timestamp("us"), "updated_at": pa.timestamp("us")}
 
 
-def write_jobs(wh: Any, rows: list[dict[str, Any]]) -> None:
+def write_jobs(jobs: JobStore, rows: list[dict[str, Any]]) -> None:
     """Replace the job rows with these ids in one statement pair (inside the caller's transaction)."""
     if not rows:
         return
     table = pa.table({
-        "scope_key": pa.array([wh.scope.key] * len(rows), pa.string()),
+        "scope_key": pa.array([jobs.scope_key] * len(rows), pa.string()),
         "schema_version": pa.array([RECORD_SCHEMA_VERSION] * len(rows), pa.int32()),
         **{name: pa.array([r[name] for r in rows], _TYPES.get(name, pa.string())) for name in rows[0]},
     })
-    JobStore(wh).replace(table)
+    jobs.replace(table)
 
 
 def jobs_frame(ctx: "ScopeContext") -> pl.DataFrame:
     """``mem.dream_jobs()``: the scope's Dream job records, most recently updated first."""
     with scope_lock(ctx):
-        return JobStore(ctx.warehouse).of_kind(JOB_KIND)
+        return ctx.stores.jobs.of_kind(JOB_KIND)
 
 
 # Candidates a committed batch left for auto-confirm: written with the batch, removed with the
@@ -99,18 +99,18 @@ def jobs_frame(ctx: "ScopeContext") -> pl.DataFrame:
 _CONFIRM_ID = "dream-auto-confirm"
 
 
-def pending_confirms(wh: Any) -> list[str]:
+def pending_confirms(jobs: JobStore) -> list[str]:
     """Candidate ids whose auto-confirm a committed Dream batch still owes."""
-    result = JobStore(wh).result(_CONFIRM_ID)
+    result = jobs.result(_CONFIRM_ID)
     return list(json.loads(result)) if result else []
 
 
-def set_pending_confirms(wh: Any, ids: Sequence[str]) -> None:
+def set_pending_confirms(jobs: JobStore, ids: Sequence[str]) -> None:
     """Record (inside the caller's transaction) the candidate ids auto-confirm still owes."""
-    store = JobStore(wh)
+    store = jobs
     store.delete(_CONFIRM_ID)
     if ids:
-        now = naive_utc(wh.clock.now())
+        now = naive_utc(jobs.wh.clock.now())
         store.insert({
             "id": _CONFIRM_ID, "kind": _CONFIRM_ID, "session_id": None, "cursor": None, "status": "queued",
             "attempts": 0, "last_error": None, "result": json.dumps(list(dict.fromkeys(ids))),

@@ -29,7 +29,6 @@ from ..errors import RikoError
 from ..stores.migrations import RECORD_SCHEMA_VERSION
 from ..review.machine import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
 from ..sensitivity.rules import classify_text, rank
-from ..stores.candidates import CandidateStore
 from ..stores.warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
 from ..review.entities import ENTITY_CATEGORY, SELF_KIND, entity_description, named_entities
@@ -87,7 +86,7 @@ class _Batch:
                 self.canon.setdefault((page.type, normalize_claim(page.title)), page)
         self.pending: dict[str, dict[str, Any]] = {}
         self.earlier: dict[str, int] = {}
-        self.store = CandidateStore(self.wh)
+        self.store = review.stores.candidates
         for fp, cid, tags, sessions, evidence, conf, sens, status, _ in self.store.by_fingerprints(
                 sorted(set(fingerprints))):
             self.earlier[fp] = self.earlier.get(fp, 0) + 1

@@ -27,9 +27,6 @@ from ..review.authority import normalize_claim
 from ..review.governance import HeldLines, held_lines
 from ..contracts import evidence_ref
 from ..errors import ConfigError, InvalidTypeError, NotFoundError, ProviderError, RikoError, StorageError
-from ..stores.evidence import EvidenceStore
-from ..stores.jobs import JobStore
-from ..stores.pages import PageStore
 from ..stores.warehouse import dumps, naive_utc, storage_error
 from .cache import AnswerCache, calls_out, extraction_key, reflection_key
 from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_shard, pending_confirms, scope_lock,
@@ -223,6 +220,7 @@ class _Run:
                  use_cache: bool, replay_only: bool, rescan: bool, reflection: bool, secrets: list[str],
                  executor: Any = None) -> None:
         self.mem, self.wh, self.scope, self.cfg = ctx, ctx.wh, ctx.scope, ctx.config
+        self.stores = ctx.stores
         self.provider = provider
         self.executor = executor
         self.workers = executor.workers if executor is not None else workers
@@ -233,7 +231,7 @@ class _Run:
         self.secrets = secrets
         self.remote = calls_out(provider)
         self.replay_only = replay_only and self.remote
-        self.cache = AnswerCache(self.wh, self.scope, ctx.clock, read=use_cache)
+        self.cache = AnswerCache(self.stores.provider_cache, self.scope, ctx.clock, read=use_cache)
         self.lock = scope_lock(ctx)
         self.run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.report = DreamReport(run_id=self.run_id, provider=str(provider.name), model=str(provider.model), shard=shard)
@@ -255,7 +253,7 @@ class _Run:
 
     # -- selection --------------------------------------------------------------------------------
     def select(self, sessions: Iterable[str] | None) -> list[_Work]:
-        rows = JobStore(self.wh).session_cursors(JOB_KIND)
+        rows = self.stores.jobs.session_cursors(JOB_KIND)
         known = {r[0]: r for r in rows}
         if sessions is not None:
             names = list(dict.fromkeys([sessions] if isinstance(sessions, str) else sessions))
@@ -308,7 +306,7 @@ class _Run:
         rows = [self._job_row(w, status, cursor=w.cursor, attempts=w.attempt - (status == "queued"),
                               error=None, result=None) for w in works]
         with self.lock, self.wh.transaction():
-            write_jobs(self.wh, rows)
+            write_jobs(self.stores.jobs, rows)
 
     # -- transcripts ------------------------------------------------------------------------------
     def load_transcripts(self, works: Sequence[_Work]) -> None:
@@ -327,8 +325,8 @@ class _Run:
             "upto": pa.array([w.upto for w in works], pa.int64()),
         })
         lines: dict[str, list[TranscriptLine]] = {w.session_id: [] for w in works}
-        rows = EvidenceStore(self.wh).transcript_rows(sel, None if whole else budget + self.cfg.max_event_chars)
-        self.held = held = held_lines(self.mem.stores)
+        rows = self.stores.evidence.transcript_rows(sel, None if whole else budget + self.cfg.max_event_chars)
+        self.held = held = held_lines(self.stores)
         for sid, seq, role, text, when in rows:
             if role == "user" and held.holds_text(text):
                 continue
@@ -466,12 +464,12 @@ class _Run:
         for proposal, outcome in zip(expanded[len(proposals):], all_outcomes[len(proposals):]):
             if proposal.session_id in by_session:
                 named[id(by_session[proposal.session_id])].append(outcome)
-        write_jobs(self.wh, [self._settle(w, settled[id(w)], named[id(w)]) for w in done])
+        write_jobs(self.stores.jobs, [self._settle(w, settled[id(w)], named[id(w)]) for w in done])
         policy = self.cfg.candidate_auto_confirm
         if policy != "off":  # committed with the cursors, so a killed run's confirmations are not lost
             owed = [cid for w in done for cid in (w.auto_ids if policy == "all" else w.grounded)]
             if owed:
-                set_pending_confirms(self.wh, [*pending_confirms(self.wh), *owed])
+                set_pending_confirms(self.stores.jobs, [*pending_confirms(self.stores.jobs), *owed])
 
     def _store_alone(self, w: _Work) -> None:
         try:
@@ -481,7 +479,7 @@ class _Run:
             w.error = ProviderError("store-error", f"{type(exc).__name__}: {exc}")
             w.result, w.grounded, w.auto_ids = {}, [], []
             with self.wh.transaction():
-                write_jobs(self.wh, [self._settle(w, [])])
+                write_jobs(self.stores.jobs, [self._settle(w, [])])
 
     def _settle(self, w: _Work, outcomes: list[tuple[ProposedPage, Any]],
                 entities: Sequence[Any] = ()) -> dict[str, Any]:
@@ -577,18 +575,18 @@ class _Run:
         """Apply ``candidate_auto_confirm`` to the candidates committed batches still owe it
         (one Resident recompile per batch); the record of what is owed goes with them."""
         policy = self.cfg.candidate_auto_confirm
-        ids = pending_confirms(self.wh)
+        ids = pending_confirms(self.stores.jobs)
         if not ids:
             return
         if policy == "off":  # the policy was turned off since: nothing more is owed
             with self.wh.transaction():
-                set_pending_confirms(self.wh, [])
+                set_pending_confirms(self.stores.jobs, [])
             return
         try:
             # one transaction for the batch: a failure undoes its page files and rows together
             with self.mem.canon.transaction():
                 confirmed = self.mem.review.auto_confirm(ids, policy)
-                set_pending_confirms(self.wh, [])
+                set_pending_confirms(self.stores.jobs, [])
             self.report.auto_confirmed.extend(confirmed)
             return
         except (RikoError, OSError) as exc:
@@ -601,7 +599,7 @@ class _Run:
                 _raise_disk_fault(exc)
                 log.warning("auto-confirm of candidate %s skipped: %s", cid, self._sanitize(str(exc)))
         with self.wh.transaction():
-            set_pending_confirms(self.wh, [])
+            set_pending_confirms(self.stores.jobs, [])
 
     # -- reflection -------------------------------------------------------------------------------
     def wants_reflection(self, w: _Work) -> bool:
@@ -609,10 +607,10 @@ class _Run:
 
     def reflection_request(self, w: _Work) -> ReflectionRequest:
         """Anchors: the session's user statements, the scope's other recent ones, confirmed pages."""
-        lines = EvidenceStore(self.wh)
+        lines = self.stores.evidence
         own = lines.newest_user_lines(w.session_id, _SESSION_ANCHORS)
         other = lines.newest_user_lines(w.session_id, _OTHER_ANCHORS, others=True)
-        pages = PageStore(self.wh).recent_confirmed(_PAGE_ANCHORS)
+        pages = self.stores.pages.recent_confirmed(_PAGE_ANCHORS)
         anchors = [Anchor(evidence_ref(sid, int(seq)), sid, text) for sid, seq, text in sorted(own + other)
                    if not self.held.holds_text(text)]  # a repeat of held words anchors nothing either
         anchors += [Anchor(f"page:{pid}", None, f"{title}: {desc}" if desc else title) for pid, title, desc in pages]
@@ -638,7 +636,7 @@ class _Run:
             error = ProviderError("reflection-cache-miss", "replay_only is set and no cached reflection matches")
         summary: dict[str, Any]
         with self.lock:
-            store = ObservationStore(self.wh, self.scope, self.cfg, self.mem.clock)
+            store = ObservationStore.of(self.mem)
             try:
                 if error is not None:
                     raise error
@@ -675,7 +673,7 @@ class _Run:
 
     def _update_result(self, w: _Work, reflection: dict[str, Any]) -> None:
         w.result = {**w.result, "reflection": reflection}
-        JobStore(self.wh).set_result(w.job_id, dumps(w.result), naive_utc(self.mem.clock.now()))
+        self.stores.jobs.set_result(w.job_id, dumps(w.result), naive_utc(self.mem.clock.now()))
 
     # -- the loop ---------------------------------------------------------------------------------
     def _bar(self, total: int) -> Any:
@@ -728,7 +726,7 @@ class _Run:
 
     def run(self, works: list[_Work]) -> None:
         with self.lock:
-            self.titles = PageStore(self.wh).confirmed_titles(_MAX_TITLES)
+            self.titles = self.stores.pages.confirmed_titles(_MAX_TITLES)
         if not works:
             return
         self.mark(works, "queued")

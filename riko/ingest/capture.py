@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import orjson
 
-from ..clock import Clock, to_ms, utc
+from ..clock import to_ms, utc
 from ..contracts import EvidenceRef
 from ..errors import IngestError, ScopeError
-from ..scope import MemoryScope
-from ..stores.evidence import EvidenceStore
-from ..stores.warehouse import Warehouse, naive_utc
+from ..stores.warehouse import naive_utc
 from . import readers
 from .projection import bound_text, bound_value, event_text, project_l0, role_and_source
 from .keep import KEPT_TOOL_TYPES, Keeper
 from .parse import content_hash, is_user_evidence
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["capture_event", "project_event"]
 
@@ -39,12 +40,9 @@ def _field(event: Mapping[str, Any], *names: str) -> Any:
 
 
 def capture_event(
-    wh: Warehouse,
-    scope: MemoryScope,
+    ctx: "ScopeContext",
     event: Mapping[str, Any],
     *,
-    clock: Clock,
-    max_event_chars: int,
     classifier: Callable[[str], str] | None = None,
 ) -> EvidenceRef:
     """Store ``event`` (``session_id``, ``type``, ``data``, optional ``seq``/``time``/``preset``).
@@ -52,6 +50,7 @@ def capture_event(
     The row is committed before this returns. Chunk events are not stored; an event at or
     below the session's watermark is a duplicate and is not stored twice.
     """
+    wh, scope, clock, max_event_chars = ctx.wh, ctx.scope, ctx.clock, ctx.config.max_event_chars
     wh.require_writable()
     if not isinstance(event, Mapping):
         raise IngestError(f"capture() takes a mapping, got {type(event).__name__}")
@@ -73,7 +72,7 @@ def capture_event(
     time_ms = to_ms(clock.now()) if when is None else to_ms(when, where=f"event {sid!r} time")
 
     with wh.transaction():
-        lines = EvidenceStore(wh)  # Memory passes its warehouse, not its context
+        lines = ctx.stores.evidence
         row = lines.session_last_seq(sid)
         last = int(row[0]) if row is not None and row[0] is not None else -1
         seq = event.get("seq")

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from ..errors import InvalidArgumentError
 from ..clock import iso, utc
 from ..private_files import private_dir, private_tree
-from ..scope import MemoryScope
-from ..stores.evidence import EvidenceStore
-from ..stores.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["export_evidence"]
 
 
-def export_evidence(wh: Warehouse, scope: MemoryScope, directory: Path, *, format: str = "parquet") -> Path:
+def export_evidence(ctx: "ScopeContext", directory: Path, *, format: str = "parquet") -> Path:
     """Write this scope's evidence under ``directory/<storage-key>/`` and return that folder."""
-    out = private_dir(directory / scope.storage_key)
-    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
+    out = private_dir(directory / ctx.scope.storage_key)
+    evidence = ctx.stores.evidence
     if format == "parquet":
         evidence.export_parquet(out)
         private_tree(out)

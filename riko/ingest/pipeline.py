@@ -13,13 +13,13 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import duckdb
 import polars as pl
 import pyarrow as pa
 
-from ..clock import Clock, from_ms
+from ..clock import from_ms
 from ..errors import IngestError, PresetMismatchError, ScopeError
 from ..progress import progress_enabled
 from ..scope import MemoryScope
@@ -34,6 +34,9 @@ from .parse import (
     parse_events,
 )
 from .readers import LogReader, iter_log_files
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["IngestReport", "ingest_paths", "content_hash", "is_user_evidence", "ISSUE_COLUMNS"]
 
@@ -109,22 +112,20 @@ def _prefix_hash(path: Path, length: int) -> str:
 
 
 def ingest_paths(
-    wh: Warehouse,
-    scope: MemoryScope,
+    ctx: "ScopeContext",
     paths: str | Path | Iterable[str | Path],
     *,
-    clock: Clock,
     preset: str | None = None,
     progress: bool = True,
-    max_event_chars: int = 16000,
-    classify: bool = False,
     workers: int | None = None,
 ) -> IngestReport:
-    """Ingest session logs (files or directories) into ``wh``; see :class:`IngestReport`.
+    """Ingest session logs (files or directories) into the scope's evidence; see :class:`IngestReport`.
 
     Large multi-file ingests parse files in ``workers`` processes (default: up to 2) while this
     process writes; each file is still one transaction, written in file order.
     """
+    wh, scope, evidence = ctx.wh, ctx.scope, ctx.stores.evidence
+    max_event_chars, classify = ctx.config.max_event_chars, ctx.config.evidence_classification_enabled
     wh.require_writable()
     if preset is not None and preset != scope.preset:
         raise ScopeError(
@@ -141,7 +142,6 @@ def ingest_paths(
         raise IngestError("no such file or directory", missing[0])
     files = list(iter_log_files(paths))
     report = IngestReport()
-    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
     watermarks = evidence.watermarks()
     plans = [_plan(evidence, path, report) for path in files]
     todo = [plan for plan in plans if plan is not None]
@@ -151,18 +151,18 @@ def ingest_paths(
 
         bar = tqdm(total=len(files), unit="file", desc="ingest", leave=False)
         bar.update(len(files) - len(todo))
-    now = clock.now()
-    ctx = _Context(wh, evidence, scope, now, watermarks, report, set(), explicit_files, preset, max_event_chars,
+    now = ctx.clock.now()
+    run = _Context(wh, evidence, scope, now, watermarks, report, set(), explicit_files, preset, max_event_chars,
                    classify)
     count = workers if workers is not None else min(2, os.cpu_count() or 1)
     parallel = count > 1 and len(todo) > 1 and sum(p.size - p.start_offset for p in todo) >= PARALLEL_MIN_BYTES
     try:
         if parallel:
             report.workers = count
-            _ingest_parallel(ctx, todo, count, bar)
+            _ingest_parallel(run, todo, count, bar)
         else:
             for plan in todo:
-                _ingest_serial(ctx, plan)
+                _ingest_serial(run, plan)
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(events=report.events, issues=len(report.issue_rows))
@@ -170,7 +170,7 @@ def ingest_paths(
         if bar is not None:
             bar.close()
     report.files = len(files)
-    report.sessions = len(ctx.touched)
+    report.sessions = len(run.touched)
     report.seconds = time.perf_counter() - started
     return report
 

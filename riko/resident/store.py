@@ -12,9 +12,6 @@ from ..wiki.journal import resident_stale
 from .compile import ResidentBlock, ResidentSnapshot, compile_resident
 from ..scope import MemoryScope
 from ..stores.audits import last_audit_id
-from ..stores.overlay import OverlayStore
-from ..stores.pages import PageStore
-from ..stores.profiles import ProfileStore
 from ..stores.warehouse import Warehouse, dumps, naive_utc
 from ..wiki import write_atomic
 
@@ -26,7 +23,8 @@ class ResidentStore:
 
     def __init__(self, wh: Warehouse, scope: MemoryScope, canon: Canon, config: RikoConfig, clock: Clock) -> None:
         self.wh, self.scope, self.canon, self.config, self.clock = wh, scope, canon, config, clock
-        self.overlay, self.profile = OverlayStore(wh), ProfileStore(wh)
+        self.stores = canon.stores  # Memory builds the Resident before its context: the canon's bundle
+        self.overlay, self.profile = self.stores.overlay, self.stores.profiles
 
     def _overlay(self) -> tuple[set[str], set[str], dict[str, float]]:
         return self.overlay.overlay()
@@ -37,7 +35,7 @@ class ResidentStore:
         A temporally replaced page stays true until its ``valid_to``, so its forward link is
         left out here and its validity window decides (the replacement starts at that moment).
         """
-        temporal = PageStore(self.wh).temporally_closed_ids()
+        temporal = self.stores.pages.temporally_closed_ids()
         return [p.replace(superseded_by=None) if p.id in temporal and p.status == "confirmed" else p
                 for p in self.canon.pages()]
 
@@ -108,7 +106,7 @@ class ResidentStore:
         if self.wh.read_only:
             return snap
         if previous is not None and _same(previous, snap) and self.canon.resident_path().exists():
-            if resident_stale(self.wh):
+            if resident_stale(self.stores.jobs):
                 with self.wh.transaction():
                     self.canon.resident_written()
             return previous

@@ -10,14 +10,15 @@ Every attempt, allowed or refused, is audited (``memory-sensitivity-changed`` /
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contracts import parse_ref
 from ..errors import AuthorityError, InvalidArgumentError, NotFoundError
-from ..scope import MemoryScope
 from .rules import AUTHORITIES, LEVELS, can_transition
 from ..stores.evidence import EvidenceStore
-from ..stores.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from ..context import ScopeContext
 
 __all__ = ["mark_evidence_sensitivity", "propose_evidence_sensitivity"]
 
@@ -32,14 +33,13 @@ def _line(evidence: EvidenceStore, ref: str) -> tuple[str, int, str | None, str 
     return parsed[0], parsed[1], row[0], row[1]
 
 
-def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level: str, *,
-                              authority: str) -> dict[str, Any]:
+def mark_evidence_sensitivity(ctx: "ScopeContext", ref: str, level: str, *, authority: str) -> dict[str, Any]:
     """Set the sensitivity of the L0 line ``ref`` under ``authority``; raises AuthorityError when refused."""
     if level not in LEVELS:
         raise InvalidArgumentError(f"sensitivity must be one of {', '.join(LEVELS)}; got {level!r}")
     if authority not in AUTHORITIES:
         raise InvalidArgumentError(f"authority must be one of {', '.join(AUTHORITIES)}; got {authority!r}")
-    evidence = EvidenceStore(wh)  # Memory passes its warehouse, not its context
+    wh, evidence = ctx.wh, ctx.stores.evidence
     sid, seq, current, origin = _line(evidence, ref)
     shown = current if current is not None else "unclassified"
     detail = {"from": shown, "to": level, "record_kind": "evidence"}
@@ -55,6 +55,6 @@ def mark_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level
     return {"ref": ref, "from": shown, "to": level, "authority": authority, "changed": current != level}
 
 
-def propose_evidence_sensitivity(wh: Warehouse, scope: MemoryScope, ref: str, level: str) -> dict[str, Any]:
+def propose_evidence_sensitivity(ctx: "ScopeContext", ref: str, level: str) -> dict[str, Any]:
     """A model's reading of one line: applied only when it tightens; a loosening is refused and audited."""
-    return mark_evidence_sensitivity(wh, scope, ref, level, authority="model_proposal")
+    return mark_evidence_sensitivity(ctx, ref, level, authority="model_proposal")

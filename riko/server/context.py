@@ -81,8 +81,7 @@ class Ctx:
         detail = {"record_kind": kind, "route": getattr(route, "path", None), "auth_mode": self.principal.mode}
 
         def write(mem: Any) -> None:
-            with mem.warehouse.transaction():
-                mem.warehouse.audit(event, authority, target_hash(mem.scope.key, kind, ident), detail)
+            mem.audit(event, authority, target_hash(mem.scope.key, kind, ident), detail)
 
         try:
             await self.run(write)

@@ -7,7 +7,7 @@ from typing import Any, Callable
 from starlette.routing import Route
 
 from ..errors import StateError
-from ..review.machine import CANDIDATE_STATUSES
+from ..vocabulary import CANDIDATE_STATUSES
 from .context import Ctx, api
 from .redact import candidate_view, is_protected, observation_view, page_view
 from .wire import ApiError, body_field, body_time, json_response

@@ -7,7 +7,7 @@ from typing import Any
 from starlette.routing import Route
 
 from ..sensitivity.rules import rank
-from ..wiki import PAGE_TYPES, SENSITIVITIES
+from ..vocabulary import PAGE_TYPES, SENSITIVITIES
 from .context import Ctx, api
 from .redact import is_protected, page_list_item, page_row_item, page_view
 from .wire import ApiError, body_field, body_time, check_id, json_response, query_bool, query_int

@@ -198,14 +198,14 @@ class _Memo:
 class Canon:
     """Canonical pages of one scope: ``wiki/<owner>/<preset>/<folder>/<slug>.md`` + ``pages`` rows."""
 
-    def __init__(self, wh: Warehouse, scope: MemoryScope, wiki_dir: Path, clock: Clock) -> None:
+    def __init__(self, wh: Warehouse, scope: MemoryScope, wiki_dir: Path, clock: Clock, stores: Stores) -> None:
         self.wh = wh
         self.scope = scope
         self.dir = wiki_dir
         self.clock = clock
-        #: the scope's stores; Memory builds the canon before its context, and the Review and
-        #: the Resident it hands the canon to use this bundle too
-        self.stores = Stores.of(wh)
+        #: the scope's stores (built by Memory); Memory builds the canon before its context, and
+        #: the Review, the Resident and the context it hands them to hold this same bundle
+        self.stores = stores
         self._files = FileJournal(wh, wiki_dir, self.stores.jobs)
         self.store = self.stores.pages
         self._batch_owner: int | None = None    # the thread whose batch() is open

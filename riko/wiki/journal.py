@@ -191,6 +191,7 @@ def recover_journal(wh: Warehouse, base: Path, expected: Callable[[str], str | N
     return restored
 
 
-def resident_stale(wh: Warehouse) -> bool:
-    """True when pages changed after the Resident was last compiled (a process died in between)."""
-    return JobStore(wh).exists(RESIDENT_STALE)
+def resident_stale(jobs: JobStore) -> bool:
+    """True when pages changed after the Resident was last compiled (a process died in between);
+    ``jobs`` is the scope's job store (``ctx.stores.jobs``)."""
+    return jobs.exists(RESIDENT_STALE)
