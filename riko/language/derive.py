@@ -748,6 +748,8 @@ def _find_entities(text: str, names: _Names) -> None:
                 continue
         if len(words) == 1 and run.casefold() in NAME_ABBREVIATIONS:
             continue  # "lives in St": what is left of "St. Louis" cut at its dot
+        if "-" in run and all(_common(part) for part in run.split("-")):
+            continue  # "Monday-Wednesday-Friday"
         if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and (
                 _PROJECT_WORD.fullmatch(run) or _ORG_SUFFIX.fullmatch(run)) or run.casefold() in _HOLIDAYS:
             continue  # ("The App", "Project", "the Company": the word for a kind of thing; "New Year")
@@ -770,7 +772,8 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "place")
         elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
             continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
-        elif len(words) > 1 and (_job_title(words[-1]) or _topic(words, text) or _LABEL_AFTER.match(rest)) \
+        elif (len(words) > 1 and (_job_title(words[-1]) or _topic(words, text) or _LABEL_AFTER.match(rest))
+              or len(words) == 1 and _abstract_word(run, text) and not re.search(r"[*_\"“'‘]$", text[:start])) \
                 and not _cued_person(text, start, rest) \
                 and not re.search(r"['’]s$", m.group(0)):  # ("Sustaining Action's mission": an owner, so a name)
             continue  # a job title ("Development Director"), a topic or a heading ("Fire Alarm Installation",
@@ -835,6 +838,18 @@ def _topic(words: Sequence[str], text: str) -> bool:
     return not any(re.search(r".[A-Z]", w) and not w.isupper() for w in words) and not _TITLE_CUE.search(text)
 
 
+def _abstract_word(word: str, text: str) -> bool:
+    """Whether one capitalised word is a long gerund or abstract noun ("Scheduling", "Constructing",
+    "Organization", "Description"): a topic, not a name, where nothing says it is a title."""
+    folded = word.casefold()
+    if len(folded) < 9 or folded in NAMES_LIKE_TOPICS or folded in NAMED_ABSTRACT_HEADS or re.search(r".[A-Z]", word):
+        return False
+    # (not "Wangfujing", "Chongqing": a Chinese name's syllable; not "Buddhism": a faith)
+    gerund = folded.endswith("ing") and not re.search(r"(?:[jqxy]|[mnp]|[^aeiou]e)ing$|eng$", folded)
+    abstract = folded.endswith(TOPIC_NOUN_ENDINGS) and not folded.endswith("ism")
+    return (gerund or abstract) and not _TITLE_CUE.search(text)
+
+
 def _cued_person(text: str, start: int, rest: str) -> bool:
     """Whether the words around a run treat it as someone: a verb of what people do after it,
     "with / met / told / by" or a verb of speaking to before it."""
@@ -853,7 +868,7 @@ def _common(word: str) -> bool:
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•○●◦▪■□✓✔☐☑➢➤►\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
 
 
 def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:

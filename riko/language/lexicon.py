@@ -331,7 +331,7 @@ alliance assembly parliament embassy ministry union division department
 #: Names that end like an abstract noun ("Jennifer Lawrence", "Florence", "Loch Ness").
 NAMES_LIKE_TOPICS = frozenset("""
 lawrence florence clarence terrence terence prudence constance provence laurence lance france clement vincent
-city trinity inverness ness
+city trinity inverness ness providence independence christianity confluence
 """.split())
 #: Abbreviations that name nothing alone: "lives in St" is what is left of "St. Louis" cut at its dot.
 NAME_ABBREVIATIONS = frozenset("st st. mt mt. ft ft. pt pt. ave rd dr mr mrs ms jr sr no vol fig ch".split())
