@@ -835,19 +835,20 @@ def _topic(words: Sequence[str], text: str) -> bool:
     if last in NAMED_ABSTRACT_HEADS or last + "s" in NAMED_ABSTRACT_HEADS or last in NAMES_LIKE_TOPICS \
             or not last.endswith(TOPIC_NOUN_ENDINGS):
         return False
-    return not any(re.search(r".[A-Z]", w) and not w.isupper() for w in words) and not _TITLE_CUE.search(text)
+    return not any(re.search(r".[A-Z]", w) and not w.isupper() for w in words) \
+        and not _TITLE_CUE.search(text.replace(" ".join(words), " "))  # (the cue is another word's: "Business Operations")
 
 
 def _abstract_word(word: str, text: str) -> bool:
     """Whether one capitalised word is a long gerund or abstract noun ("Scheduling", "Constructing",
     "Organization", "Description"): a topic, not a name, where nothing says it is a title."""
     folded = word.casefold()
-    if len(folded) < 9 or folded in NAMES_LIKE_TOPICS or folded in NAMED_ABSTRACT_HEADS or re.search(r".[A-Z]", word):
+    if len(folded) < 9 or folded in NAMES_LIKE_TOPICS or re.search(r".[A-Z]", word):
         return False
     # (not "Wangfujing", "Chongqing": a Chinese name's syllable; not "Buddhism": a faith)
     gerund = folded.endswith("ing") and not re.search(r"(?:[jqxy]|[mnp]|[^aeiou]e)ing$|eng$", folded)
     abstract = folded.endswith(TOPIC_NOUN_ENDINGS) and not folded.endswith("ism")
-    return (gerund or abstract) and not _TITLE_CUE.search(text)
+    return (gerund or abstract) and not _TITLE_CUE.search(text.replace(word, " "))
 
 
 def _cued_person(text: str, start: int, rest: str) -> bool:

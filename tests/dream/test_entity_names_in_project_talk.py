@@ -38,6 +38,8 @@ def _found(text: str) -> dict[str, str]:
     ("Working principles of Scheduling in Grid computing", "Scheduling"),
     ("detailed note on Constructing a Hypothesis", "Constructing"),
     ("Education Level and Occupation matter here", "Occupation"),
+    ("I think I've definitely developed my Organization skills", "Organization"),  # its own word is no cue
+    ("Cash Float (Business Operations): NGN 500,000", "Business Operations"),
     ("The standard Monday-Wednesday-Friday won't work for me", "Monday-Wednesday-Friday"),
     ("○ Make sure we have all the stakeholders on board", "Make"),
 ])
