@@ -28,12 +28,18 @@ from ..language.lexicon import (
     DISLIKE_EN,
     DISLIKE_ZH,
     FIRST_PERSON_EN,
+    LABEL_NOUNS_EN,
+    NAME_ABBREVIATIONS,
+    NAMED_ABSTRACT_HEADS,
+    NAMES_LIKE_TOPICS,
     NEGATION_EN,
     NEGATION_ZH,
     RELATIONS,
+    SPEAK_TO_EN,
     TIME_AHEAD_EN,
     TIME_AHEAD_ZH,
     TIME_PAST_EN,
+    TOPIC_NOUN_ENDINGS,
     ZH_RELATIONS,
     alternation,
 )
@@ -199,8 +205,9 @@ _PERSON_VERB = (r"(?:said|says|told|tells|asked|asks|thinks|thought|wants|wanted
 _QUANTITY = re.compile(r"(?<![\w.])\d+(?:[.,/]\d+)?\s*(?:[A-Za-z]{1,5}\.?\s+)?$")
 # an adjective's ending ("Powerful", "Delicious", "Affordable"): no name of a person or place
 _ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
-_COMPOUND_ADJECTIVE = re.compile(r"-(?:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
-                                 r"centric|focused|related|specific|heavy|native|aware|sized|scale)$", _I)
+# ("Kubernetes-deployed", "GPU-accelerated": any participle after a hyphen)
+_COMPOUND_ADJECTIVE = re.compile(r"-(?:(?i:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
+                                 r"centric|focused|related|specific|heavy|native|aware|sized|scale)|[a-z]+ed|[a-z]{3,}ing)$")
 _VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
 _PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
@@ -209,6 +216,10 @@ _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATI
 # "a friend called Jon" names a person, "a puppy named Max" a pet, "a dish called …" neither
 _CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
+# "talk to Ryan", "a letter to Lori": someone spoken to, not a place gone to
+_SPEAK_TO = re.compile(r"\b" + alternation(SPEAK_TO_EN) + r"\s+to\s+$", _I)
+# "Postman v10.15.0", "Chrome version 109": a product and its version, never a person or a place
+_VERSION_AFTER = re.compile(r"\s+(?:v|version\s*)\d", _I)
 _CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*(?:\s+[A-Z][A-Za-z0-9'\-]*)*")  # "华为Mate60": the model with its number
 _CJK = re.compile(CJK)
@@ -735,6 +746,10 @@ def _find_entities(text: str, names: _Names) -> None:
                 continue
             if run.casefold() in _RELATIONS or run.endswith("ing"):
                 continue
+        if len(words) == 1 and run.casefold() in NAME_ABBREVIATIONS:
+            continue  # "lives in St": what is left of "St. Louis" cut at its dot
+        if "-" in run and all(_common(part) for part in run.split("-")):
+            continue  # "Monday-Wednesday-Friday"
         if len(run) < 2 or run.isupper() and len(run) > 5 or len(words) == 1 and (
                 _PROJECT_WORD.fullmatch(run) or _ORG_SUFFIX.fullmatch(run)) or run.casefold() in _HOLIDAYS:
             continue  # ("The App", "Project", "the Company": the word for a kind of thing; "New Year")
@@ -757,8 +772,17 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "place")
         elif len(words) == 1 and re.fullmatch(r"[A-Z]{2,}s?", run):
             continue  # an acronym ("ID", "CV", "PIP") names a thing only where the words say what it is
+        elif (len(words) > 1 and (_job_title(words[-1]) or _topic(words, text) or _LABEL_AFTER.match(rest))
+              or len(words) == 1 and _abstract_word(run, text) and not re.search(r"[*_\"“'‘]$", text[:start])) \
+                and not _cued_person(text, start, rest) \
+                and not re.search(r"['’]s$", m.group(0)):  # ("Sustaining Action's mission": an owner, so a name)
+            continue  # a job title ("Development Director"), a topic or a heading ("Fire Alarm Installation",
+            # "GDPR Compliance", "Radical Acceptance"), not a name
+        elif _VERSION_AFTER.match(rest):
+            names.add(run, "other")  # "with Postman v10.15.0": a product, not someone
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before) \
-                and not (re.search(r"['’]s$", m.group(0)) and re.match(r"\s+[a-z]", text[m.end():])):
+                and not (re.search(r"['’]s$", m.group(0)) and re.match(r"\s+[a-z]", text[m.end():])) \
+                and not re.search(r"[a-z][A-Z]", run) and not _SPEAK_TO.search(text[max(0, start - 30):start]):
             names.add(run, "place")  # (not "to Maxwell's equations": a name's term, not a place)
         elif run not in names.kinds:
             # a name is a person's only when the words treat it as someone: a verb after it, or
@@ -770,6 +794,7 @@ def _find_entities(text: str, names: _Names) -> None:
                 or bool(re.search(r"\b(?:with|met|meet|meeting|told|tell|asked|ask|call|friend|visit(?:ed|ing)?\s+my)\s+$",
                                   before)) \
                 or bool(_CALLED_SOMEONE.search(text[max(0, start - 40):start])) \
+                or bool(_SPEAK_TO.search(text[max(0, start - 30):start])) \
                 or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
             if re.search(r"\b(?:called|named)\s+$", before) and not _CALLED_SOMEONE.search(text[max(0, start - 40):start]):
                 names.add(run, "other")  # "a dish called Chicken and Waffles": a name, not a person's
@@ -786,6 +811,55 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "person" if someone and len(words) <= 2 and not camel else "other")
 
 
+_JOB_WORDS = frozenset(_JOB_NOUNS_EN)
+
+
+def _job_title(word: str) -> bool:
+    """Whether ``word`` is a job noun ("Director", "Managers"): the end of a job title."""
+    folded = word.casefold()
+    return folded in _JOB_WORDS or folded.endswith("s") and folded[:-1] in _JOB_WORDS
+
+
+# a title's or a firm's cue in the words: "the movie Paranormal Activity", "the company Acadian Construction"
+_TITLE_CUE = re.compile(r"\b(?:movie|film|show|series|song|album|book|novel|documentary|musical|play|watch(?:es|ed|ing)?|read(?:s|ing)?|"
+                        r"company|firm|business|brand|organi[sz]ation|agency|publisher)\b", _I)
+
+
+def _topic(words: Sequence[str], text: str) -> bool:
+    """Whether a Title-Case run of several words ends in an abstract noun ("Fire Alarm Installation",
+    "GDPR Compliance", "Radical Acceptance"): a topic or a heading, not a name — unless the noun
+    names an event or a body ("Donghak Peasant Revolution"), is a name's ("Jennifer Lawrence"),
+    a word is a product's ("GitHub Actions", "VMware Fusion") or the words say it is a title or a
+    firm ("the movie Paranormal Activity")."""
+    last = words[-1].casefold().removesuffix("s")
+    if last in NAMED_ABSTRACT_HEADS or last + "s" in NAMED_ABSTRACT_HEADS or last in NAMES_LIKE_TOPICS \
+            or not last.endswith(TOPIC_NOUN_ENDINGS):
+        return False
+    return not any(re.search(r".[A-Z]", w) and not w.isupper() for w in words) \
+        and not _TITLE_CUE.search(text.replace(" ".join(words), " "))  # (the cue is another word's: "Business Operations")
+
+
+def _abstract_word(word: str, text: str) -> bool:
+    """Whether one capitalised word is a long gerund or abstract noun ("Scheduling", "Constructing",
+    "Organization", "Description"): a topic, not a name, where nothing says it is a title."""
+    folded = word.casefold()
+    if len(folded) < 9 or folded in NAMES_LIKE_TOPICS or re.search(r".[A-Z]", word):
+        return False
+    # (not "Wangfujing", "Chongqing": a Chinese name's syllable; not "Buddhism": a faith)
+    gerund = folded.endswith("ing") and not re.search(r"(?:[jqxy]|[mnp]|[^aeiou]e)ing$|eng$", folded)
+    abstract = folded.endswith(TOPIC_NOUN_ENDINGS) and not folded.endswith("ism")
+    return (gerund or abstract) and not _TITLE_CUE.search(text.replace(word, " "))
+
+
+def _cued_person(text: str, start: int, rest: str) -> bool:
+    """Whether the words around a run treat it as someone: a verb of what people do after it,
+    "with / met / told / by" or a verb of speaking to before it."""
+    before = text[max(0, start - 30):start]
+    return bool(re.match(r"\s+(?:(?:just|also|then|really|finally|always|never)\s+)?" + _PERSON_VERB, rest)
+                or re.search(r"\b(?:with|met|meet|meeting|told|tell|asked|ask|by)\s+$", before, _I)
+                or _SPEAK_TO.search(before))
+
+
 def _common(word: str) -> bool:
     """A capitalised word that names nothing ("The", "Monday", "We've", "They're")."""
     folded = word.casefold().strip("'")
@@ -795,7 +869,7 @@ def _common(word: str) -> bool:
 
 
 # the start of a sentence, a line or a list item, markdown marks included ("1. **Team:** Short, …")
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;\n])[\s\u200b-\u200d\u2060\ufeff*_#>•○●◦▪■□✓✔☐☑➢➤►\-–—\"'“(\[]*(?:\d+[.)\-]\s*)?[\s*_\"'“]*$")
 
 
 def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = False) -> bool:
@@ -824,7 +898,10 @@ def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = Fals
 #: a quoted span that reads as a title: capitalised words, small words between them
 _QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9][^'\"“”‘’\n]{0,60}?)(['\"”’])(?!\w)")
 _TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
-_NOT_A_TITLE_AFTER = re.compile(r"\s*(?:button|tab|menu|option|field|column|link|key|icon|setting|checkbox|label)s?\b", _I)
+# "the Marketing Rhetoric Analysis section", "a Human Verification Required flag": a label
+_LABEL_AFTER = re.compile(r"\s*" + alternation(LABEL_NOUNS_EN) + r"s?\b", _I)
+_NOT_A_TITLE_AFTER = re.compile(r"\s*(?:button|tab|menu|option|field|column|link|key|icon|setting|checkbox|label|"
+                                + alternation(LABEL_NOUNS_EN)[3:-1] + r")s?\b", _I)
 
 
 def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:

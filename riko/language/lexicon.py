@@ -368,3 +368,32 @@ LIKE_VERBS_ZH = ("更喜欢", "不喜欢", "喜欢", "偏好", "偏爱", "讨厌
 #: What a boundary keeps from being handed over ("don't *give me* long lists", "别给我…").
 HANDED_VERBS_EN = (r"give(?:\s+me)?", r"send(?:\s+me)?", r"show(?:\s+me)?", r"use", r"write", r"tell\s+me")
 HANDED_VERBS_ZH = ("给我", "发给我", "用", "写")
+
+# -- names: capitalised words that name nothing in a working conversation (riko.language.derive) ------
+#: The endings of an abstract noun: a Title-Case run of several words that ends in one is a topic
+#: or a heading ("Fire Alarm Installation", "GDPR Compliance", "Radical Acceptance"), not a name.
+TOPIC_NOUN_ENDINGS = ("tion", "sion", "ance", "ence", "ment", "ity", "ness", "ism")
+#: Such last words that do end a name: an event, a body, a document ("Donghak Peasant Revolution",
+#: "First Nations", "Apple Developers Conference").
+NAMED_ABSTRACT_HEADS = frozenset("""
+revolution rebellion convention conference exhibition expedition competition championship federation
+organization organisation nations commission constitution declaration dynasty institution coalition
+alliance assembly parliament embassy ministry union division department
+""".split())
+#: Names that end like an abstract noun ("Jennifer Lawrence", "Florence", "Loch Ness").
+NAMES_LIKE_TOPICS = frozenset("""
+lawrence florence clarence terrence terence prudence constance provence laurence lance france clement vincent
+city trinity inverness ness providence independence christianity confluence
+""".split())
+#: Abbreviations that name nothing alone: "lives in St" is what is left of "St. Louis" cut at its dot.
+NAME_ABBREVIATIONS = frozenset("st st. mt mt. ft ft. pt pt. ave rd dr mr mrs ms jr sr no vol fig ch".split())
+#: Verbs that speak to someone: "talk to Ryan", "a letter to Lori" name a person, not a place.
+SPEAK_TO_EN = ("talk", "talks", "talked", "talking", "speak", "speaks", "spoke", "speaking", "write", "wrote",
+               "writing", "letter", "message", "note", "reach out", "reached out", "listen", "listened", "apologise",
+               "apologize", "apologised", "apologized", "explain", "explained", "mention", "mentioned", "say", "said",
+               "introduce", "introduced", "reply", "replied", "respond", "responded", "give", "gave", "email",
+               "emailed", "text", "texted", "open up", "opened up")
+#: What a quoted label is: "a 'Human Verification Required' flag", the "Deal of the Day" sections.
+LABEL_NOUNS_EN = ("flag", "tag", "section", "heading", "status", "badge", "category", "categories", "filter", "mode",
+                  "toggle", "banner", "screen", "panel", "widget", "error", "message", "prompt", "placeholder")
+__all__ += ["TOPIC_NOUN_ENDINGS", "NAMED_ABSTRACT_HEADS", "NAMES_LIKE_TOPICS", "NAME_ABBREVIATIONS", "SPEAK_TO_EN", "LABEL_NOUNS_EN"]
