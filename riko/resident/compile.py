@@ -385,8 +385,10 @@ def _score(value: Any) -> float:
 
 def _considered(
     shape: _Shape, activation: Mapping[str, float], by_block: bool
-) -> tuple[list[str], list[str], list[str]]:
-    """Page ids, blocks and entries of the eligible pages, in the order they are considered.
+) -> tuple[list[str], list[str], list[str], list[int], np.ndarray]:
+    """Page ids, blocks and entries of the eligible pages, in the order they are considered, that
+    order (as indices into ``shape``), and each page's rank by id (in ``shape`` order: a speaker's
+    section breaks its last ties by it).
 
     The order: the block (in ``BLOCK_ORDER``, when ``by_block``), type priority, confidence
     desc, activation desc, update time desc, id asc; an unstated confidence or update time
@@ -395,7 +397,7 @@ def _considered(
     ids, types, confidences = shape.id, shape.type, shape.confidence
     count = len(ids)
     if not count:
-        return [], [], []
+        return [], [], [], [], np.empty(0, np.int64)
     page_ids = list(map(str, ids))
     blocks = list(map(_block, types, shape.kind, shape.category, shape.title, shape.tags))
     if by_block:  # the block heading says what kind of memory an entry is
@@ -421,7 +423,7 @@ def _considered(
         np.fromiter(map(_BLOCK_INDEX.__getitem__, blocks), np.int64, count) if by_block else np.zeros(count, np.int64),
     )).tolist()
     return (list(map(page_ids.__getitem__, order)), list(map(blocks.__getitem__, order)),
-            list(map(entries.__getitem__, order)))
+            list(map(entries.__getitem__, order)), order, id_rank)
 
 
 @dataclass(frozen=True)
@@ -574,6 +576,7 @@ def _pack_blocks(groups: Sequence[_Group], block_budget: int, max_chars: int) ->
         return len(PREFIX) + len(SUFFIX) + body + len(_BLOCK_SEPARATOR) * (len(present) - 1)
 
     total = rendered_length()
+    shown = [any(chosen) for chosen in picks]  # whether a block is shown yet (kept as picks change)
     cursor = [0] * len(unique_groups)
     open_groups = set(range(len(unique_groups)))
     while open_groups:
@@ -587,10 +590,11 @@ def _pack_blocks(groups: Sequence[_Group], block_budget: int, max_chars: int) ->
                 if chosen[position]:
                     continue
                 # a block not shown yet costs its heading and a separator as well
-                cost = step + len(unique[position][1]) + (0 if any(chosen) else len(group.heading) + (
+                cost = step + len(unique[position][1]) + (0 if shown[index] else len(group.heading) + (
                     len(_BLOCK_SEPARATOR) if total else len(PREFIX) + len(SUFFIX)))
                 if total + cost <= max_chars and _says_something(unique[position][1]):
                     chosen[position] = True
+                    shown[index] = True
                     total += cost
                     placed = True
                     break
@@ -620,80 +624,117 @@ _SPEAKER = re.compile(r"([^\W\d_][\w .'\-]{0,38}?):\s+(?=\S)")
 _UNSTATED = math.inf  # an unstated confidence or time ranks below any stated one
 
 
-def _profile_key(index: int, place: tuple[int, int], shape: _Shape, activation: Mapping[str, float]) -> tuple:
-    """Where an entry stands in its person's section (:mod:`riko.resident.profile`): its place, then
-    confidence desc, activation desc, the time it was said newest first, id asc."""
-    confidence = shape.confidence[index]
-    when = shape.observed_at[index]
-    if when is None:
-        when = shape.recorded_at[index]
-    page_id = str(shape.id[index])
-    return (place, _UNSTATED if confidence is None or confidence != confidence else -float(confidence),
-            -_score(activation.get(page_id, 0.0)) if activation else 0.0,
-            _UNSTATED if when is None else -_aware(when).timestamp(), page_id)
+@lru_cache(maxsize=1 << 15)
+def _speaker(entry: str) -> str | None:
+    """The ``Name`` of an entry ``- Name: text`` when it may name someone, else None (memoised:
+    the compiler runs over the whole Wiki on every refresh)."""
+    if ": " not in entry[:44]:
+        return None
+    m = _SPEAKER.match(entry, 2)
+    return m.group(1) if m and could_be_name(m.group(1)) else None
+
+
+@lru_cache(maxsize=1 << 15)
+def _section_entry(kind: str, slot: str | None, entry: str, prefix: int) -> tuple[tuple[int, int], str]:
+    """The place (:func:`riko.resident.profile.section_place`) and the section entry of an entry
+    ``- Name: text`` whose ``Name`` is ``prefix`` characters long: the name dropped (the heading
+    names them), a rule marked as one (memoised like :func:`_speaker`)."""
+    said = entry[2 + prefix + 2:].lstrip()
+    place = section_place(kind, slot, said)
+    if kind == "boundaries":
+        said = f"(their rule: follow it, never bring it up) {said}"
+    return place, f"- {said}"
+
+
+def _profile_order(
+    members: Sequence[int], places: Sequence[tuple[int, int]], speakers: Sequence[int], shape: _Shape,
+    activation: Mapping[str, float], id_rank: np.ndarray,
+) -> list[int]:
+    """The positions of ``members`` (indices into ``shape``) in profile order: each entry of
+    speaker 0 first, then speaker 1, …; within one speaker (:mod:`riko.resident.profile`) its place,
+    then confidence desc, activation desc, the time it was said newest first, id asc (one
+    ``lexsort`` over the columns: the compiler runs over the whole Wiki on every refresh)."""
+    count = len(members)
+    if not count:
+        return []
+    confidences, observed, recorded, ids = shape.confidence, shape.observed_at, shape.recorded_at, shape.id
+    confidence = [confidences[index] for index in members]
+    when = [observed[index] for index in members]
+    when = [seen if seen is not None else recorded[index] for seen, index in zip(when, members)]
+    return np.lexsort((  # least significant key first; ids are unique, so the order is total
+        id_rank[np.fromiter(members, np.int64, count)],
+        np.array([_UNSTATED if seen is None else -_aware(seen).timestamp() for seen in when], np.float64),
+        np.array([-_score(activation.get(str(ids[index]), 0.0)) for index in members], np.float64)
+        if activation else np.zeros(count),
+        np.array([_UNSTATED if value is None or value != value else -float(value) for value in confidence],
+                 np.float64),
+        np.fromiter((place[1] for place in places), np.int64, count),
+        np.fromiter((place[0] for place in places), np.int64, count),
+        np.fromiter(speakers, np.int64, count),
+    )).tolist()
 
 
 def _people_groups(
-    page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], shape: _Shape,
-    activation: Mapping[str, float],
+    page_ids: Sequence[str], kinds: Sequence[str], entries: Sequence[str], order: Sequence[int], shape: _Shape,
+    activation: Mapping[str, float], id_rank: np.ndarray,
 ) -> tuple[list[_Group], dict[str, str]] | None:
     """One ``person`` group per speaker of a multi-party scope — most of the fact pages say
     ``Name: …`` and at least two people say two or more — holding that speaker's facts as a
     profile (durable first: :mod:`riko.resident.profile`; the prefix dropped: the heading names
     them), headed by the speaker's own entity page (``## Emi, also called Emily``); the rest keeps
     its kind blocks. Returns the groups and the speakers' own pages by speaker (a heading stands
-    for its page); None in any other scope."""
+    for its page); None in any other scope. ``order`` holds each entry's index into ``shape``;
+    ``id_rank`` each page's rank by id (in ``shape`` order)."""
     if 2 * sum(1 for entry in entries if ": " in entry[:44]) < len(entries) - shape.type.count("entity"):
         return None  # most fact pages say no "Name: ": one user's scope (the common case, checked fast)
-    by_id = {str(pid): index for index, pid in enumerate(shape.id)}
-    speaker_of: dict[str, str] = {}
-    facts = 0
-    for page_id, entry in zip(page_ids, entries):
-        index = by_id[page_id]
-        if shape.type[index] == "entity":
-            continue
-        facts += 1
-        m = _SPEAKER.match(entry[2:]) if ": " in entry[:44] else None
-        if m and could_be_name(m.group(1)):
-            speaker_of[page_id] = m.group(1)
+    types = shape.type
+    is_fact = [types[index] != "entity" for index in order]
+    facts = sum(is_fact)
+    speaker_at = [_speaker(entry) if fact else None for fact, entry in zip(is_fact, entries)]
     counts: dict[str, int] = {}
-    for name in speaker_of.values():
-        counts[name] = counts.get(name, 0) + 1
+    for name in speaker_at:
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
     people = sorted((n for n, c in counts.items() if c >= 2), key=lambda n: (-counts[n], n))
-    if len(people) < 2 or 2 * len(speaker_of) < facts:
+    if len(people) < 2 or 2 * sum(counts.values()) < facts:
         return None
     folded = {normalize_title(name): name for name in people}
     owner: dict[str, str] = {}
-    for page_id in page_ids:
-        index = by_id[page_id]
-        if shape.type[index] == "entity" and shape.kind[index] == "person":
+    for page_id, index in zip(page_ids, order):
+        if types[index] == "entity" and shape.kind[index] == "person":
             found = folded.get(normalize_title(str(shape.title[index] or "")))
             if found is not None and found not in owner.values():
                 owner[page_id] = found
-    sections: dict[str, list[tuple[tuple, str, str]]] = {name: [] for name in people}  # (key, page id, entry)
+    rank = {name: position for position, name in enumerate(people)}
     headings = {name: f"## {_one_line(name)}" for name in people}
+    extras = shape.extra
+    members: list[int] = []  # the speakers' entries: index into shape, place, speaker, (page id, entry)
+    places: list[tuple[int, int]] = []
+    speakers: list[int] = []
+    items: list[tuple[str, str]] = []
     rest_ids, rest_kinds, rest_entries = [], [], []
-    for page_id, kind, entry in zip(page_ids, kinds, entries):
+    for page_id, kind, entry, index, speaker in zip(page_ids, kinds, entries, order, speaker_at):
         if page_id in owner:
             # the speaker's own page is the heading: its aliases are the names they go by
             headings[owner[page_id]] = "## " + entry[2:].replace(" (person)", "", 1)
             continue
-        speaker = speaker_of.get(page_id)
-        if speaker is not None and speaker in sections:
-            said = entry[2 + len(speaker) + 2:].lstrip()
-            index = by_id[page_id]
-            extra = shape.extra[index]
+        position = rank.get(speaker) if speaker is not None else None
+        if speaker is not None and position is not None:
+            extra = extras[index]
             slot = extra.get("slot") if isinstance(extra, dict) else None
-            place = section_place(kind, slot if isinstance(slot, str) else None, said)
-            if kind == "boundaries":
-                said = f"(their rule: follow it, never bring it up) {said}"
-            sections[speaker].append((_profile_key(index, place, shape, activation), page_id, f"- {said}"))
+            place, said = _section_entry(kind, slot if isinstance(slot, str) else None, entry, len(speaker))
+            places.append(place)
+            members.append(index)
+            speakers.append(position)
+            items.append((page_id, said))
         else:
             rest_ids.append(page_id)
             rest_kinds.append(kind)
             rest_entries.append(entry)
-    groups = [_Group("person", headings[name], name, [(page_id, entry) for _, page_id, entry in sorted(sections[name])])
-              for name in people]
+    sections: list[list[tuple[str, str]]] = [[] for _ in people]
+    for position in _profile_order(members, places, speakers, shape, activation, id_rank):
+        sections[speakers[position]].append(items[position])
+    groups = [_Group("person", headings[name], name, section) for name, section in zip(people, sections)]
     return groups + _kind_groups(rest_ids, rest_kinds, rest_entries), {name: pid for pid, name in owner.items()}
 
 
@@ -824,7 +865,7 @@ def compile_resident(
     eligible = _linked_entities_only(list(compress(all_pages, _live_mask(
         life, moment, frozenset(suppressed) | frozenset(contested), temporal_enabled, sensitive_resident_enabled))))
     shape = _shape(eligible)
-    considered_ids, kinds, entries = _considered(shape, scores, blocks_enabled and v2_enabled)
+    considered_ids, kinds, entries, order, id_rank = _considered(shape, scores, blocks_enabled and v2_enabled)
 
     if blocks_enabled and v2_enabled:
         mode = "blocks"
@@ -832,7 +873,7 @@ def compile_resident(
         block_budget: int | None = per_block
         blocks: list[ResidentBlock] = []
         if overhead <= max_chars:
-            people = _people_groups(considered_ids, kinds, entries, shape, scores)
+            people = _people_groups(considered_ids, kinds, entries, order, shape, scores, id_rank)
             groups, owners = people if people else (_kind_groups(considered_ids, kinds, entries), {})
             blocks = _fit_resident_blocks(_pack_blocks(groups, per_block, max_chars), max_chars)
         else:
