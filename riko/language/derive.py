@@ -900,8 +900,9 @@ _QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9][^'\"“”‘’\n]{0,60
 _TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
 # "the Marketing Rhetoric Analysis section", "a Human Verification Required flag": a label
 _LABEL_AFTER = re.compile(r"\s*" + alternation(LABEL_NOUNS_EN) + r"s?\b", _I)
-_NOT_A_TITLE_AFTER = re.compile(r"\s*(?:button|tab|menu|option|field|column|link|key|icon|setting|checkbox|label|"
-                                + alternation(LABEL_NOUNS_EN)[3:-1] + r")s?\b", _I)
+_NOT_A_TITLE_AFTER = re.compile(r"\s*" + alternation(("button", "tab", "menu", "option", "field", "column", "link", "key",
+                                                         "icon", "setting", "checkbox", "label", *LABEL_NOUNS_EN))
+                                + r"s?\b", _I)
 
 
 def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:

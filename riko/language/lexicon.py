@@ -24,7 +24,7 @@ __all__ = [
     "NEGATION_EN", "NEGATION_ZH", "DISLIKE_EN", "DISLIKE_ZH",
     "RELATIONS", "ZH_RELATIONS", "RELATIONS_EN", "KINSHIP_EN", "PETS_EN", "RELATION_MODIFIERS_EN",
     "WEEKDAYS_EN", "WEEKDAY_ABBREVIATIONS_EN", "MONTHS_EN", "ZH_WEEKDAYS",
-    "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH",
+    "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH", "OF_THE_DAY_EN", "OF_THE_DAY_ZH",
     "BOUNDARY_VERBS_EN", "BOUNDARY_VERBS_ZH", "BOUNDARY_NEGATORS_EN", "BOUNDARY_NEGATORS_ZH",
     "EMOTIONS_EN", "EMOTIONS_ZH",
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
@@ -178,6 +178,9 @@ TIME_PAST_ZH = ("昨天", "昨晚", "前天", "上周", "上个星期", "上星�
 TIME_AHEAD_ZH = ("明天", "后天", "大后天", "下个月", "下月", "下周", "下个星期", "下星期", "下礼拜", "明年", "后年",
                  "今年年底", "过几天", "这个周末", "这周末", "月底")
 TIME_NOW_ZH = ("今天", "今晚", "今早", "这周", "本周", "这个月", "本月", "今年")
+#: Words that tie a statement to the very day it was said (a mood, the weather, a plan for the afternoon).
+OF_THE_DAY_EN = ("today", "tonight", "this morning", "this afternoon", "this evening")
+OF_THE_DAY_ZH = ("今天", "今晚", "今早")
 
 # -- boundary phrasing: what the speaker asks never to be brought up ---------------------------------
 #: The negators that open a boundary ("don't …", "never …", "stop …").

@@ -32,6 +32,8 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from ..language.lexicon import OF_THE_DAY_EN, OF_THE_DAY_ZH, alternation
+
 __all__ = ["SECTION_ORDER", "IDENTITY_ORDER", "said_of_the_day", "section_place"]
 
 #: The blocks of a person's section, in the order they are read (see the module text).
@@ -43,7 +45,7 @@ _SECTION_RANK: Mapping[str, int] = {block: rank for rank, block in enumerate(SEC
 _ATTRIBUTE_RANK: Mapping[str, int] = {attribute: rank for rank, attribute in enumerate(IDENTITY_ORDER)}
 _OF_THE_DAY_RANK = len(SECTION_ORDER)
 _LASTING = frozenset({"identity", "relationships", "boundaries"})
-_OF_THE_DAY = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|今天|今晚|今早")
+_OF_THE_DAY = re.compile(rf"\b{alternation(OF_THE_DAY_EN)}\b|{alternation(OF_THE_DAY_ZH)}")
 
 
 def said_of_the_day(text: str) -> bool:
