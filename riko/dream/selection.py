@@ -69,6 +69,7 @@ FEATURES = (
     "session_facts",     # log(1 + facts of the session) / log(121)
     "to_you",            # a second-person word (you, your, 你 …): said to the other side
 )
+_CONTENT = FEATURES.index("content")
 #: Logistic weights and bias (see the module docstring for how they were chosen).
 WEIGHTS: tuple[float, ...] = (
     +0.068,  # first_person
@@ -215,7 +216,8 @@ def scored_facts(transcript: Transcript, weights: Sequence[float] | None = None,
 def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Scored]:
     """The facts a session proposes, in the order said: a repeated statement (same speaker, same
     words) once, then every fact whose probability is at least ``threshold`` (``THRESHOLD``),
-    however many a session holds and that is not task talk (:func:`riko.language.content.task_talk`),
+    however many a session holds, that carries content (:func:`carries_content`: "I tried once"
+    leans on what was said before) and is not task talk (:func:`riko.language.content.task_talk`),
     and every plainly stated taste or boundary (``ALWAYS_KINDS``); nothing from a message pasted for
     the task (:func:`riko.language.content.pasted`)."""
     limit = THRESHOLD if threshold is None else threshold
@@ -225,7 +227,8 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
         if key not in seen and not s.pasted:
             seen.add(key)
-            if (s.probability >= limit and not task_talk(s.fact.text)) or _stated_taste_or_boundary(s):
+            if (s.probability >= limit and s.features[_CONTENT] and not task_talk(s.fact.text)) \
+                    or _stated_taste_or_boundary(s):
                 out.append(s)
     return out
 

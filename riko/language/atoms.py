@@ -50,20 +50,36 @@ _LONG_MESSAGE = 1500
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*", re.M)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
-_SENTENCE = re.compile(r"(?<=[.!?。！？…])[\"'”’)]*\s+|(?<=[。！？])|\n+")
+# a title or an initial before a name does not end a sentence ("by Dr. Linda Chen", "J. K. Rowling")
+_NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "Prof", "St", "Jr", "Sr", "vs", "Mt", "Ft",
+                                                 "No", "Sgt", "Capt", "Gen", "Rev", "[A-HJ-Z]"))
+_SENTENCE = re.compile(rf"(?<=[.!?。！？…]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
 _CLAUSE = re.compile(
     r"\s*;\s*|\s*；\s*|,?\s+but\s+(?=(?:I|I'm|I've|my|we|he|she|they|it)\b)|,\s+(?:and\s+|so\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\s)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|my)\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"
-    r"|(?:但是|不过|可是)")
+    r"|(?:但是|不过|可是)"
+    # a statement before the question it leads to: "I was diagnosed in May, how often should I …?"
+    r"|,\s+(?=(?i:(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|why|who|can|could|would|should|do|does|did|is|"
+    r"are|any|anything)\b)[^.!?]*\?[\s\"'”’)]*$)|，(?=[^，。！？]*[？?]\s*$)")
+#: Who shares the subject with "I": "My wife and I", "… that my family and I spent".
+_WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|after|before|and|so|but|then)\s+)"
+                      r"(?:my\s+[a-z]+|[A-Z][a-z]+)\s*$", re.I)
 _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
-    r"^(?:(?:no|nope)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yep|yup|hey|hi|hello|oh|ah|um|uh|hmm|wow|great|"
+    r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
+    r"o+h+|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
     r"absolutely|definitely|indeed|true|fair\s+enough|"
     r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so)\b[\s,.!:;\-–—]*)+", _I)
 _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
                     r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)
+#: A clause that leans on another: it opens on a subordinating word ("After we talked last", cut
+#: from "…, I saved it"; "Because they have to"). Short, or a reason that is not the speaker's,
+#: it states nothing alone.
+_SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
+                          r"as\s+soon\s+as|every\s+time)\b", _I)
+_REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
 _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就是|然后|所以|不过|而且|另外|还有)[，,、\s]*")
 
 # -- what a clause is --------------------------------------------------------------------------------
@@ -234,8 +250,17 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clauses(sentence: str) -> list[str]:
-    parts = [p for p in _CLAUSE.split(sentence) if p and p.strip()]
-    return parts or [sentence]
+    """The clauses of a sentence; "my family and I" is one subject, not a cut ("… the costs that
+    my family and I spent", "My wife and I moved to Lisbon")."""
+    parts: list[str] = []
+    start = 0
+    for m in _CLAUSE.finditer(sentence):
+        if m.group(0).strip() == "and" and _WITH_ME.search(sentence, 0, m.start()):
+            continue
+        parts.append(sentence[start:m.start()])
+        start = m.end()
+    parts.append(sentence[start:])
+    return [p for p in parts if p and p.strip()] or [sentence]
 
 
 def _trim(clause: str) -> str:
@@ -276,6 +301,8 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
     if _DEICTIC.match(clause) or _TO_YOU.search(clause) or _points_back(clause):
         return False  # about what the other side said, not about the speaker's world
     if _FRAGMENT.search(clause):
+        return False
+    if (_SUBORDINATE.match(clause) and n <= 5) or (_REASON.match(clause) and not _FIRST.search(clause)):
         return False
     if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause) or _ABOUT_ME.search(clause):
         return True

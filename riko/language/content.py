@@ -77,6 +77,9 @@ _PASSING_ZH = re.compile("|".join(PASSING_TALK_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
                          rf"thank\s+you)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
+#: What an instruction is for ("so I can see it", "for me"): it is still the other side's work.
+_FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|could|'ll|will|may|might)\b.*$"
+                     r"|\b(?:for|to|with)\s+me\b", _I)
 _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
 _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
 #: A date makes a step a plan worth keeping ("I'll start with the first check-in on March 1").
@@ -127,7 +130,8 @@ def _instruction(said: str) -> bool:
     """A one-off instruction to the other side: it opens on a bare verb and says nothing of the
     speaker ("Organize the criteria in a table"); "Always use metric units" is standing, and
     "Tell me about my options at work" names the speaker's own."""
-    return bool(_IMPERATIVE.search(said)) and not _STANDING.search(said) and not _SINGULAR_EN.search(said)
+    return bool(_IMPERATIVE.search(said)) and not _STANDING.search(said) \
+        and not _SINGULAR_EN.search(_FOR_ME.sub("", said))
 
 
 def _reaches_something(rest: str) -> bool:

@@ -236,7 +236,8 @@ yourself myself ourselves you your yours me my mine our ours us we i i'm i've i'
 one ones all any some each every other others again back sir buddy dude man friend friends guys folks
 the and but for with from into onto about than not nor yet off out via per are was were has have had been being does did
 can will his her hers their theirs him she they he our too has isn't aren't wasn't don't doesn't didn't can't won't user users
-yo sup wassup poppin popping latter former""".split())
+yo sup wassup poppin popping latter former oh ohh ohhh ooh ah ahh aha hmm hmmm huh yea ya nah lmao
+once twice earlier same updated update updates later mentioned previously already again""".split())
 #: The Chinese of both, as a pattern.
 HOLLOW_ZH = (
     "谢谢|感谢|多谢|辛苦了?|不客气|没问题|没关系|好的|好吧|好呀|好啊|太好了|太棒了|真棒|很棒|不错|可以|行吧|当然|同意|赞同|"
@@ -244,7 +245,9 @@ HOLLOW_ZH = (
     "哈哈+|嘿嘿|呵呵|嗯+|哦+|啊+|呀|吧|呢|吗|啦|嘛|我尽力了?|尽力|简单明了|清楚|清晰|正是我想要的|就是我想要的|我想要的|"
     "具体的?步骤|步骤|建议|分析|回答|答案|解释|总结|例子|方案|很|真|太|也|都|就|还|挺|非常|特别|一些|一下|这个|那个|这样|那样|"
     "我们|我|你们|你|您|他们|她们|他|她|它|的|了|是|在|有|这|那|个|和|与|给|要|想|需要|希望|觉得|认为|喜欢"
-    "|用户")
+    "|用户"
+    # what points back into the conversation: "I tried once", "as I said before", "I'll keep you posted"
+    "|试过|一次|两次|之前|以前|刚才|刚刚|说过|提过|上面|同样|一样|随时|告诉|进展|更新|再|又|过|会")
 #: Task talk: what the speaker says about the work in hand with the assistant, not about
 #: themselves ("I'll include all the necessary descriptions", "I want to make sure I understand the
 #: formula", "My instruction was to find…", "Can you check this?").
@@ -266,7 +269,7 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "see how", "see why", "see whether", "see if")
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
-                    r"help\s+me\b",
+                    r"help\s+me\b", r"no\s+need\s+(?:to|for)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:",
@@ -292,7 +295,8 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "include", "remove", "change", "update", "fix", "convert", "expand", "shorten", "combine",
                        "sort", "rank", "prepare", "design", "build", "continue", "proceed", "elaborate", "clarify",
                        "break down", "walk me through", "go ahead", "add", "turn", "double-check", "check",
-                       "verify", "review", "analyze", "analyse", "identify", "highlight", "focus", "assume")
+                       "verify", "review", "analyze", "analyse", "identify", "highlight", "focus", "assume",
+                       "lay out", "map out", "spell out", "go through", "run through", "send", "draw", "pick")
 #: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
 STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
                "whenever", "each time")

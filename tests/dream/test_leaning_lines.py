@@ -1,0 +1,116 @@
+"""Lines that lean on what was said before them state nothing alone: an interjection that only
+acknowledges ("Ohh i see lol"), a reply that points back ("I tried once", "I said earlier",
+"I'll keep u updated"), a subordinate clause cut from its main clause ("After we talked last"),
+a reason that is not the speaker's ("Because they have to"), an instruction whose only "I" is
+what it is for ("Lay out that structure so I can see it"), "No need to wait …" — in English and
+Chinese. A title before a name does not end a sentence ("by Dr. Linda Chen"). What a speaker
+says of themselves in similar words is still proposed."""
+
+from __future__ import annotations
+
+import pytest
+
+from riko.dream import Transcript, TranscriptLine
+from riko.dream.selection import choose, scored_facts
+from riko.language.atoms import _sentences, extract_facts
+from riko.language.content import carries_content, task_talk
+
+#: rule -> messages that propose nothing.
+LEANING = {
+    "an interjection that acknowledges": ["Ohh i see lol", "Ahh I get it now", "Hmmm I think so", "哦哦我明白了",
+                                          "嗯嗯我知道了"],
+    "a reply that points back": ["I tried once", "Nah I said earlier", "I'll keep u updated", "I did the same thing",
+                                 "我试过一次", "我之前说过了", "我会随时告诉你进展"],
+    "a subordinate clause cut from its main clause": ["After we talked last, you sent the file.",
+                                                      "When we started, it was raining."],
+    "a reason that is not the speaker's": ["Because they have to and because they're public schools.",
+                                           "Since they changed the rules, nobody goes there."],
+    "an instruction for the speaker": ["Lay out that structure, sections, and parts so I can actually see it.",
+                                       "Map out the steps for me."],
+    "no need to": ["No need to wait for a confirmation on my end to kick off the next piece."],
+}
+CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
+
+#: Said in similar words, about the speaker: each proposes its fact.
+STAYS = {
+    "I have been to Japan twice": "I have been to Japan twice",
+    "Since 2019 I have lived in Berlin.": "Since 2019 I have lived in Berlin",
+    "Because I moved to Berlin last year, I sold my car.": "I sold my car",
+    "When I was a kid, I lived in Spain.": "I lived in Spain",
+    "I moved again last month.": "I moved again last month",
+    "I'm vegan": "I'm vegan",
+    "我去过日本两次": "我去过日本两次",
+    "我以前住在北京": "我以前住在北京",
+    "我又搬家了": "我又搬家了",
+}
+
+
+def _proposed(text: str, speaker: str | None = None) -> list[str]:
+    line = f"{speaker}: {text}" if speaker else text
+    t = Transcript("s1", (TranscriptLine(1, "user", line),))
+    return [s.fact.text for s in choose(scored_facts(t))]
+
+
+@pytest.mark.parametrize(("rule", "text"), CASES, ids=[f"{r}: {t}" for r, t in CASES])
+def test_a_line_that_leans_on_what_was_said_proposes_nothing(rule: str, text: str) -> None:
+    assert _proposed(text) == [], rule
+    assert all(not carries_content(f.text, f.derived.kind) or task_talk(f.text) for f in extract_facts(text)), rule
+
+
+@pytest.mark.parametrize("text", list(STAYS))
+def test_what_the_speaker_says_of_themselves_stays(text: str) -> None:
+    facts = extract_facts(text)
+    assert STAYS[text] in [f.text for f in facts]
+    fact = next(f for f in facts if f.text == STAYS[text])
+    assert carries_content(fact.text, fact.derived.kind) and not task_talk(fact.text)
+
+
+def test_in_a_two_person_chat_an_acknowledgement_is_no_fact_but_a_story_is() -> None:
+    t = Transcript("s1", (TranscriptLine(1, "user", "Nicolas: My cousin Julio moved in with us last week"),
+                          TranscriptLine(2, "user", "Vanessa: Ohh i see lol"),
+                          TranscriptLine(3, "user", "Vanessa: I tried once"),
+                          TranscriptLine(4, "user", "Vanessa: I adopted a cat named Latte in March")))
+    said = [(s.fact.speaker, s.fact.text) for s in choose(scored_facts(t))]
+    assert ("Vanessa", "I adopted a cat named Latte in March") in said
+    assert not [text for who, text in said if who == "Vanessa" and "Latte" not in text]
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen. I see her monthly.",
+     ["I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen.", "I see her monthly."]),
+    ("My favourite author is J. K. Rowling. I met Mr. Smith on St. Patrick's Day.",
+     ["My favourite author is J. K. Rowling.", "I met Mr. Smith on St. Patrick's Day."]),
+    ("Neither did I. Then we left.", ["Neither did I.", "Then we left."]),
+])
+def test_a_title_or_an_initial_does_not_end_a_sentence(text: str, sentences: list[str]) -> None:
+    assert _sentences(text) == sentences
+
+
+def test_the_fact_keeps_the_name_after_a_title() -> None:
+    facts = [f.text for f in extract_facts("I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen.")]
+    assert facts == ["I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen"]
+
+
+@pytest.mark.parametrize(("message", "fact"), [
+    ("I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen, how often should I follow up with her?",
+     "I was diagnosed with type 2 diabetes six months ago by Dr. Linda Chen"),
+    ("I've switched to reusable food storage bags on March 9, what other eco-friendly practices can I adopt?",
+     "I've switched to reusable food storage bags on March 9"),
+    ("I have a dog named Rex, can you suggest a good name for a cat?", "I have a dog named Rex"),
+    ("我上个月搬到了上海，有什么推荐的餐厅吗？", "我上个月搬到了上海"),
+    ("我养了一只猫叫咪咪，你能推荐一些猫粮吗？", "我养了一只猫叫咪咪"),
+])
+def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fact: str) -> None:
+    assert [f.text for f in extract_facts(message)] == [fact]
+    t = Transcript("s1", (TranscriptLine(1, "user", message),))
+    assert [s.fact.text for s in choose(scored_facts(t))] == [fact]
+
+
+@pytest.mark.parametrize(("message", "facts"), [
+    ("My wife and I moved to Lisbon last year.", ["My wife and I moved to Lisbon last year"]),
+    ("I can't cover the funeral costs that my family and I spent.", ["I can't cover the funeral costs that my family and I spent"]),
+    ("Tom and I met in 2019.", ["Tom and I met in 2019"]),
+    ("I have a dog named Rex and I walk him daily.", ["I have a dog named Rex", "I walk him daily"]),
+])
+def test_someone_and_i_is_one_subject_not_a_cut(message: str, facts: list[str]) -> None:
+    assert [f.text for f in extract_facts(message)] == facts
