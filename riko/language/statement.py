@@ -328,6 +328,7 @@ def resolve_dates(text: str, when: datetime | None) -> str:
 
 # -- the subject named -----------------------------------------------------------------------------
 _BE = {"am": "is", "'m": " is", "was": "was", "have": "has", "'ve": " has", "do": "does", "don't": "doesn't",
+       "haven't": "hasn't",
        "'ll": " will", "'d": " would"}
 _MODAL = frozenset("can could will would should shall may might must can't cannot won't wouldn't shouldn't "
                    "couldn't didn't did was wasn't had hadn't used also just really still always never often usually "
@@ -339,14 +340,14 @@ _IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met fou
 felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam
 flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
 let quit shut hurt cost""".split())
-_EN_SUBJECT = re.compile(r"(?<![\w'])(I)(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|do|don't|\w+))?(?![\w'])")
+_EN_SUBJECT = re.compile(r"(?<![\w'])(I)(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
 _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 
 
 def _third(verb: str) -> str:
     """The third-person present of ``verb`` (love → loves, go → goes, study → studies)."""
-    low = verb.casefold()
+    low = verb.casefold().replace("’", "'")
     past = low.endswith("ed") and not low.endswith("eed")  # "need", "succeed" are present
     if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or low.endswith("n't"):
         return verb
@@ -378,7 +379,7 @@ def name_subject(text: str, subject: str) -> str:
             return name
         if re.search(r"\band\s+$", text[:m.start()]):
             return f"{name} {verb}"  # "Lena and I play": a plural subject
-        low = verb.casefold()
+        low = verb.casefold().replace("’", "'")
         if low in _BE:
             return f"{name} {_BE[low]}"
         if low in _ADVERB or (low.endswith("ly") and len(low) > 4):
@@ -388,8 +389,9 @@ def name_subject(text: str, subject: str) -> str:
     named = [m.start() for m in _EN_SUBJECT.finditer(text)]
     out = _EN_SUBJECT.sub(subj, text)
     # an adverb between the subject and its verb: "The user really love" → "really loves"
-    out = re.sub(r"\b(" + re.escape(subject) + r"|the user)\s+((?:" + _ADVERBS + r"\s+){1,3})([A-Za-z][A-Za-z']*)(?![\w'])",
-                 lambda m: f"{m.group(1)} {m.group(2)}{_BE.get(m.group(3).casefold()) or _third(m.group(3))}",
+    out = re.sub(r"\b(" + re.escape(subject) + r"|the user)\s+((?:" + _ADVERBS + r"\s+){1,3})([A-Za-z][A-Za-z'’]*)(?![\w'’])",
+                 lambda m: f"{m.group(1)} {m.group(2)}"
+                           f"{_BE.get(m.group(3).casefold().replace('’', chr(39))) or _third(m.group(3))}",
                  out, flags=_I)
     lower = "the user" if subject == USER[0] else subject
     first = [not named]  # once the subject is named, "my" is "their" ("The user met their sister")

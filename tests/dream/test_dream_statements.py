@@ -43,6 +43,9 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("I really need this trip", "The user") == "The user really needs this trip"
     assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
     assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
+    assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
+    assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
+    assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
