@@ -452,6 +452,7 @@ class _Run:
         multi = {w.session_id for w in done if w.transcript
                  and multi_party(line.text for line in w.transcript.lines if line.role == "user")}
         words = {w.session_id: SessionWords([(line.role, line.text) for line in w.transcript.lines]) for w in done if w.transcript}
+        self.mem.review.share_session_words(words)  # admission reads these sessions' words too
         expanded, _ = with_entities(proposals, multi, words)
         all_outcomes = propose_batch(self.mem.review, expanded) if proposals else []
         outcomes = all_outcomes[:len(proposals)]

@@ -1143,10 +1143,12 @@ def given_name(derived: Derived) -> str | None:
 def says_what_it_names(name: str) -> bool:
     """Whether ``name``'s own words say what it names: a place riko knows ("Tokyo"), a place by
     its first or last word ("Salt Lake City", "Grand Canyon", "Mount Cook") or a body by its last
-    ("Coral Bay Hotel", "Stanford University"). Such a name stays one whatever else its words are."""
+    ("Coral Bay Hotel", "Stanford University", "University of Leeds"; not "Improve Team Collaboration").
+    Such a name stays one whatever else its words are."""
     words = name.split()
-    return canonical_place(name) is not None or bool(_ORG_SUFFIX.search(name)) or len(words) > 1 and bool(
-        _PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0]))
+    return canonical_place(name) is not None or len(words) > 1 and bool(
+        _PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0]) or _ORG_SUFFIX.fullmatch(words[-1])
+        or len(words) > 2 and words[1] == "of" and _ORG_SUFFIX.fullmatch(words[0]))
 
 
 def could_be_name(text: str) -> bool:

@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import polars as pl
 
@@ -168,6 +168,12 @@ class Review:
             if self._batch_owner == threading.get_ident():
                 self._words[session_id] = words
         return words
+
+    def share_session_words(self, words: Mapping[str, SessionWords]) -> None:
+        """Take the words of sessions the caller has read already (Dream's transcripts), so that
+        admission in the same batch neither reads them again nor decides on other words."""
+        if self._batch_owner == threading.get_ident():
+            self._words.update(words)
 
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line

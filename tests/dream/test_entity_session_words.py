@@ -91,6 +91,7 @@ def test_an_owners_day_a_contraction_and_a_word_of_address_leave_the_name(text, 
 
 @pytest.mark.parametrize("text, junk", [
     ("Objective 1: Streamline Production Processes", "Streamline Production Processes"),
+    ("Objective 2: Improve Team Collaboration", "Improve Team Collaboration"),
     ("**Step 2: Set Up Weekly Budget Reviews**", "Set Up Weekly Budget Reviews"),
     ("Phase 3 – Final Packaging Checks", "Final Packaging Checks"),
     ("I only finished middle school, Pak AI", "Pak AI"),
