@@ -3,8 +3,9 @@
 For each set, ``--conversations`` conversations are drawn with the seed; every session goes through
 the heuristic provider as Dream runs it (``propose``, then ``ground`` as ``mem.dream`` locates and
 checks each page), and every grounded fact's words give the entities Dream proposes for it
-(``riko.review.entities.named_entities``, what ``riko.dream.proposals.with_entities`` files as
-entity candidates; the user's own page left out, a multi-party speaker's page kept). The pool is
+(``riko.review.entities.named_entities`` with the session's words, what
+``riko.dream.proposals.with_entities`` files as entity candidates; the user's own page left out, a
+multi-party speaker's page kept). The pool is
 the distinct ``(conversation, entity)`` pairs, each with the first fact that names it; ``--n`` of
 them are drawn with the seed and printed as ``set | conversation | title | kind | aliases | line``.
 No warehouse, admission or consolidation: a pair is an entity candidate, whether or not a fact
@@ -33,6 +34,7 @@ from riko.dream.heuristic import HeuristicProvider  # noqa: E402
 from riko.evaluation.datasets import load_dataset  # noqa: E402
 from riko.evaluation.dream_quality import _multi_party  # noqa: E402
 from riko.language.atoms import multi_party  # noqa: E402
+from riko.language.vocabulary import SessionWords  # noqa: E402
 from riko.review.consolidate import normalize_claim  # noqa: E402
 from riko.review.entities import SELF_KIND, named_entities  # noqa: E402
 
@@ -50,20 +52,21 @@ def pool(folder: Path, conversations: list[str]) -> list[dict[str, str]]:
         for session in conv.sessions:
             transcript, _ = transcript_of(session, multi)
             multi_session = multi_party(line.text for line in transcript.lines if line.role == "user")
+            words = SessionWords([(line.role, line.text) for line in transcript.lines])  # as the Dream runner reads a session
             for page in provider.propose(transcript).pages:
                 if page.type == "entity" or not page.title.strip():
                     continue
                 if not ground(page.title, page.description, page.body, page.turns, transcript.lines,
                               quote=page.quote).supported:
                     continue
-                words = page.description or page.title
-                for e in named_entities(words, multi_party=multi_session):
+                said = page.description or page.title
+                for e in named_entities(said, multi_party=multi_session, session=words):
                     key = normalize_claim(e.name)
                     if e.kind == SELF_KIND or not key or key in seen:
                         continue
                     seen.add(key)
                     out.append({"conversation": name, "title": e.name, "kind": e.kind,
-                                "aliases": ", ".join(e.aliases), "line": words})
+                                "aliases": ", ".join(e.aliases), "line": said})
     return out
 
 

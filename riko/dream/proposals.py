@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ..wiki.aliases import upsert_aliases
 from ..language.statement import clip
+from ..language.vocabulary import SessionWords
 from ..review.authority import normalize_claim
 from ..review.conflicts import relation
 from ..errors import RikoError
@@ -258,12 +259,15 @@ def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOu
     return [o if o is not None else ValueError("proposal was not stored") for o in outcomes]
 
 
-def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = ()) -> tuple[list[Proposal], int]:
+def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = (),
+                  sessions: Mapping[str, SessionWords] | None = None) -> tuple[list[Proposal], int]:
     """The proposals with riko's own entity links on each fact, followed by one entity candidate
     per entity they name (merged by fingerprint; admitted only with a fact the user's words hold).
 
     ``multi_party``: the sessions whose user lines are a multi-party log, where a fact's ``Name: ``
-    prefix is its speaker, whose person page it links (not the user's own page)."""
+    prefix is its speaker, whose person page it links (not the user's own page). ``sessions``: the
+    words of each session, where a Title-Case phrase also written in lower case names nothing."""
+    sessions = sessions or {}
     out: list[Proposal] = []
     entities: dict[str, Proposal] = {}
     for p in proposals:
@@ -271,8 +275,8 @@ def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = 
         if page.type == "entity" and page.category == ENTITY_CATEGORY:
             out.append(p)
             continue
-        named = named_entities(page.description or page.title, multi_party=p.session_id in multi_party) \
-            if page.title.strip() else ()
+        named = named_entities(page.description or page.title, multi_party=p.session_id in multi_party,
+                               session=sessions.get(p.session_id)) if page.title.strip() else ()
         if named:
             links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
             page = dataclasses.replace(page, links=links)

@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..language.lexicon import (
+    ADDRESS_TERMS_EN,
     CJK,
     CJK_RANGE,
     DISLIKE_EN,
     DISLIKE_ZH,
     FIRST_PERSON_EN,
+    HEADING_LABELS_EN,
     LABEL_NOUNS_EN,
+    MONTHS_EN,
     NAME_ABBREVIATIONS,
     NAMED_ABSTRACT_HEADS,
     NAMES_LIKE_TOPICS,
@@ -40,11 +43,12 @@ from ..language.lexicon import (
     TIME_AHEAD_ZH,
     TIME_PAST_EN,
     TOPIC_NOUN_ENDINGS,
+    WEEKDAYS_EN,
     ZH_RELATIONS,
     alternation,
 )
 
-__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "given_name", "could_be_name", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
+__all__ = ["KINDS", "ENTITY_KINDS", "derived_fields", "given_name", "could_be_name", "says_what_it_names", "KIND_PAGE_TYPES", "KIND_CATEGORIES", "Entity", "Derived", "derive",
            "relation_alias", "canonical_place", "ZH_RELATION_WORDS"]
 
 #: The kinds of statement, most specific first (``fact`` is what is left).
@@ -209,6 +213,12 @@ _ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
 _COMPOUND_ADJECTIVE = re.compile(r"-(?:(?i:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
                                  r"centric|focused|related|specific|heavy|native|aware|sized|scale)|[a-z]+ed|[a-z]{3,}ing)$")
 _VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
+_NAME_ADJECTIVE = re.compile(r"[A-Z][a-z]{3,}(?:ean|ian)")
+_ADDRESS_TERMS = frozenset(ADDRESS_TERMS_EN)
+# "Objective 1: ", "**Step 2 – ", "Main Topic: ": a label whose Title-Case rest is a heading's title
+_HEADING_LABEL = re.compile(r"^[\s*_#>\-•]*(?i:" + alternation(HEADING_LABELS_EN)[3:] + r"(?:\s+(?:\d+[a-z]?|[IVX]+|[A-Z]))?"
+                            r"\s*(?::|\s[-–—]\s)\s*[*_\"“]*")
+_TITLE_WORD = re.compile(r"[A-Z0-9][\w'’\-&/]*|(?i:a|an|the|of|and|or|in|on|for|to|at|by|with|from|vs|via|&|-|–)")
 _PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
 _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
@@ -220,7 +230,9 @@ _CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?
 _SPEAK_TO = re.compile(r"\b" + alternation(SPEAK_TO_EN) + r"\s+to\s+$", _I)
 # "Postman v10.15.0", "Chrome version 109": a product and its version, never a person or a place
 _VERSION_AFTER = re.compile(r"\s+(?:v|version\s*)\d", _I)
-_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
+# (an owner's day or month ends the run: "Leslie's April 18 workshop" names Leslie, not "Leslie's April")
+_CAP_RUN = re.compile(r"\b[A-Z][\w'’\-]*(?:(?:(?<!['’]s)|(?!\s+(?i:" + alternation((*MONTHS_EN, *WEEKDAYS_EN))[3:] + r"\b))"
+                      r"\s+(?:of\s+(?:the\s+)?|de\s+|van\s+|von\s+|&\s+)?[A-Z][\w'’\-]*)*")
 _LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*(?:\s+[A-Z][A-Za-z0-9'\-]*)*")  # "华为Mate60": the model with its number
 _CJK = re.compile(CJK)
 
@@ -697,11 +709,16 @@ def _find_entities(text: str, names: _Names) -> None:
     if zh:
         _zh_events(text, names)
     quoted = [] if zh else _quoted_names(text, names)
+    heading = None if zh else _heading_title(text)
     runs = _LATIN_IN_ZH.finditer(text) if zh else _CAP_RUN.finditer(text)
     for m in runs:
         if any(a <= m.start() < b for a, b in quoted):
             continue  # inside a quoted name (or a quoted word that names nothing)
-        run = re.sub(r"['’]s$", "", m.group(0).strip(" '-&"))  # "Lena's cat" names Lena; "& Saturday" is no name
+        if heading is not None and heading <= m.start() and not says_what_it_names(m.group(0)):
+            continue  # the title of a step, a goal or a topic ("Objective 1: Streamline Production Processes")
+        # "Lena's cat" names Lena, "Michelle'll like it" Michelle; "& Saturday" is no name
+        run = re.sub(r"['’](?:s|ll|d|ve|re)$", "", m.group(0).strip(" '-&"))
+        contracted = run != m.group(0) and not re.search(r"['’]s$", m.group(0))
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
@@ -709,7 +726,8 @@ def _find_entities(text: str, names: _Names) -> None:
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
-        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"):
+        while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"
+                                            or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
         if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
@@ -730,6 +748,11 @@ def _find_entities(text: str, names: _Names) -> None:
                 r"yesterday|today|last|this|that|when|because|but|so)\b)[a-z]", text[m.end():])) \
                 and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # a capitalised adjective ("fast and Powerful"), a verb ("my sister Wanted yeast")
+        if len(words) == 1 and _NAME_ADJECTIVE.fullmatch(words[0]) and re.match(
+                r"\s+(?!(?:and|or|but|over|in|on|at|to|from|with|for|of|is|was|are|were|has|had|which|who|that|than|"
+                r"as|by|because|since|when|while|so)\b)[a-z]", text[m.end():]) \
+                and not re.match(r"\s+(?:(?:just|also|then|really|finally|always|never)\s+)?" + _PERSON_VERB, text[m.end():]):
+            continue  # an adjective made of a name before its noun: "the Pythagorean theorem", "Nigerian founders"
         if zh and not words[0][:1].isupper():
             continue
         run = " ".join(words)
@@ -795,7 +818,8 @@ def _find_entities(text: str, names: _Names) -> None:
                                   before)) \
                 or bool(_CALLED_SOMEONE.search(text[max(0, start - 40):start])) \
                 or bool(_SPEAK_TO.search(text[max(0, start - 30):start])) \
-                or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest)))
+                or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest))) \
+                or len(words) == 1 and contracted  # "Michelle'll really connect": the subject of a verb
             if re.search(r"\b(?:called|named)\s+$", before) and not _CALLED_SOMEONE.search(text[max(0, start - 40):start]):
                 names.add(run, "other")  # "a dish called Chicken and Waffles": a name, not a person's
                 continue
@@ -903,6 +927,20 @@ _LABEL_AFTER = re.compile(r"\s*" + alternation(LABEL_NOUNS_EN) + r"s?\b", _I)
 _NOT_A_TITLE_AFTER = re.compile(r"\s*" + alternation(("button", "tab", "menu", "option", "field", "column", "link", "key",
                                                          "icon", "setting", "checkbox", "label", *LABEL_NOUNS_EN))
                                 + r"s?\b", _I)
+
+
+def _heading_title(text: str) -> int | None:
+    """Where the title of a labelled heading starts ("Objective 1: Streamline Production Processes",
+    "**Step 2: Set Up the Repo**"): a label of a step, a goal or a topic, then Title-Case words to
+    the end of the line or sentence; None when the text is no such heading."""
+    m = _HEADING_LABEL.match(text)
+    if m is None:
+        return None
+    rest = re.split(r"[.!?;\n]|[*_]{2}|\s\(", text[m.end():], maxsplit=1)[0].strip(" ,:*_\"”…")
+    words = rest.split()
+    if len(words) < 2 or not all(_TITLE_WORD.fullmatch(w.strip(",:")) for w in words):
+        return None
+    return m.end()
 
 
 def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
@@ -1100,6 +1138,17 @@ def given_name(derived: Derived) -> str | None:
         return None
     value = derived.value.strip(" .!?。！？")
     return value if _GIVEN_NAME.fullmatch(value) else None
+
+
+def says_what_it_names(name: str) -> bool:
+    """Whether ``name``'s own words say what it names: a place riko knows ("Tokyo"), a place by
+    its first or last word ("Salt Lake City", "Grand Canyon", "Mount Cook") or a body by its last
+    ("Coral Bay Hotel", "Stanford University", "University of Leeds"; not "Improve Team Collaboration").
+    Such a name stays one whatever else its words are."""
+    words = name.split()
+    return canonical_place(name) is not None or len(words) > 1 and bool(
+        _PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0]) or _ORG_SUFFIX.fullmatch(words[-1])
+        or len(words) > 2 and words[1] == "of" and _ORG_SUFFIX.fullmatch(words[0]))
 
 
 def could_be_name(text: str) -> bool:

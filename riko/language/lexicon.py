@@ -404,3 +404,18 @@ SPEAK_TO_EN = ("talk", "talks", "talked", "talking", "speak", "speaks", "spoke",
 LABEL_NOUNS_EN = ("flag", "tag", "section", "heading", "status", "badge", "category", "categories", "filter", "mode",
                   "toggle", "banner", "screen", "panel", "widget", "error", "message", "prompt", "placeholder")
 __all__ += ["TOPIC_NOUN_ENDINGS", "NAMED_ABSTRACT_HEADS", "NAMES_LIKE_TOPICS", "NAME_ABBREVIATIONS", "SPEAK_TO_EN", "LABEL_NOUNS_EN"]
+
+# -- names: words around a name that say it is none, or whom it addresses (riko.language.derive) ------
+#: Labels of a line whose Title-Case rest is a step, a goal or a topic, never a name: "Objective 1:
+#: Streamline Production Processes", "**Step 2: Set Up the Repo**", "Phase 3 – Launch Prep" (not
+#: "Day 2: Tokyo Tower and Shibuya": an itinerary's day names its places).
+HEADING_LABELS_EN = ("objective", "objectives", "goal", "goals", "step", "steps", "phase", "task", "tasks", "milestone",
+                     "milestones", "scope", "topic", "main topic", "module", "chapter", "section", "part", "lesson",
+                     "unit", "stage", "priority", "focus", "theme", "subject", "heading", "action",
+                     "action item", "outcome", "outcomes", "strategy", "tip", "key result", "deliverable",
+                     "deliverables", "exercise", "drill", "activity", "agenda", "agenda item", "takeaway",
+                     "key takeaway", "summary", "overview", "principle", "pillar", "level", "round", "block",
+                     "sprint", "epic", "feature", "requirement", "criterion", "criteria", "metric", "kpi")
+#: Words of address before a name, not part of it: "Pak Budi" is Mr Budi; "…, Pak AI" speaks to the assistant.
+ADDRESS_TERMS_EN = ("pak", "bapak", "bu", "ibu", "mas", "mbak", "sir", "madam", "miss")
+__all__ += ["HEADING_LABELS_EN", "ADDRESS_TERMS_EN"]

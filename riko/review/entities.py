@@ -7,17 +7,19 @@ An entity is known by a key that holds across languages (:func:`riko.review.cons
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from ..language.atoms import split_speaker
 from .consolidate import entity_key
-from ..language.derive import Entity, could_be_name, derive, given_name, relation_alias
+from ..language.derive import Entity, could_be_name, derive, given_name, relation_alias, says_what_it_names
+from ..language.vocabulary import SessionWords
 from ..wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",
            "is_entity_page", "is_live_statement", "kin_links", "kin_of", "kin_line", "stated_kin",
-           "unstated_kin", "link_line", "grounded_in", "named_entities", "said_in"]
+           "unstated_kin", "link_line", "grounded_in", "heading_words", "named_entities", "said_in"]
 
 #: The ``category`` of an entity page.
 ENTITY_CATEGORY = "entity"
@@ -29,23 +31,26 @@ USER_TITLE = "User"
 SELF_KIND = "self"
 
 
-def named_entities(text: str, *, multi_party: bool = False) -> tuple[Entity, ...]:
+def named_entities(text: str, *, multi_party: bool = False, session: SessionWords | None = None) -> tuple[Entity, ...]:
     """The entities a statement names (riko's derivation), and the page of whoever is its subject
     when that is its speaker: the user's own page ("I prefer dark mode" is about the user), or, in
     a multi-party log (``multi_party``: the user lines are ``Name: text``), the speaker's person
     page ("Fahim Khan: I went running" is about Fahim Khan, not about the user).
 
     A name the subject gives themselves ("My name is Mira") is an alias of that page, not another
-    person: the user is not a stranger called Mira.
+    person: the user is not a stranger called Mira. With the ``session`` the statement was said in,
+    a Title-Case phrase that session also writes in lower case names nothing (:func:`heading_words`).
     """
     speaker, said = split_speaker(text) if multi_party else (None, text)
     if speaker is not None and not could_be_name(speaker):
         speaker, said = None, text
     derived = derive(said, speaker=speaker) if speaker else derive(text)
+    entities = derived.entities if session is None else tuple(
+        e for e in derived.entities if not heading_words(e, said, session))
     if derived.subject != (speaker or "user"):
-        return derived.entities
+        return entities
     own = Entity(speaker, "person") if speaker else Entity(USER_TITLE, SELF_KIND)
-    named = [e for e in derived.entities if entity_key(e) != entity_key(own)]
+    named = [e for e in entities if entity_key(e) != entity_key(own)]
     name = given_name(derived)
     if name is not None:
         first = name.split()[0]
@@ -55,6 +60,22 @@ def named_entities(text: str, *, multi_party: bool = False) -> tuple[Entity, ...
         if _fold(name) != _fold(own.name) and not quoted:
             own = Entity(own.name, own.kind, (name,))
     return (*named, own)
+
+
+def heading_words(entity: Entity, text: str, session: SessionWords) -> bool:
+    """Whether ``entity`` is a common noun phrase ``session`` writes in lower case too, capitalised
+    in ``text`` as a heading, a step or a feature ("Deep Learning", "Heavy Band Face Pulls",
+    "Delimiters"): :meth:`SessionWords.common_phrase`. A relative or a pet the words tie stays, as
+    does a name whose words say what it names ("Salt Lake City", "Coral Bay Hotel") and a title the
+    text quotes ("The Girl on the Train"); one word taken for someone ("Grace said", "Time really
+    got away") is a common word only where the session never capitalises it mid-sentence."""
+    if entity.kind in ("person", "pet") and entity.aliases:
+        return False
+    if entity.kind in ("person", "pet") and " " not in entity.name:
+        return session.never_capitalised(entity.name)
+    if says_what_it_names(entity.name) or re.search(r"[\"“'‘]" + re.escape(entity.name) + r"[\"”'’]", text):
+        return False
+    return session.common_phrase(entity.name)
 
 
 def kin_of(text: str, *, multi_party: bool = False) -> tuple[Entity, tuple[tuple[str, Entity], ...]]:

@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import polars as pl
 
@@ -37,6 +37,7 @@ from .consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..language.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..language.atoms import multi_party, split_speaker
 from ..language.content import carries_content
+from ..language.vocabulary import SessionWords
 from .entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)
@@ -105,6 +106,8 @@ class Review:
         self._sessions: set[str] | None = None
         # multi-party sessions by session ids, for the batch's snapshot of user lines they were read with
         self._multi: tuple[UserLines | None, dict[tuple[str, ...], bool]] = (None, {})
+        #: the words of each session the open batch has read (:meth:`session_words`)
+        self._words: dict[str, SessionWords] = {}
         #: during an admission pass: (thread, the pass's candidates that have alias edges)
         self._edged: tuple[int, set[str]] | None = None
 
@@ -123,6 +126,7 @@ class Review:
         finally:
             if mine:
                 self._batch_owner, self._lines, self._sessions, self._held = None, None, None, None
+                self._words = {}
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
@@ -154,6 +158,22 @@ class Review:
         if self._sessions is None:
             self._sessions = set(self.evidence.watermarks())
         return session_id in self._sessions
+
+    def session_words(self, session_id: str) -> SessionWords:
+        """The words of ``session_id``'s user and assistant lines, where a Title-Case phrase also
+        written in lower case names no entity; read on first use, once per batch."""
+        words = self._words.get(session_id) if self._batch_owner == threading.get_ident() else None
+        if words is None:
+            words = SessionWords(lambda: self.evidence.session_prose(session_id))
+            if self._batch_owner == threading.get_ident():
+                self._words[session_id] = words
+        return words
+
+    def share_session_words(self, words: Mapping[str, SessionWords]) -> None:
+        """Take the words of sessions the caller has read already (Dream's transcripts), so that
+        admission in the same batch neither reads them again nor decides on other words."""
+        if self._batch_owner == threading.get_ident():
+            self._words.update(words)
 
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
@@ -568,7 +588,8 @@ class Review:
             outcome = next(state.index.matches(said, candidates=False), None)
             multi = self.multi_party([match.ref], match.text)
             if outcome is not None and outcome[0] in ("same", "alias"):
-                touched.update(state.admit_entities(named_entities(match.text, multi_party=multi), match))
+                touched.update(state.admit_entities(named_entities(
+                    match.text, multi_party=multi, session=self.session_words(match.session_id)), match))
                 touched.update(state.admit_kin(match, multi))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
@@ -576,7 +597,8 @@ class Review:
                 self._contest(cid, self.canon.get(outcome[1]), outcome[0])
                 contested = True
                 continue
-            accepted = state.admit_entities(named_entities(match.text, multi_party=multi), match)
+            accepted = state.admit_entities(named_entities(
+                match.text, multi_party=multi, session=self.session_words(match.session_id)), match)
             accepted += state.admit_kin(match, multi)
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",

@@ -1,0 +1,122 @@
+"""The words a session writes in lower case: what tells a common noun phrase written in Title Case
+("Deep Learning", "Heavy Band Face Pulls", "Choosing the Right Builder") from a name ("Hudl",
+"Saint Helena Bookstore").
+
+One statement cannot tell "Glute Bridges" from "Jollof Palace"; the session it was said in can.
+A heading, a step or a product feature is spelt in Title Case once and in lower case elsewhere
+("do 3 sets of glute bridges", "the learning session log"), by the user or by the assistant,
+while a name keeps its capitals wherever it is written. The counts are read from the session's
+prose once, on first use (URLs, file names, identifiers and code left out), so a session whose
+statements name nothing doubtful never pays for them.
+
+    >>> words = SessionWords([("assistant", "Try deep learning first."), ("user", "I want Deep Learning and Hudl.")])
+    >>> words.common_phrase("Deep Learning"), words.common_phrase("Hudl")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from functools import cached_property
+
+from .lexicon import CJK
+
+__all__ = ["SessionWords"]
+
+# what is no prose: code fenced or inline, and any token holding a dot, slash, @ or underscore
+# before a letter (URLs, e-mail addresses, file and module names, snake_case identifiers)
+_NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\S*[@/._][^\s@/._]*[A-Za-z]\S*", re.S)
+_LOWER = re.compile(r"(?<![\w'’])[a-z]+(?=(?:['’]s)?(?![\w'’]))")
+# a capitalised word after a lower-case word or a comma: mid-sentence, where a capital marks a name
+_MID_CAPITAL = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+(?=(?:['’]s)?(?![\w'’]))")
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_SMALL = frozenset("a an the of and or for to in on at by with from vs via per & n".split())
+_PLAIN = re.compile(r"[A-Z]?[a-z]+")
+_CJK = re.compile(CJK)
+
+
+class SessionWords:
+    """The lower-case words of one session's lines, user and assistant, counted on first use.
+
+    ``lines`` is ``(role, text)`` of each line, or a function that reads them (called at most
+    once). A user may type a name in lower case ("we watched toy story"); an assistant does not.
+    """
+
+    def __init__(self, lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]]) -> None:
+        self._lines = lines
+
+    @cached_property
+    def _counts(self) -> tuple[Counter[str], Counter[str], Counter[str], str]:
+        lines = self._lines() if callable(self._lines) else self._lines
+        said: list[str] = []
+        written: list[str] = []
+        for role, text in lines:
+            (said if role == "user" else written).append(_NOT_PROSE.sub(" ", text or ""))
+        user, assistant = "\n".join(said), "\n".join(written)
+        capital = Counter(w.casefold() for w in _MID_CAPITAL.findall(f"{user}\n{assistant}"))
+        self._lines = ()
+        return Counter(_LOWER.findall(user)), Counter(_LOWER.findall(assistant)), capital, user
+
+    def _typed(self, name: str) -> int:
+        """How often the user types the whole of ``name`` in lower case ("toy story")."""
+        words = [re.escape(w.casefold()) for w in _TOKEN.findall(name)]
+        return len(re.findall(r"(?<![\w'’])" + r"[\s\-]+".join(words) + r"(?![\w'’])", self._counts[3]))
+
+    def lower(self, word: str) -> int:
+        """How often the session writes ``word`` (or its singular or plural) in lower case."""
+        user, assistant = self._counts[0], self._counts[1]
+        return max(user[w] + assistant[w] for w in _forms(word))
+
+    def capital(self, word: str) -> int:
+        """How often the session writes ``word`` (or its singular or plural) capitalised mid-sentence."""
+        return max(self._counts[2][w] for w in _forms(word))
+
+    def never_capitalised(self, word: str) -> bool:
+        """Whether the session writes ``word`` in lower case three times at least and never
+        capitalises it mid-sentence: a common word at the head of a sentence ("Time really got
+        away from me"), not a name that is a word too ("I went with Grace")."""
+        return bool(_PLAIN.fullmatch(word)) and self.lower(word) >= 3 and not self.capital(word)
+
+    def common_phrase(self, name: str) -> bool:
+        """Whether ``name`` is a common noun phrase the session capitalised as a heading, not a name.
+
+        Several words: every plain word (not an acronym, a CamelCase word or a number) is also
+        written in lower case, as often as capitalised mid-sentence at least, small words aside ("Heavy Band Face Pulls", "Choosing the Right
+        Builder"), and not only where the user types the whole name so ("harry potter"); one product's name may lead three or more such words ("WhatsApp
+        Business Tool Setup"), never fewer ("Microsoft Teams"). One word: written in lower case
+        three times at least and twice as often as capitalised mid-sentence ("Impact",
+        "Delimiters"; not "Python", nor "Andes" a chat types in lower case now and then).
+        """
+        if _CJK.search(name) or not name[:1].isupper():
+            return False
+        words = [w for w in _TOKEN.findall(name.replace("’", "'")) if w.casefold() not in _SMALL]
+        words = [w[:-2] if w.casefold().endswith("'s") else w for w in words]
+        if not words:
+            return False
+        plain = [w for w in words if _PLAIN.fullmatch(w)]
+        marked = len(words) - len(plain)
+        if len(words) == 1:
+            if marked:
+                return False
+            lower = self.lower(plain[0])
+            return lower >= 3 and lower >= 2 * self.capital(plain[0])
+        if not all(self.lower(w) and self.lower(w) >= self.capital(w) for w in plain):
+            return False
+        typed = self._typed(name)
+        if typed and not all(self.lower(w) > typed for w in plain):
+            return False  # the user types the name in lower case, and its words nowhere else
+        return marked == 0 or marked == 1 and len(plain) >= 3
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """``word`` folded, with its singular or plural: "Bounces" meets "bounce" and "bounces"."""
+    w = word.casefold()
+    if w.endswith("ies") and len(w) > 4:
+        return w, w[:-3] + "y"
+    if w.endswith("es") and len(w) > 4:
+        return (w, w[:-1], w[:-2]) if w[:-2].endswith(("s", "x", "z", "ch", "sh")) else (w, w[:-1])
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        return w, w[:-1]
+    return w, w + "s", w + "es"
