@@ -261,7 +261,7 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
                  "go over", "look into", "work through", "revise", "edit", "format", "reformat", "organize",
                  "structure", "outline", "draft", "incorporate", "summarize", "summarise", "compare", "analyze",
-                 "analyse", "start with", "begin with", "derive", "verify", "refine", "tweak", "adjust",
+                 "analyse", "start with", "begin with", "start by", "begin by", "generate", "derive", "verify", "refine", "tweak", "adjust",
                  "integrate", "add", "use sigma", "use the", "rewrite", "restructure", "simplify", "elaborate",
                  "break down", "walk through", "keep updating", "cross-check", "proofread",
                  # seeing how something is done is asking for it ("I'd like to see an example of the flag")
@@ -270,6 +270,15 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
                     r"help\s+me\b", r"no\s+need\s+(?:to|for)\b",
+                    # asking for help with the task in hand, or not knowing where it goes next
+                    r"i(?:'d|\s+would)\s+(?:really\s+)?(?:love|like|appreciate)\s+(?:some\s+|any\s+|your\s+)?(?:advice|help|tips|"
+                    r"guidance|suggestions|ideas|input|feedback|pointers|recommendations)\b",
+                    r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+|also\s+)*looking\s+for\s+(?:some\s+|any\s+)?(?:advice|"
+                    r"help|tips|guidance|suggestions|ideas|input|feedback|pointers|recommendations|ways)\b",
+                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+)?not\s+(?:entirely\s+|totally\s+|quite\s+|really\s+|completely\s+)?"
+                    r"sure\s+(?:where|how|what|which|whether|if)\b",
+                    r"i\s+(?:want|'d\s+like|would\s+like|need)\s+to\s+(?:know|learn|hear|see)\s+more\s+about\s+(?:these|those|"
+                    r"this|that|it|them)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:",
@@ -284,7 +293,10 @@ DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "o
                     "such as")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
-           r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整))")
+           r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
+           # not knowing where the task goes next, wanting to hear more of what was just said
+           r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:从哪|怎么|如何|先|哪)|"
+           r"我(?:想|要|希望)(?:多)?(?:了解|知道|听听)(?:更多)?(?:关于)?(?:这些|那些|这个|那个)|我们(?:接下来|然后|下一步)(?:可以|就|再))")
 
 #: Verbs that open an instruction to the other side when they start a clause with no subject
 #: ("Based on this discussion organize the criteria in a table", "List three options").
@@ -307,7 +319,7 @@ CONVERSATION_TALK_EN = (
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
     r"(?:^|[,;:]\s*|\b(?:so|then|and|now|but|reckon|think|first|next)\s+)(?:let's|let\s+us)\s+(?:just\s+|definitely\s+|now\s+)*"
     r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep)\b)",
-    r"\b(?:we|we've|we\s+have|we're|we\s+are|we\s+can|we\s+could|we\s+should)\s+(?:already\s+|just\s+|now\s+|finally\s+)*"
+    r"\b(?:we|we've|we\s+have|we're|we\s+are|we\s+can|we\s+could|we\s+should)\s+(?:already\s+|just\s+|now\s+|finally\s+|then\s+)*"
     r"(?:move\s+on|moving\s+on|get\s+started|getting\s+started|wrap\s+up|wrapping\s+up|nail\s+down|go\s+ahead|proceed|"
     r"covered\s+everything|done\s+(?:here|with\s+(?:this|that|it)))\b",
     r"^(?:so\s+|and\s+|now\s+)?(?:since|now\s+that|as)\s+we\s+(?:already\s+)?(?:have|'ve|got|know|covered|discussed)\b",

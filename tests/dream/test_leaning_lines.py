@@ -2,8 +2,8 @@
 acknowledges ("Ohh i see lol"), a reply that points back ("I tried once", "I said earlier",
 "I'll keep u updated"), a subordinate clause cut from its main clause ("After we talked last"),
 a reason that is not the speaker's ("Because they have to"), an instruction whose only "I" is
-what it is for ("Lay out that structure so I can see it"), "No need to wait …" — in English and
-Chinese. A title before a name does not end a sentence ("by Dr. Linda Chen"). What a speaker
+what it is for ("Lay out that structure so I can see it"), "No need to wait …", asking for advice
+on the task, not knowing where to start, the next step of the work — in English and Chinese. A title before a name does not end a sentence ("by Dr. Linda Chen"). What a speaker
 says of themselves in similar words is still proposed."""
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ LEANING = {
     "an instruction for the speaker": ["Lay out that structure, sections, and parts so I can actually see it.",
                                        "Map out the steps for me."],
     "no need to": ["No need to wait for a confirmation on my end to kick off the next piece."],
+    "asking for help with the task": ["I'd love some advice on how to make the most of this detox week.",
+                                      "I'm looking for advice on how to prioritize my tasks.", "我想要一些建议"],
+    "not knowing where the task goes next": ["I'm not entirely sure where to start.", "我不确定从哪里开始",
+                                             "我不太确定该怎么做"],
+    "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
+                                           "我想了解更多关于这些地方的信息"],
+    "the next step of the work": ["We can then move on to the instructor options.", "I need to generate 15 topics first.",
+                                  "I'll start by sending an agenda before our next meeting.", "我们接下来可以看看教练的选项"],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
 
@@ -42,6 +50,10 @@ STAYS = {
     "我去过日本两次": "我去过日本两次",
     "我以前住在北京": "我以前住在北京",
     "我又搬家了": "我又搬家了",
+    "I want to learn more about Japanese history.": "I want to learn more about Japanese history",
+    "I'm looking for a new job in Berlin.": "I'm looking for a new job in Berlin",
+    "我想了解日本历史": "我想了解日本历史",
+    "我们下个月去上海": "我们下个月去上海",
 }
 
 
