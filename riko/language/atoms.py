@@ -263,8 +263,34 @@ def _clauses(sentence: str) -> list[str]:
     return [p for p in parts if p and p.strip()] or [sentence]
 
 
+_PAIRS = (("\"", "\""), ("“", "”"), ("'", "'"), ("‘", "’"), ("(", ")"), ("[", "]"), ("「", "」"), ("《", "》"))
+#: What is left of a list or a label before the words: "：我的上司…", "6我家…" (a list number glued on).
+_STRAY_LEAD = re.compile(r"^(?:[：:、，,]+\s*|\d{1,2}(?=我))")
+
+
+def _unwrap(clause: str) -> str:
+    """``clause`` without the quotes or brackets around it, keeping a pair that opens it and
+    closes inside ("“春节联欢会”的规模是二百人" keeps its title's quotes)."""
+    out = _STRAY_LEAD.sub("", clause.strip()).strip()
+    for _ in range(3):
+        before = out
+        for left, right in _PAIRS:
+            if out.startswith(left) and (left == right and out.count(left) % 2 == 1
+                                         or left != right and out.count(left) > out.count(right)):
+                out = out[len(left):].strip()
+            if out.endswith(right) and (left == right and out.count(right) % 2 == 1
+                                        or left != right and out.count(right) > out.count(left)):
+                out = out[:-len(right)].strip()
+            pair = out.count(left) == 2 if left == right else out.count(left) == out.count(right) == 1
+            if len(out) > 1 and out.startswith(left) and out.endswith(right) and pair:
+                out = out[len(left):-len(right)].strip()
+        if out == before:
+            break
+    return out
+
+
 def _trim(clause: str) -> str:
-    out = clause.strip().strip("\"'“”‘’()[]")
+    out = _unwrap(clause)
     for _ in range(3):
         before = out
         out = _LEAD.sub("", out).strip()

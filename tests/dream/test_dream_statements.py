@@ -241,3 +241,21 @@ def test_no_proposal_drops_a_negation_of_its_fact(lines):
     for page in pages(*(("user", "I think " + line + ".") for line in lines)):
         assert not drops_negation(page.quote, page.title), page
         assert not drops_negation(page.quote, page.description) or page.description in " ".join(lines)
+
+
+def test_a_title_keeps_its_quotes_and_a_list_number_or_label_is_not_part_of_the_fact():
+    from riko.language.atoms import extract_facts
+
+    said = {text: [f.text for f in extract_facts(text)] for text in [
+        "“春节联欢会”的规模是二百人。", '"Sales Offsite"的规模是二百人。', "6我家用的是西门子的洗衣机。", "：我的上司特别爱健身",
+        '"I love hiking"', "(I moved to Berlin)", 'I read "Dune" twice', "6月我去了上海。"]}
+    assert said == {
+        "“春节联欢会”的规模是二百人。": ["“春节联欢会”的规模是二百人"],
+        '"Sales Offsite"的规模是二百人。': ['"Sales Offsite"的规模是二百人'],
+        "6我家用的是西门子的洗衣机。": ["我家用的是西门子的洗衣机"],
+        "：我的上司特别爱健身": ["我的上司特别爱健身"],
+        '"I love hiking"': ["I love hiking"],
+        "(I moved to Berlin)": ["I moved to Berlin"],
+        'I read "Dune" twice': ['I read "Dune" twice'],
+        "6月我去了上海。": ["6月我去了上海"],
+    }
