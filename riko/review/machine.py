@@ -1157,7 +1157,7 @@ class _ScopeWords(Vocabulary):
     def __init__(self, evidence: Any) -> None:
         super().__init__()
         self._evidence = evidence
-        self._upto = 0       # the last rowid read
+        self._upto = -1      # the last rowid read (the first line's is 0)
         self._count = 0      # how many lines were stored at or before it when read
         self._stale = True
         self._lock = threading.Lock()
@@ -1171,9 +1171,9 @@ class _ScopeWords(Vocabulary):
         with self._lock:
             if not self._stale:
                 return
-            if self._upto and self._evidence.count_upto(self._upto) != self._count:
+            if self._upto >= 0 and self._evidence.count_upto(self._upto) != self._count:
                 Vocabulary.__init__(self)  # lines were purged: their words go too
-                self._upto = 0
+                self._upto = -1
             rows = self._evidence.prose_since(self._upto)
             if rows:
                 self.add((role, text) for _, role, text in rows)
