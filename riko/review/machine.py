@@ -38,6 +38,7 @@ from ..language.derive import Entity, could_be_name, derive, derived_fields, giv
 from ..language.atoms import multi_party, split_speaker
 from ..language.content import carries_content
 from ..language.vocabulary import Vocabulary
+from ..stores.evidence import EvidenceStore
 from .entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)
@@ -1154,7 +1155,7 @@ class _ScopeWords(Vocabulary):
     """The running words of a scope's evidence: on first use after :meth:`stale`, the lines stored
     since the last read are counted in; when lines were purged since, all are read again."""
 
-    def __init__(self, evidence: Any) -> None:
+    def __init__(self, evidence: EvidenceStore) -> None:
         super().__init__()
         self._evidence = evidence
         self._upto = -1      # the last rowid read (the first line's is 0)
