@@ -3,7 +3,7 @@
 For each set, ``--conversations`` conversations are drawn with the seed; every session goes through
 the heuristic provider as Dream runs it (``propose``, then ``ground`` as ``mem.dream`` locates and
 checks each page), and every grounded fact's words give the entities Dream proposes for it
-(``riko.review.entities.named_entities`` with the session's words, what
+(``riko.review.entities.named_entities`` with the scope's words, what
 ``riko.dream.proposals.with_entities`` files as entity candidates; the user's own page left out, a
 multi-party speaker's page kept). The pool is
 the distinct ``(conversation, entity)`` pairs, each with the first fact that names it; ``--n`` of
@@ -34,7 +34,7 @@ from riko.dream.heuristic import HeuristicProvider  # noqa: E402
 from riko.evaluation.datasets import load_dataset  # noqa: E402
 from riko.evaluation.dream_quality import _multi_party  # noqa: E402
 from riko.language.atoms import multi_party  # noqa: E402
-from riko.language.vocabulary import SessionWords  # noqa: E402
+from riko.language.vocabulary import Vocabulary  # noqa: E402
 from riko.review.consolidate import normalize_claim  # noqa: E402
 from riko.review.entities import SELF_KIND, named_entities  # noqa: E402
 
@@ -49,10 +49,14 @@ def pool(folder: Path, conversations: list[str]) -> list[dict[str, str]]:
     for name, conv in data.conversations.items():
         multi = _multi_party(conv)
         seen: set[str] = set()
-        for session in conv.sessions:
-            transcript, _ = transcript_of(session, multi)
+        transcripts = [transcript_of(session, multi)[0] for session in conv.sessions]
+        # one conversation is one memory scope, ingested whole before Dream runs: the scope's words
+        # are every session's user and assistant lines, as Review.scope_words reads them
+        words = Vocabulary()
+        for transcript in transcripts:
+            words.add((line.role, line.text) for line in transcript.lines)
+        for transcript in transcripts:
             multi_session = multi_party(line.text for line in transcript.lines if line.role == "user")
-            words = SessionWords([(line.role, line.text) for line in transcript.lines])  # as the Dream runner reads a session
             for page in provider.propose(transcript).pages:
                 if page.type == "entity" or not page.title.strip():
                     continue

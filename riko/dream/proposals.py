@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..wiki.aliases import upsert_aliases
 from ..language.statement import clip
-from ..language.vocabulary import SessionWords
+from ..language.vocabulary import Vocabulary
 from ..review.authority import normalize_claim
 from ..review.conflicts import relation
 from ..errors import RikoError
@@ -260,14 +260,14 @@ def propose_batch(review: Any, proposals: Sequence[Proposal]) -> list[ProposalOu
 
 
 def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = (),
-                  sessions: Mapping[str, SessionWords] | None = None) -> tuple[list[Proposal], int]:
+                  words: Vocabulary | None = None) -> tuple[list[Proposal], int]:
     """The proposals with riko's own entity links on each fact, followed by one entity candidate
     per entity they name (merged by fingerprint; admitted only with a fact the user's words hold).
 
     ``multi_party``: the sessions whose user lines are a multi-party log, where a fact's ``Name: ``
-    prefix is its speaker, whose person page it links (not the user's own page). ``sessions``: the
-    words of each session, where a Title-Case phrase also written in lower case names nothing."""
-    sessions = sessions or {}
+    prefix is its speaker, whose person page it links (not the user's own page). ``words``: the
+    scope's words (:meth:`riko.review.machine.Review.scope_words`), where a Title-Case phrase also
+    written in lower case names nothing."""
     out: list[Proposal] = []
     entities: dict[str, Proposal] = {}
     for p in proposals:
@@ -276,7 +276,7 @@ def with_entities(proposals: Sequence[Proposal], multi_party: Collection[str] = 
             out.append(p)
             continue
         named = named_entities(page.description or page.title, multi_party=p.session_id in multi_party,
-                               session=sessions.get(p.session_id)) if page.title.strip() else ()
+                               session=words) if page.title.strip() else ()
         if named:
             links = tuple(dict.fromkeys([*page.links, *(e.name for e in named)]))
             page = dataclasses.replace(page, links=links)

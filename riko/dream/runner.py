@@ -33,7 +33,6 @@ from .jobs import (JOB_KIND, JOB_STATUSES, in_flight, job_id, jobs_frame, parse_
                    set_pending_confirms, shard_of, write_jobs)
 from .grounding import SUPPORT, ground, rederive
 from ..language.atoms import multi_party
-from ..language.vocabulary import SessionWords
 from .known import related_pages
 from .prompt import KnownPage
 from .proposals import Proposal, propose_batch, with_entities
@@ -451,9 +450,8 @@ class _Run:
         # riko's own entity links on every fact, and one entity candidate per entity named
         multi = {w.session_id for w in done if w.transcript
                  and multi_party(line.text for line in w.transcript.lines if line.role == "user")}
-        words = {w.session_id: SessionWords([(line.role, line.text) for line in w.transcript.lines]) for w in done if w.transcript}
-        self.mem.review.share_session_words(words)  # admission reads these sessions' words too
-        expanded, _ = with_entities(proposals, multi, words)
+        # the scope's words, every session's (admission in the batch reads the same)
+        expanded, _ = with_entities(proposals, multi, self.mem.review.scope_words())
         all_outcomes = propose_batch(self.mem.review, expanded) if proposals else []
         outcomes = all_outcomes[:len(proposals)]
         proposals = expanded[:len(proposals)]

@@ -431,7 +431,7 @@ class _Names:
 
     def add(self, name: str, kind: str, *aliases: str) -> None:
         name = self.canonical(name.strip())
-        if not name:
+        if not name or not names_anyone(name):
             return
         if name not in self.kinds:
             self.order.append(name)
@@ -1149,6 +1149,16 @@ def says_what_it_names(name: str) -> bool:
     return canonical_place(name) is not None or len(words) > 1 and bool(
         _PLACE_WORD.fullmatch(words[-1]) or _PLACE_WORD.fullmatch(words[0]) or _ORG_SUFFIX.fullmatch(words[-1])
         or len(words) > 2 and words[1] == "of" and _ORG_SUFFIX.fullmatch(words[0]))
+
+
+# a word that speaks of the speaker or the listener themselves: a heading's, no name's ("Information About Myself")
+_REFLEXIVE = re.compile(r"\b(?:Myself|Yourself|Ourselves|Yourselves|About (?:Me|Us))\b")
+
+
+def names_anyone(name: str) -> bool:
+    """Whether ``name`` may be a name at all: not an identifier ("LLM_Output_Summary", "Prompt_Text")
+    nor a heading about the speaker ("Information About Myself", "About Us")."""
+    return "_" not in name and not _REFLEXIVE.search(name)
 
 
 def could_be_name(text: str) -> bool:

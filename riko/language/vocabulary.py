@@ -19,11 +19,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from functools import cached_property
 
 from .lexicon import CJK
 
-__all__ = ["SessionWords"]
+__all__ = ["SessionWords", "Vocabulary"]
 
 # what is no prose: code fenced or inline, and any token holding a dot, slash, @ or underscore
 # before a letter (URLs, e-mail addresses, file and module names, snake_case identifiers)
@@ -37,56 +36,96 @@ _PLAIN = re.compile(r"[A-Z]?[a-z]+")
 _CJK = re.compile(CJK)
 
 
-class SessionWords:
-    """The lower-case words of one session's lines, user and assistant, counted on first use.
+class Vocabulary:
+    """Running counts of the lower-case words of user and assistant lines: fed with :meth:`add`,
+    read by the questions below. :class:`SessionWords` reads one session's lines on first use;
+    a memory scope keeps one of these over all of its evidence and feeds it the lines stored
+    since (:meth:`riko.review.machine.Review.scope_words`).
 
-    ``lines`` is ``(role, text)`` of each line, or a function that reads them (called at most
-    once). A user may type a name in lower case ("we watched toy story"); an assistant does not.
+    A user may type a name in lower case ("we watched toy story"); an assistant does not.
     """
 
-    def __init__(self, lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]]) -> None:
-        self._lines = lines
+    def __init__(self) -> None:
+        self._user: Counter[str] = Counter()
+        self._assistant: Counter[str] = Counter()
+        self._capital: Counter[str] = Counter()
+        self._said: list[str] = []     # the user's prose
+        self._prose: list[str] = []    # all prose, user and assistant
+        self._text: tuple[str, str] | None = None  # both joined, on first use after a change
+        self._phrases: dict[str, tuple[int, int, int]] = {}
 
-    @cached_property
-    def _counts(self) -> tuple[Counter[str], Counter[str], Counter[str], str]:
-        lines = self._lines() if callable(self._lines) else self._lines
+    def add(self, lines: Iterable[tuple[str, str]]) -> None:
+        """Count ``(role, text)`` lines more (role ``user`` for a user line)."""
         said: list[str] = []
         written: list[str] = []
         for role, text in lines:
             (said if role == "user" else written).append(_NOT_PROSE.sub(" ", text or ""))
+        if not said and not written:
+            return
         user, assistant = "\n".join(said), "\n".join(written)
-        capital = Counter(w.casefold() for w in _MID_CAPITAL.findall(f"{user}\n{assistant}"))
-        self._lines = ()
-        return Counter(_LOWER.findall(user)), Counter(_LOWER.findall(assistant)), capital, user
+        self._user.update(_LOWER.findall(user))
+        self._assistant.update(_LOWER.findall(assistant))
+        self._capital.update(w.casefold() for w in _MID_CAPITAL.findall(f"{user}\n{assistant}"))
+        if user:
+            self._said.append(user)
+        self._prose.append(f"{user}\n{assistant}")
+        self._text, self._phrases = None, {}
+
+    def _ready(self) -> None:
+        """Read what is to be read before a question is answered (nothing here: fed by :meth:`add`)."""
+
+    def _joined(self) -> tuple[str, str]:
+        self._ready()
+        if self._text is None:
+            self._text = "\n".join(self._said), "\n".join(self._prose)
+        return self._text
+
+    def _phrase(self, name: str) -> tuple[int, int, int]:
+        """How often the user types the whole of ``name`` in lower case ("toy story"), how often
+        anyone writes it so, and how often it stands capitalised mid-sentence ("we walked the High Line")."""
+        known = self._phrases.get(name)
+        if known is not None:
+            return known
+        said, prose = self._joined()
+        tokens = _TOKEN.findall(name)
+        lower = r"(?<![\w'’])" + r"[\s\-]+".join(re.escape(w.casefold()) for w in tokens) + r"(?![\w'’])"
+        typed, written = len(re.findall(lower, said)), len(re.findall(lower, prose))
+        capital = len(re.findall(r"(?<=[a-z,;] )" + r"[\s\-]+".join(re.escape(w) for w in tokens)
+                                 + r"(?![\w'’])", prose)) if tokens else 0
+        self._phrases[name] = known = (typed, written, capital)
+        return known
 
     def _typed(self, name: str) -> int:
         """How often the user types the whole of ``name`` in lower case ("toy story")."""
-        words = [re.escape(w.casefold()) for w in _TOKEN.findall(name)]
-        return len(re.findall(r"(?<![\w'’])" + r"[\s\-]+".join(words) + r"(?![\w'’])", self._counts[3]))
+        return self._phrase(name)[0]
 
     def lower(self, word: str) -> int:
-        """How often the session writes ``word`` (or its singular or plural) in lower case."""
-        user, assistant = self._counts[0], self._counts[1]
-        return max(user[w] + assistant[w] for w in _forms(word))
+        """How often the lines write ``word`` (or its singular or plural) in lower case."""
+        self._ready()
+        return max(self._user[w] + self._assistant[w] for w in _forms(word))
 
     def capital(self, word: str) -> int:
-        """How often the session writes ``word`` (or its singular or plural) capitalised mid-sentence."""
-        return max(self._counts[2][w] for w in _forms(word))
+        """How often the lines write ``word`` (or its singular or plural) capitalised mid-sentence."""
+        self._ready()
+        return max(self._capital[w] for w in _forms(word))
 
     def never_capitalised(self, word: str) -> bool:
-        """Whether the session writes ``word`` in lower case three times at least and never
-        capitalises it mid-sentence: a common word at the head of a sentence ("Time really got
+        """Whether the lines write ``word`` in lower case three times at least and never
+        capitalise it mid-sentence: a common word at the head of a sentence ("Time really got
         away from me"), not a name that is a word too ("I went with Grace")."""
         return bool(_PLAIN.fullmatch(word)) and self.lower(word) >= 3 and not self.capital(word)
 
     def common_phrase(self, name: str) -> bool:
-        """Whether ``name`` is a common noun phrase the session capitalised as a heading, not a name.
+        """Whether ``name`` is a common noun phrase the lines capitalise as a heading, not a name.
 
         Several words: every plain word (not an acronym, a CamelCase word or a number) is also
-        written in lower case, as often as capitalised mid-sentence at least, small words aside ("Heavy Band Face Pulls", "Choosing the Right
-        Builder"), and not only where the user types the whole name so ("harry potter"); one product's name may lead three or more such words ("WhatsApp
-        Business Tool Setup"), never fewer ("Microsoft Teams"). One word: written in lower case
-        three times at least and twice as often as capitalised mid-sentence ("Impact",
+        written in lower case, as often as capitalised mid-sentence at least, small words aside
+        ("Heavy Band Face Pulls", "Choosing the Right Builder"), and not only where the user types
+        the whole name so ("harry potter"); the whole name stands capitalised mid-sentence less
+        often than in lower case, or never ("we walked the High Line" twice, never "the high line",
+        keeps a name of common words); one product's name may lead three or more such words
+        ("WhatsApp Business Tool Setup"), never fewer ("Microsoft Teams"). One word: written in
+        lower case three times at least and twice as often as capitalised mid-sentence ("Impact",
         "Delimiters"; not "Python", nor "Andes" a chat types in lower case now and then).
         """
         if _CJK.search(name) or not name[:1].isupper():
@@ -104,10 +143,28 @@ class SessionWords:
             return lower >= 3 and lower >= 2 * self.capital(plain[0])
         if not all(self.lower(w) and self.lower(w) >= self.capital(w) for w in plain):
             return False
-        typed = self._typed(name)
+        typed, written, capital = self._phrase(name)
         if typed and not all(self.lower(w) > typed for w in plain):
             return False  # the user types the name in lower case, and its words nowhere else
+        if capital >= 2 and capital > written:
+            return False  # written as a name mid-sentence, more often than as words
         return marked == 0 or marked == 1 and len(plain) >= 3
+
+
+class SessionWords(Vocabulary):
+    """The lower-case words of one session's lines, user and assistant, counted on first use.
+
+    ``lines`` is ``(role, text)`` of each line, or a function that reads them (called at most once).
+    """
+
+    def __init__(self, lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]]) -> None:
+        super().__init__()
+        self._lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]] | None = lines
+
+    def _ready(self) -> None:
+        if self._lines is not None:
+            lines, self._lines = self._lines, None
+            self.add(lines() if callable(lines) else lines)
 
 
 def _forms(word: str) -> tuple[str, ...]:

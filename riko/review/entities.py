@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from ..language.atoms import split_speaker
 from .consolidate import entity_key
 from ..language.derive import Entity, could_be_name, derive, given_name, relation_alias, says_what_it_names
-from ..language.vocabulary import SessionWords
+from ..language.lexicon import WEEKDAYS_EN
+from ..language.vocabulary import Vocabulary
 from ..wiki import Page
 
 __all__ = ["ENTITY_CATEGORY", "KIN_LABEL", "SELF_KIND", "USER_TITLE", "EntityMap", "entity_body", "entity_description",
@@ -31,7 +32,12 @@ USER_TITLE = "User"
 SELF_KIND = "self"
 
 
-def named_entities(text: str, *, multi_party: bool = False, session: SessionWords | None = None) -> tuple[Entity, ...]:
+# days of the week that are days of the year: a name, never a common phrase and a weekday
+_DAY_NAMES = frozenset(("black friday", "good friday", "cyber monday", "easter sunday", "easter monday", "palm sunday",
+                        "ash wednesday", "maundy thursday", "holy saturday", "super tuesday", "giving tuesday"))
+
+
+def named_entities(text: str, *, multi_party: bool = False, session: Vocabulary | None = None) -> tuple[Entity, ...]:
     """The entities a statement names (riko's derivation), and the page of whoever is its subject
     when that is its speaker: the user's own page ("I prefer dark mode" is about the user), or, in
     a multi-party log (``multi_party``: the user lines are ``Name: text``), the speaker's person
@@ -62,19 +68,31 @@ def named_entities(text: str, *, multi_party: bool = False, session: SessionWord
     return (*named, own)
 
 
-def heading_words(entity: Entity, text: str, session: SessionWords) -> bool:
-    """Whether ``entity`` is a common noun phrase ``session`` writes in lower case too, capitalised
-    in ``text`` as a heading, a step or a feature ("Deep Learning", "Heavy Band Face Pulls",
-    "Delimiters"): :meth:`SessionWords.common_phrase`. A relative or a pet the words tie stays, as
-    does a name whose words say what it names ("Salt Lake City", "Coral Bay Hotel") and a title the
-    text quotes ("The Girl on the Train"); one word taken for someone ("Grace said", "Time really
-    got away") is a common word only where the session never capitalises it mid-sentence."""
+def heading_words(entity: Entity, text: str, session: Vocabulary) -> bool:
+    """Whether ``entity`` is a common noun phrase the scope's words (``session``: its evidence's
+    user and assistant lines, or one session's) write in lower case too, capitalised in ``text``
+    as a heading, a step or a feature ("Deep Learning", "Heavy Band Face Pulls", "Delimiters"):
+    :meth:`Vocabulary.common_phrase`. A relative or a pet the words tie stays, as does a name
+    whose words say what it names ("Salt Lake City", "Coral Bay Hotel"), a title the text quotes
+    or sets in italics ("The Girl on the Train", "*Distinction*") and a name the text gives
+    ("a startup called Minutes"); one word taken for someone ("Grace said", "Time really got
+    away") is a common word only where the words never capitalise it mid-sentence. A weekday
+    after common words is a day, not part of a name ("Logging Friday's data"), and a phrase led by
+    a word in -ing the words never capitalise mid-sentence a step ("Using DSP terminology")."""
     if entity.kind in ("person", "pet") and entity.aliases:
         return False
     if entity.kind in ("person", "pet") and " " not in entity.name:
         return session.never_capitalised(entity.name)
-    if says_what_it_names(entity.name) or re.search(r"[\"“'‘]" + re.escape(entity.name) + r"[\"”'’]", text):
+    name = re.escape(entity.name)
+    if says_what_it_names(entity.name) or re.search(r"[\"“'‘*_]" + name + r"[\"”'’*_]", text) \
+            or re.search(r"\b(?i:called|named)\s+" + name + r"\b", text):
         return False
+    words = entity.name.split()
+    if len(words) > 1 and words[0].endswith("ing") and session.never_capitalised(words[0]):
+        return True  # a step that starts with what to do ("Using DSP terminology")
+    if len(words) > 1 and words[-1].casefold() in WEEKDAYS_EN and entity.name.casefold() not in _DAY_NAMES:
+        rest = " ".join(words[:-1])
+        return session.common_phrase(rest) or len(words) == 2 and session.lower(rest) > session.capital(rest)
     return session.common_phrase(entity.name)
 
 

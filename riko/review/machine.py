@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import polars as pl
 
@@ -37,7 +37,8 @@ from .consolidate import Facts, SlotIndex, TypedSlots, facts
 from ..language.derive import Entity, could_be_name, derive, derived_fields, given_name
 from ..language.atoms import multi_party, split_speaker
 from ..language.content import carries_content
-from ..language.vocabulary import SessionWords
+from ..language.vocabulary import Vocabulary
+from ..stores.evidence import EvidenceStore
 from .entities import (ENTITY_CATEGORY, SELF_KIND, EntityMap, entity_body, entity_description, grounded_in,
                         is_entity_page, kin_of, stated_kin, unstated_kin,
                         link_line, named_entities, said_in)
@@ -106,8 +107,8 @@ class Review:
         self._sessions: set[str] | None = None
         # multi-party sessions by session ids, for the batch's snapshot of user lines they were read with
         self._multi: tuple[UserLines | None, dict[tuple[str, ...], bool]] = (None, {})
-        #: the words of each session the open batch has read (:meth:`session_words`)
-        self._words: dict[str, SessionWords] = {}
+        #: the words of the scope's evidence (:meth:`scope_words`)
+        self._scope_words = _ScopeWords(self.evidence)
         #: during an admission pass: (thread, the pass's candidates that have alias edges)
         self._edged: tuple[int, set[str]] | None = None
 
@@ -120,13 +121,13 @@ class Review:
         mine = self._batch_owner is None
         if mine:
             self._batch_owner = me
+            self._scope_words.stale()
         try:
             with self.canon.batch():
                 yield
         finally:
             if mine:
                 self._batch_owner, self._lines, self._sessions, self._held = None, None, None, None
-                self._words = {}
 
     def _user_lines(self) -> UserLines | None:
         """The snapshot of the scope's user lines of this thread's open batch (None outside one)."""
@@ -159,21 +160,14 @@ class Review:
             self._sessions = set(self.evidence.watermarks())
         return session_id in self._sessions
 
-    def session_words(self, session_id: str) -> SessionWords:
-        """The words of ``session_id``'s user and assistant lines, where a Title-Case phrase also
-        written in lower case names no entity; read on first use, once per batch."""
-        words = self._words.get(session_id) if self._batch_owner == threading.get_ident() else None
-        if words is None:
-            words = SessionWords(lambda: self.evidence.session_prose(session_id))
-            if self._batch_owner == threading.get_ident():
-                self._words[session_id] = words
-        return words
-
-    def share_session_words(self, words: Mapping[str, SessionWords]) -> None:
-        """Take the words of sessions the caller has read already (Dream's transcripts), so that
-        admission in the same batch neither reads them again nor decides on other words."""
-        if self._batch_owner == threading.get_ident():
-            self._words.update(words)
+    def scope_words(self) -> Vocabulary:
+        """The words of the scope's evidence, every session's user and assistant lines, where a
+        Title-Case phrase also written in lower case names no entity (:func:`heading_words`): kept
+        from call to call, read on first use and after that only as far as lines are new (all
+        again after a purge), once per batch."""
+        if self._batch_owner != threading.get_ident():
+            self._scope_words.stale()
+        return self._scope_words
 
     def multi_party(self, refs: Iterable[str], text: str) -> bool:
         """Whether ``text`` (a user line or a fact of one, evidenced by ``refs``) is a speaker's line
@@ -589,7 +583,7 @@ class Review:
             multi = self.multi_party([match.ref], match.text)
             if outcome is not None and outcome[0] in ("same", "alias"):
                 touched.update(state.admit_entities(named_entities(
-                    match.text, multi_party=multi, session=self.session_words(match.session_id)), match))
+                    match.text, multi_party=multi, session=self.scope_words()), match))
                 touched.update(state.admit_kin(match, multi))
                 self._absorb(cid, self.canon.get(outcome[1]), match, relation=outcome[0])
                 continue
@@ -598,7 +592,7 @@ class Review:
                 contested = True
                 continue
             accepted = state.admit_entities(named_entities(
-                match.text, multi_party=multi, session=self.session_words(match.session_id)), match)
+                match.text, multi_party=multi, session=self.scope_words()), match)
             accepted += state.admit_kin(match, multi)
             touched.update(accepted)
             page = self._confirm(cid, authority="user", grounded=match, audit_kind="candidate-auto-confirmed",
@@ -1155,3 +1149,35 @@ class _Consolidation:
                                   detail={"evidence": event.ref, "kin": [f"{r} {t}" for r, t in pairs]})
             self.entities.replace(updated)
         return accepted
+
+
+class _ScopeWords(Vocabulary):
+    """The running words of a scope's evidence: on first use after :meth:`stale`, the lines stored
+    since the last read are counted in; when lines were purged since, all are read again."""
+
+    def __init__(self, evidence: EvidenceStore) -> None:
+        super().__init__()
+        self._evidence = evidence
+        self._upto = -1      # the last rowid read (the first line's is 0)
+        self._count = 0      # how many lines were stored at or before it when read
+        self._stale = True
+        self._lock = threading.Lock()
+
+    def stale(self) -> None:
+        self._stale = True
+
+    def _ready(self) -> None:
+        if not self._stale:
+            return
+        with self._lock:
+            if not self._stale:
+                return
+            if self._upto >= 0 and self._evidence.count_upto(self._upto) != self._count:
+                Vocabulary.__init__(self)  # lines were purged: their words go too
+                self._upto = -1
+            rows = self._evidence.prose_since(self._upto)
+            if rows:
+                self.add((role, text) for _, role, text in rows)
+                self._upto = rows[-1][0]
+                self._count = self._evidence.count_upto(self._upto)
+            self._stale = False

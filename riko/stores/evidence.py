@@ -197,6 +197,21 @@ class EvidenceStore:
             "AND session_id = ? AND (is_user OR role = 'assistant') AND text IS NOT NULL ORDER BY seq",
             [self.scope_key, session_id])]
 
+    def prose_since(self, rowid: int) -> list[tuple[int, str, str]]:
+        """(rowid, role, text) of the scope's user and assistant lines stored after ``rowid``, in
+        storage order (role ``user`` for a user line): the scope's words read a second time only
+        as far as they are new."""
+        return [(int(r[0]), r[1], r[2]) for r in self.wh.fetchall(
+            "SELECT rowid, CASE WHEN is_user THEN 'user' ELSE role END, text FROM evidence WHERE scope_key = ? "
+            "AND rowid > ? AND (is_user OR role = 'assistant') AND text IS NOT NULL ORDER BY rowid",
+            [self.scope_key, rowid])]
+
+    def count_upto(self, rowid: int) -> int:
+        """How many of the scope's lines are stored at or before ``rowid`` (fewer than before: some were purged)."""
+        row = self.wh.fetchone("SELECT count(*) FROM evidence WHERE scope_key = ? AND rowid <= ?",
+                               [self.scope_key, rowid])
+        return int(row[0]) if row else 0
+
     def own_hashes(self, session_id: str) -> set[str]:
         """Content hashes of the session's lines that no other session of the scope shares."""
         return {r[0] for r in self.wh.fetchall(

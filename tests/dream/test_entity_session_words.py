@@ -73,7 +73,7 @@ def test_with_entities_files_no_candidate_for_a_phrase_of_the_session():
                         sensitivity="normal", links=())
     proposals = [Proposal(page, "s1", ("s1#4",))]
     _, before = with_entities(proposals)
-    expanded, after = with_entities(proposals, sessions={"s1": SessionWords(COACH)})
+    expanded, after = with_entities(proposals, words=SessionWords(COACH))
     titles = {p.page.title for p in expanded[1:]}
     assert before == after + 1 and titles == {"Grace", "Riverside Park"}
 
