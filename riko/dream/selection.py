@@ -70,6 +70,10 @@ FEATURES = (
     "to_you",            # a second-person word (you, your, 你 …): said to the other side
 )
 _CONTENT = FEATURES.index("content")
+#: A fact that opens on a subject pronoun riko could not resolve reads as nothing alone ("She's so messy",
+#: "They really feel a girl can't run a business", "Mine was chocolate mousse cake", 她特别喜欢狗).
+_UNRESOLVED = re.compile(r"^(?:he|she|he's|she's|they|they're|hers|them|him|mine)\b|^(?:他|她)(?!们|的)",
+                         re.IGNORECASE)
 #: Logistic weights and bias (see the module docstring for how they were chosen).
 WEIGHTS: tuple[float, ...] = (
     +0.068,  # first_person
@@ -227,7 +231,8 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
         if key not in seen and not s.pasted:
             seen.add(key)
-            if (s.probability >= limit and s.features[_CONTENT] and not task_talk(s.fact.text)) \
+            if (s.probability >= limit and s.features[_CONTENT] and not task_talk(s.fact.text)
+                    and not _UNRESOLVED.match(s.fact.text)) \
                     or _stated_taste_or_boundary(s):
                 out.append(s)
     return out

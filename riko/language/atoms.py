@@ -29,9 +29,11 @@ from ..language.lexicon import (
     FIRST_PERSON_ZH,
     FIRST_PLURAL_EN,
     FIRST_PLURAL_ZH,
+    MONTHS_EN,
     TIME_AHEAD_EN,
     TIME_NOW_EN,
     TIME_PAST_EN,
+    WEEKDAYS_EN,
     alternation,
 )
 from ..language.statement import USER, answer_statement, name_subject, resolve_dates
@@ -126,6 +128,11 @@ _SUBJECTLESS = re.compile(
     r"^(?:just\s+|already\s+|finally\s+|still\s+|also\s+)?(?:[a-z]{3,}ed|went|got|made|had|did|took|ran|bought|"
     r"sent|paid|spent|left|met|saw|found|wrote|read|built|booked|finished|started|working|waiting|planning|"
     r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
+_CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
+# Someone named does something: "Mia sings in a jazz band", "Grandpa Joe sold the farm".
+_NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\s+(?:(?:just|finally|also|still|recently|always|"
+                            r"never|usually)\s+)?(?:[a-z]{3,}(?:s|ed)|went|got|made|took|left|met|came|ran|bought|lost|won|"
+                            r"sold|told|began|became|grew|moved|found|gave|built|wrote|broke|fell|flew|drove|sang)\b(?!['’])")
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b", _I)
 # A clause that points into the conversation ("I'll get it done", "I'm attaching the file now") and
 # names at most two things of its own is not self-contained: it says nothing a later reader can use.
@@ -334,7 +341,8 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return True
     if _THIRD.match(clause) or (speaker_named and _NAME.search(clause)):
         return True
-    return False
+    m = _NAMED_SUBJECT.match(clause)
+    return m is not None and m.group(1).split()[0].casefold() not in _CALENDAR and could_be_name(m.group(1))
 
 
 def _resolve(clause: str, people: list[tuple[str, str]]) -> str:

@@ -30,7 +30,7 @@ FACTS = (
     "I cooked a huge pot of lentil soup",
 )
 SMALL_TALK = ("Good morning!", "How are you?", "Haha nice", "What about you?")
-ABOUT_SOMEONE = ("She sings in a jazz band downtown", "They forgot my order again")
+ABOUT_SOMEONE = ("Mia sings in a jazz band downtown", "Lena forgot my order at the cafe")
 
 
 def multi_party_log(seed: int, sessions: int = 2) -> dict[str, list[str]]:

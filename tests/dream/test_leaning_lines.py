@@ -126,3 +126,33 @@ def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fac
 ])
 def test_someone_and_i_is_one_subject_not_a_cut(message: str, facts: list[str]) -> None:
     assert [f.text for f in extract_facts(message)] == facts
+
+
+@pytest.mark.parametrize("lines", [
+    ["Nebraas: She's so messy lol"], ["Vanessa: Mine was chocolate mousse cake"],
+    ["They really feel a girl can't run a business."], ["他特别喜欢狗。"], ["她上周去了北京。"],
+])
+def test_a_fact_that_opens_on_a_pronoun_no_one_answers_is_not_proposed(lines: list[str]) -> None:
+    t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
+    assert choose(scored_facts(t)) == []
+
+
+@pytest.mark.parametrize(("lines", "facts"), [
+    (["My sister Lena moved last year.", "She lives in Berlin now and works as a nurse."],
+     ["My sister Lena moved last year", "Lena lives in Berlin now and works as a nurse"]),
+    (["我妹妹小雨去年搬家了。", "她现在住在柏林，是一名护士。"], ["我妹妹小雨去年搬家了", "小雨现在住在柏林，是一名护士"]),
+])
+def test_a_pronoun_the_session_answers_is_resolved_and_proposed(lines: list[str], facts: list[str]) -> None:
+    t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
+    assert [s.fact.text for s in choose(scored_facts(t))] == facts
+
+
+@pytest.mark.parametrize(("line", "fact"), [
+    ("Gina: Mia sings in a jazz band downtown", "Mia sings in a jazz band downtown"),
+    ("Grandpa Joe sold the farm last year.", "Grandpa Joe sold the farm last year"),
+    ("Lena moved to Berlin in March.", "Lena moved to Berlin in March"),
+    ("Gina: 小雨在爵士乐队唱歌。", "小雨在爵士乐队唱歌"),
+])
+def test_someone_named_doing_something_is_a_fact(line: str, fact: str) -> None:
+    t = Transcript("s1", (TranscriptLine(1, "user", line),))
+    assert [s.fact.text for s in choose(scored_facts(t))] == [fact]
