@@ -290,7 +290,7 @@ TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+insta
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
-                    "such as")
+                    "such as", "are", "is", "include", "includes", "as follows")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
@@ -323,15 +323,16 @@ CONVERSATION_TALK_EN = (
     r"(?:move\s+on|moving\s+on|get\s+started|getting\s+started|wrap\s+up|wrapping\s+up|nail\s+down|go\s+ahead|proceed|"
     r"covered\s+everything|done\s+(?:here|with\s+(?:this|that|it)))\b",
     r"^(?:so\s+|and\s+|now\s+)?(?:since|now\s+that|as)\s+we\s+(?:already\s+)?(?:have|'ve|got|know|covered|discussed)\b",
-    r"^(?:so\s+|and\s+|now\s+)?(?:based\s+on|given|following|according\s+to)\s+(?:this|that|our|the|your|these|those)\s+"
-    r"(?:above\s+|previous\s+|last\s+)?(?:discussion|conversation|chat|information|info|analysis|advice|answer|"
+    r"^(?:so\s+|and\s+|now\s+)?(?:based\s+on|given|following|according\s+to)\s+(?:all\s+(?:of\s+)?)?(?:this|that|our|the|"
+    r"your|these|those)\s+(?:above\s+|previous\s+|last\s+)?(?:content|discussion|conversation|chat|information|info|analysis|advice|answer|"
     r"suggestions?|recommendations?|breakdown|list|plan|outline|points?|details|above)\b",
     r"\b(?:i'm|i\s+am|im|the\s+user\s+is)\s+(?:still\s+|just\s+|now\s+|right\s+)*(?:(?:sitting|standing)\s+here|waiting|all\s+ears|"
     r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|proceed|continue|resume|dive|get\s+started)|for\s+the\s+next|"
     r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
     r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
     r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
-    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
+    r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b", r"^(?:just\s+)?checking\s+in\s+(?:on|about|with)\b",
+    r"\bmy\s+(?:last\s+|previous\s+|earlier\s+|original\s+)?(?:question|prompt|request|instruction|message)\s+(?:was|wasn't|is|isn't)\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
     # ready or eager for the next step of the work ("I'm ready", "I'm eager to get more dialogue done")
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
@@ -343,9 +344,9 @@ CONVERSATION_TALK_EN = (
     r"\b(?:anything|nothing|something)\s+(?:else\s+|more\s+)?to\s+(?:discuss|add|ask|cover|go\s+over)\b",
     # a verdict on what was shown ("The voice notes look solid", "this brief is finally what I needed")
     r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect)[,!.\s]+)*(?:all\s+)?(?:the|this|that|these|those|your|"
-    r"it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?)\s+(?:\w+ly\s+|so\s+|very\s+|pretty\s+|quite\s+|super\s+)*"
-    r"(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|clear|helpful|useful|"
-    r"doable|manageable|reasonable|practical|comprehensive)\b",
+    r"it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:\w+ly\s+|so\s+|very\s+|pretty\s+|"
+    r"quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|clear|helpful|"
+    r"useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct)\b(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
     r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+i\s+(?:needed|wanted|was\s+looking\s+for|"
     r"had\s+in\s+mind)\b",
     # the step just taken in the work ("I've just run the code in my notebook", "We just went through the filter")
@@ -354,7 +355,8 @@ CONVERSATION_TALK_EN = (
     r"applied|implemented|set\s+up|plugged\s+in|filled\s+in)\s+(?:the|that|this|those|these|it|them|your|our)\b",
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
-CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)的?(?:讨论|对话|内容|建议|分析|回答)",
+CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
+                        r"^我?(?:来|想)?(?:跟进|确认|核实)一下", r"(?:有|包括|如下)[:：]?\s*$",
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)", r"^(?:那就这样吧?|就这样吧|先这样吧?)",
                         r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)",
                         r"^我(?:已经|都)?准备好了[。！!~]*$", r"^我(?:已经)?准备好(?:开始|继续|听|看)",

@@ -34,6 +34,12 @@ LEANING = {
                                              "我不太确定该怎么做"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
+    "checking in on the work": ["Checking in on the Dolomites project.", "我来跟进一下多洛米蒂项目"],
+    "the conversation's own messages": ["I don't think my question was specific enough.",
+                                        "Based on all of the above content, draft the plan.", "根据以上所有内容"],
+    "a verdict on what was shown": ["The tone is appropriately direct and proactive.", "The reminder will be helpful.",
+                                    "这个提醒会很有用"],
+    "a list cut before it starts": ["Our key features of the platform are", "我们平台的主要功能有"],
     "the next step of the work": ["We can then move on to the instructor options.", "I need to generate 15 topics first.",
                                   "I'll start by sending an agenda before our next meeting.", "我们接下来可以看看教练的选项"],
 }
@@ -54,6 +60,9 @@ STAYS = {
     "I'm looking for a new job in Berlin.": "I'm looking for a new job in Berlin",
     "我想了解日本历史": "我想了解日本历史",
     "我们下个月去上海": "我们下个月去上海",
+    "The hotel is perfect for us.": "The hotel is perfect for us",
+    "My new job is great.": "My new job is great",
+    "我有两只猫": "我有两只猫",
 }
 
 
