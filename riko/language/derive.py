@@ -729,11 +729,14 @@ def _find_entities(text: str, names: _Names) -> None:
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
+        article = words[0] in ("A", "An") and len(words) > 1
         while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"
                                             or re.fullmatch(r"[A-Z]{2,}s", words[0])  # "URLs", "IDs Q45": a plural
                                             or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
+        if article and len(words) == 1 and canonical_place(words[0]) is None and not re.search(r"['’]s$", m.group(0)):
+            continue  # "A Layer is a set of units": a noun after "a", as mid-sentence ("a Research Problem")
         if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+|[A-Z]{2,3}\d+|V\d+", words[-1]) and (
                 words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
             continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II", "Protocol V2", "Flight JL108"
@@ -930,7 +933,8 @@ def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = Fals
 
 
 #: a quoted span that reads as a title: capitalised words, small words between them
-_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9](?:[^'\"“”‘’\n]|(?<=\w)['’]s\b){0,80}?)(['\"”’])(?!\w)")
+_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9](?:[^'\"“”‘’\n]|(?<=\w)(?<!\b[IiTt]t)(?<!\b[Tt]hat)(?<!\b[Hh]ere)(?<!\b[Tt]here)(?<!\b[Ww]hat)(?<!\b[Ll]et)"
+                     r"(?<!\b[Hh]e)(?<!\b[Ss]he)(?<!\b[Ww]ho)['’]s\b){0,80}?)(['\"”’])(?!\w)")
 _TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
 # "the Marketing Rhetoric Analysis section", "a Human Verification Required flag": a label
 _LABEL_AFTER = re.compile(r"\s*" + alternation(LABEL_NOUNS_EN) + r"s?\b", _I)

@@ -451,7 +451,7 @@ ROUTINE_NOUNS_EN = ("routine", "ritual", "habit", "checklist", "list", "run", "r
 WORK_NOUNS_EN = ("dashboard", "protocol", "note", "notes", "list", "basics", "data", "log", "template", "checklist",
                  "routine", "plan", "framework", "module", "session", "exercise", "dose", "score", "tracker",
                  "sheet", "technique", "method", "drafting", "guide", "worksheet", "workflow", "system",
-                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study")
+                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period")
 #: Foods, drinks, grapes and currencies a chat capitalises ("Jollof", "Merlot", "Sauvignon Blanc",
 #: "Feijoas", "Naira"): no person, place or organisation, so no page (a name they lead stays:
 #: "Jollof Palace"). Words that are names too (Champagne, Margarita, Kiwi, Yuan, Rand) are left out.

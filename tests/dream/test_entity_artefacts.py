@@ -138,3 +138,29 @@ def test_labels_codes_dishes_and_plural_acronyms_after_a_name_name_nothing(text,
 ])
 def test_titles_models_and_names_beside_them_stay(text, name):
     assert name in _names(text)
+
+
+ROUTINE = [  # each phrase capitalised mid-sentence more often than written in lower case, its words common
+    ("assistant", "Be practical: tasting comes first, every morning, then study, and watch the period of payback."),
+    ("user", "I loved the Practical Tasting yesterday and the Practical Tasting notes."),
+    ("user", "I moved the Morning Study and then the Morning Study again, and the Payback Period and the Payback "
+             "Period are fine."),
+    ("user", "I don't remember the exact names like \"Practical Tasting session, sorry."),
+    ("user", "I'm ready to set up the Morning Study blocks with Maria."),
+    ("user", "The Payback Period is approximately 3.5 years."),
+]
+
+
+@pytest.mark.parametrize("text, junk", [
+    ("I don't remember the exact names like \"Practical Tasting session, sorry", "Practical Tasting"),
+    ("I'm ready to set up the Morning Study blocks with Maria", "Morning Study"),
+    ("The Payback Period is approximately 3.5 years", "Payback Period"),
+])
+def test_a_phrase_of_common_words_before_a_routine_noun_or_ending_in_one_names_nothing(text, junk):
+    assert junk not in _named(text, ROUTINE)
+
+
+def test_a_noun_after_a_sentences_article_names_nothing_and_a_place_stays():
+    assert "Layer" not in _names("A Layer is a set of units")
+    assert "Paris" in _names("A Paris trip is what I want")
+    assert "Maria" in _named("I'm ready to set up the Morning Study blocks with Maria", ROUTINE)
