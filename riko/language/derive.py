@@ -737,8 +737,9 @@ def _find_entities(text: str, names: _Names) -> None:
             at_start = False
         if article and len(words) == 1 and canonical_place(words[0]) is None and not re.search(r"['’]s$", m.group(0)):
             continue  # "A Layer is a set of units": a noun after "a", as mid-sentence ("a Research Problem")
-        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+|[A-Z]{2,3}\d+|V\d+", words[-1]) and (
-                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
+        if len(words) > 1 and (re.fullmatch(r"[A-Z]|[IVX]+|\d+|V\d+", words[-1]) and (
+                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():]))
+                or re.fullmatch(r"[A-Z]{2,3}\d+", words[-1]) and words[-2] in ("Flight", "Train", "Bus", "Gate", "Seat")):
             continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II", "Protocol V2", "Flight JL108"
         before_i = len(words)
         while words and (words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
@@ -750,7 +751,8 @@ def _find_entities(text: str, names: _Names) -> None:
             continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
         if (all(w.casefold() in FOODS_EN for w in words) or words[-1].casefold() in FOODS_EN
                 or " ".join(words).casefold() in FOOD_PHRASES_EN) and not re.search(
-                r"\b(?:called|named)\s+$", text[max(0, start - 12):start], _I):
+                r"\b(?:called|named|name\s+is|name['’]s|call(?:ed)?\s+(?:him|her|it|them))\s+$",
+                text[max(0, start - 24):start], _I):
             continue  # a food, a drink, a grape or a currency ("Jollof", "Bordeaux Merlot", "Peking Duck", "Naira"): no page
         if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
@@ -972,9 +974,11 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
             continue
         title = m.group(2).strip(" .,;:!?")
         words = title.split()
+        if re.search(r"\w['’]s\b", title) and len(words) <= 8 and len(title) <= 60:
+            continue  # a short title with an owner ('Charlotte's Web'): read as capitalised words
         spans.append((m.start(), m.end()))
-        if not words or len(words) > 8:
-            continue
+        if not words or len(words) > 8 or len(title) > 60:
+            continue  # a long quoted title, a topic or a heading ('The Formation of … in Berlin's …')
         if not all(w[:1].isupper() or w[:1].isdigit() or w.casefold() in _TITLE_SMALL for w in words):
             continue
         if title.isupper() and len(words) > 1 or len(words) <= 2 and words[-1].isdigit():

@@ -164,3 +164,12 @@ def test_a_noun_after_a_sentences_article_names_nothing_and_a_place_stays():
     assert "Layer" not in _names("A Layer is a set of units")
     assert "Paris" in _names("A Paris trip is what I want")
     assert "Maria" in _named("I'm ready to set up the Morning Study blocks with Maria", ROUTINE)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Her name is Latte and she sleeps all day", "Latte"),                    # a food word given as a name
+    ("I'm learning the JavaScript ES2022 features", "JavaScript ES2022"),     # a version, not a flight
+    ("I read 'Charlotte's Web' to my niece", "Charlotte's Web"),
+])
+def test_a_name_a_food_word_or_a_code_is_given_stays(text, name):
+    assert name in _names(text)
