@@ -800,7 +800,8 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run) \
+        elif not _job_title(words[-1]) and (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) \
+                or _PROJECT_WORD.match(after.strip()) or not _job_title(words[-1]) and _PROJECT_WORD.match(run) \
                 or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
                 or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")

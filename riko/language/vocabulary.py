@@ -168,8 +168,9 @@ class Vocabulary:
             rest = words[:-1]
         else:
             return False
-        if len(words) < 2:
-            return False
+        if len(words) < 2:  # one word before a routine noun: a common word the lines write so ("the Deadlift session")
+            return len(words) == 1 and rest == words and _PLAIN.fullmatch(words[0]) is not None \
+                and self.lower(words[0]) >= 2 and self.lower(words[0]) >= self.capital(words[0])
         if not all(_PLAIN.fullmatch(w) for w in rest):
             return False  # a name's word: an acronym, a possessive, a CamelCase word, a number
         phrase = self._phrase(name)[2]

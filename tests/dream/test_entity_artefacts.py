@@ -173,3 +173,12 @@ def test_a_noun_after_a_sentences_article_names_nothing_and_a_place_stays():
 ])
 def test_a_name_a_food_word_or_a_code_is_given_stays(text, name):
     assert name in _names(text)
+
+
+def test_a_job_title_is_no_project_and_a_common_word_before_a_routine_noun_names_nothing():
+    assert "Product Manager" not in _names("I work as a SaaS Marketing and Product Manager these days")
+    lines = [("assistant", "Do a deadlift today; the deadlift is key. Richard Feynman explained it well."),
+             ("user", "I did the Deadlift session and the Feynman technique with Maria")]
+    named = _named("I did the Deadlift session and the Feynman technique with Maria", lines)
+    assert "Deadlift" not in named
+    assert {"Feynman", "Maria"} <= named
