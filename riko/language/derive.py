@@ -25,6 +25,8 @@ from functools import lru_cache
 from ..language.lexicon import (
     ADDRESS_TERMS_EN,
     CJK,
+    FOODS_EN,
+    FOOD_PHRASES_EN,
     CJK_RANGE,
     DISLIKE_EN,
     DISLIKE_ZH,
@@ -38,6 +40,7 @@ from ..language.lexicon import (
     NEGATION_EN,
     NEGATION_ZH,
     RELATIONS,
+    ROUTINE_NOUNS_EN,
     SPEAK_TO_EN,
     TIME_AHEAD_EN,
     TIME_AHEAD_ZH,
@@ -726,19 +729,31 @@ def _find_entities(text: str, names: _Names) -> None:
         # "The Ordinary" in mid-sentence is a title; "Great Wall" keeps its adjective
         keep_first = len(words) > 1 and words[1].casefold() not in _NOT_NAMES and (
             words[0].casefold() in _NAME_ADJECTIVES or (words[0] == "The" and not at_start))
+        article = words[0] in ("A", "An") and len(words) > 1
         while words and not keep_first and (_common(words[0]) or words[0].casefold() in _RELATIONS or words[0] == "&"
+                                            or re.fullmatch(r"[A-Z]{2,}s", words[0])  # "URLs", "IDs Q45": a plural
                                             or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
-        if len(words) > 1 and re.fullmatch(r"[A-Z]|[IVX]+|\d+", words[-1]) and (
-                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():])):
-            continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II"
+        if article and len(words) == 1 and canonical_place(words[0]) is None and not re.search(r"['’]s$", m.group(0)):
+            continue  # "A Layer is a set of units": a noun after "a", as mid-sentence ("a Research Problem")
+        if len(words) > 1 and (re.fullmatch(r"[A-Z]|[IVX]+|\d+|V\d+", words[-1]) and (
+                words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():]))
+                or re.fullmatch(r"[A-Z]{2,3}\d+", words[-1]) and words[-2] in ("Flight", "Train", "Bus", "Gate", "Seat")):
+            continue  # a label: "Series A", "Plan B", "Act II", "Acts I and II", "Protocol V2", "Flight JL108"
         before_i = len(words)
         while words and (words[-1].casefold() in ("i", "i'm", "i've", "i'll", "i'd")
                          or len(words) > 1 and words[-1].isupper() and _common(words[-1])):
             words = words[:-1]  # "Previously I", "Personally I", "Vinland IS bugs bunny"
+        if len(words) > 1 and re.fullmatch(r"[A-Z]{2,}s", words[-1]):
+            words = words[:-1]  # "Python SDKs": SDKs for Python, a common noun after a name
         if not words or at_start and len(words) == 1 and len(words) < before_i:
             continue  # a word that opens a sentence before "I" ("Previously I played …") names no one
+        if (all(w.casefold() in FOODS_EN for w in words) or words[-1].casefold() in FOODS_EN
+                or " ".join(words).casefold() in FOOD_PHRASES_EN) and not re.search(
+                r"\b(?:called|named|name\s+is|name['’]s|call(?:ed)?\s+(?:him|her|it|them))\s+$",
+                text[max(0, start - 24):start], _I):
+            continue  # a food, a drink, a grape or a currency ("Jollof", "Bordeaux Merlot", "Peking Duck", "Naira"): no page
         if _QUANTITY.search(text[:start]) and not re.match(r"\s+" + _PERSON_VERB, text[m.end():]):
             continue  # an ingredient or a price, not a name: "80 g Strawberry", "2 Tbsp Oat Bran", "5 Bucks"
         if _COMPOUND_ADJECTIVE.search(words[-1]):
@@ -785,7 +800,8 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) or _PROJECT_WORD.match(after.strip()) or _PROJECT_WORD.match(run) \
+        elif not _job_title(words[-1]) and (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) \
+                or _PROJECT_WORD.match(after.strip()) or not _job_title(words[-1]) and _PROJECT_WORD.match(run) \
                 or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
                 or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")
@@ -920,13 +936,18 @@ def _not_a_name(text: str, start: int, end: int, run: str, at_start: bool = Fals
 
 
 #: a quoted span that reads as a title: capitalised words, small words between them
-_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9][^'\"“”‘’\n]{0,60}?)(['\"”’])(?!\w)")
+_QUOTED = re.compile(r"(?<![\w'])(['\"“‘])([A-Z0-9](?:[^'\"“”‘’\n]|(?<=\w)(?<!\b[IiTt]t)(?<!\b[Tt]hat)(?<!\b[Hh]ere)(?<!\b[Tt]here)(?<!\b[Ww]hat)(?<!\b[Ll]et)"
+                     r"(?<!\b[Hh]e)(?<!\b[Ss]he)(?<!\b[Ww]ho)['’]s\b){0,80}?)(['\"”’])(?!\w)")
 _TITLE_SMALL = frozenset("a an the of and or in on for to at by with from vs de la le y & - –".split())
 # "the Marketing Rhetoric Analysis section", "a Human Verification Required flag": a label
 _LABEL_AFTER = re.compile(r"\s*" + alternation(LABEL_NOUNS_EN) + r"s?\b", _I)
 _NOT_A_TITLE_AFTER = re.compile(r"\s*" + alternation(("button", "tab", "menu", "option", "field", "column", "link", "key",
-                                                         "icon", "setting", "checkbox", "label", *LABEL_NOUNS_EN))
+                                                         "icon", "setting", "checkbox", "label", *LABEL_NOUNS_EN,
+                                                         *ROUTINE_NOUNS_EN))
                                 + r"s?\b", _I)
+
+# "the 'Quantified Self Daily Tracker' Notion database": a routine noun after a product's name or two
+_ROUTINE_AFTER = re.compile(r"\s*(?:[A-Z][\w&\-]*\s+){1,2}" + alternation(ROUTINE_NOUNS_EN) + r"s?\b", _I)
 
 
 def _heading_title(text: str) -> int | None:
@@ -954,16 +975,18 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
             continue
         title = m.group(2).strip(" .,;:!?")
         words = title.split()
+        if re.search(r"\w['’]s\b", title) and len(words) <= 8 and len(title) <= 60:
+            continue  # a short title with an owner ('Charlotte's Web'): read as capitalised words
         spans.append((m.start(), m.end()))
-        if not words or len(words) > 8:
-            continue
+        if not words or len(words) > 8 or len(title) > 60:
+            continue  # a long quoted title, a topic or a heading ('The Formation of … in Berlin's …')
         if not all(w[:1].isupper() or w[:1].isdigit() or w.casefold() in _TITLE_SMALL for w in words):
             continue
         if title.isupper() and len(words) > 1 or len(words) <= 2 and words[-1].isdigit():
             continue  # a shouted message or a label ('Step 0', 'Day 5')
         before = text[max(0, m.start() - 12):m.start()].casefold()
         after = text[m.end():m.end() + 40]
-        if _NOT_A_TITLE_AFTER.match(after):
+        if _NOT_A_TITLE_AFTER.match(after) or _ROUTINE_AFTER.match(after):
             continue
         cue = re.match(r"\s*(?:[A-Z][\w&\-]*\s+){0,3}(" + _PROJECT_WORD.pattern + r")", after, _I) \
             or _PROJECT_WORD.search(before[-9:]) or _PROJECT_WORD.match(title) \
@@ -971,7 +994,7 @@ def _quoted_names(text: str, names: _Names) -> list[tuple[int, int]]:
                          r"drafting)\s+(?:the\s+|my\s+)?$", text[max(0, m.start() - 24):m.start()], _I)
         if len(words) == 1 and not cue and not _ORG_SUFFIX.search(title):
             continue  # one quoted word names something only where the words say what it is
-        if len(words) == 2 and not cue and not _ORG_SUFFIX.search(title) and words[0] not in ("The", "A", "An") \
+        if len([w for w in words if w not in ("&", "-", "–")]) == 2 and not cue and not re.search(r"['’]s$", words[0]) and not _ORG_SUFFIX.search(title) and words[0] not in ("The", "A", "An") \
                 and canonical_place(title) is None:
             continue  # two quoted words with no cue are mostly a label ('Occupation Status', 'Potential Hazards')
         kind = "project" if cue else "organisation" if _ORG_SUFFIX.search(title) else "other"

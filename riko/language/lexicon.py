@@ -433,3 +433,45 @@ HEADING_LABELS_EN = ("objective", "objectives", "goal", "goals", "step", "steps"
 #: Words of address before a name, not part of it: "Pak Budi" is Mr Budi; "…, Pak AI" speaks to the assistant.
 ADDRESS_TERMS_EN = ("pak", "bapak", "bu", "ibu", "mas", "mbak", "sir", "madam", "miss")
 __all__ += ["HEADING_LABELS_EN", "ADDRESS_TERMS_EN"]
+
+# -- names: what a Title-Case run names that is no page (riko.language.derive, riko.review.entities) ----
+#: Nouns after a quoted label that say it is one of the user's routines, lists or story beats, not
+#: a named thing: "the 'Coffee & Check-in' routine", "the 'Day of Close' checklist", "the 'Unveiling
+#: a Secret' hook" (a named project, guide or course is a project: ``_PROJECT_WORD``).
+ROUTINE_NOUNS_EN = ("routine", "ritual", "habit", "checklist", "list", "run", "recommendation", "principle", "rule",
+                    "concept", "idea", "hook", "beat", "scene", "trope", "theme", "step", "phase", "stage", "part",
+                    "exercise", "drill", "workout", "stretch", "pose", "technique", "method", "approach", "strategy",
+                    "tactic", "plan", "session", "block", "slot", "note", "log", "entry", "journal", "question",
+                    "card", "deck", "tracker", "database", "table", "spreadsheet", "sheet", "column", "row", "item",
+                    "task", "goal", "milestone", "metric", "score", "rating", "bucket", "playlist", "mantra",
+                    "motto", "mindset", "moment", "blotter", "protocol", "dashboard",
+                    "acronym", "mnemonic", "vibe")
+#: The last word of a Title-Case phrase that is one of the user's own work artefacts when its
+#: other words are common words ("Apprentice Task List", "Stress-Response Protocol", "Pelvic Floor
+#: Basics", "Quantified Learning Dashboard"); a name's word keeps it a name ("Kyoto Protocol",
+#: "Schindler's List", "Google Sheet").
+WORK_NOUNS_EN = ("dashboard", "protocol", "note", "notes", "list", "basics", "data", "log", "template", "checklist",
+                 "routine", "plan", "framework", "module", "session", "exercise", "dose", "score", "tracker",
+                 "sheet", "technique", "method", "drafting", "guide", "worksheet", "workflow", "system",
+                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period")
+#: Foods, drinks, grapes and currencies a chat capitalises ("Jollof", "Merlot", "Sauvignon Blanc",
+#: "Feijoas", "Naira"): no person, place or organisation, so no page (a name they lead stays:
+#: "Jollof Palace"). Words that are names too (Champagne, Margarita, Kiwi, Yuan, Rand) are left out.
+FOODS_EN = frozenset("""
+jollof egusi suya fufu plantain plantains injera sushi sashimi ramen udon soba tempura kimchi bibimbap bulgogi
+tteokbokki japchae paella tapas pho tacos taco burrito burritos quesadilla tiramisu lasagna lasagne risotto
+gnocchi pesto hummus falafel shawarma kebab kebabs biryani samosa samosas naan tofu miso matcha boba espresso
+cappuccino latte mocha croissant croissants baguette brioche gelato sorbet mochi onigiri okonomiyaki takoyaki
+yakitori congee jiaozi baozi wonton wontons dumplings ceviche empanada empanadas arepa arepas churros poutine
+haggis baklava goulash borscht pierogi sangria mojito tequila vodka whisky whiskey sake soju makgeolli kombucha
+kefir avocado avocados mango mangoes papaya durian lychee lychees guava feijoa feijoas quinoa pavlova
+merlot sauvignon blanc chardonnay pinot noir grigio gris riesling shiraz syrah malbec cabernet zinfandel
+tempranillo sangiovese moscato prosecco rosé viognier gewürztraminer grenache
+naira cedi cedis rupee rupees rupiah peso pesos euro euros dollar dollars dirham dirhams baht ringgit shilling
+shillings kwacha lira zloty forint krona krone
+""".split())
+#: Dishes named by more than one word, none of them a food alone ("Peking Duck", "Pad Thai").
+FOOD_PHRASES_EN = frozenset(("peking duck", "pad thai", "dim sum", "tom yum", "eggs benedict", "caesar salad",
+                             "fish and chips", "bánh mì", "banh mi", "mac and cheese", "chicken tikka masala",
+                             "pad see ew", "kung pao chicken", "mapo tofu", "hot pot", "nasi goreng", "mee goreng"))
+__all__ += ["ROUTINE_NOUNS_EN", "WORK_NOUNS_EN", "FOODS_EN", "FOOD_PHRASES_EN"]

@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from .lexicon import CJK
+from .lexicon import CJK, ROUTINE_NOUNS_EN, WORK_NOUNS_EN
 
 __all__ = ["SessionWords", "Vocabulary"]
 
@@ -149,6 +149,32 @@ class Vocabulary:
         if capital >= 2 and capital > written:
             return False  # written as a name mid-sentence, more often than as words
         return marked == 0 or marked == 1 and len(plain) >= 3
+
+    def work_artefact(self, name: str, after: str = "") -> bool:
+        """Whether ``name`` is one of the user's own work artefacts, not a named thing: a phrase
+        that ends in a work noun (:data:`~riko.language.lexicon.WORK_NOUNS_EN`: "List", "Protocol",
+        "Basics", "Dashboard") whose other words are plain words the lines also write in lower case,
+        as often at least as capitalised mid-sentence outside the phrase ("Apprentice Task List",
+        "Stress-Response Protocol", "Pelvic Floor Basics"); not "Kyoto Protocol", "Schindler's List"
+        or "Google Sheet", whose first word is a name's. ``after``, the word written after the name,
+        may be the work noun ("the Practical Tasting session", "the Morning Study blocks")."""
+        if _CJK.search(name) or not name[:1].isupper():
+            return False
+        words = [w for w in _TOKEN.findall(name.replace("’", "'")) if w.casefold() not in _SMALL]
+        noun = after.casefold()
+        if noun in ROUTINE_NOUNS_EN or noun.endswith("s") and noun[:-1] in ROUTINE_NOUNS_EN:
+            rest = words
+        elif len(words) >= 2 and words[-1].casefold() in WORK_NOUNS_EN:
+            rest = words[:-1]
+        else:
+            return False
+        if len(words) < 2:  # one word before a routine noun: a common word the lines write so ("the Deadlift session")
+            return len(words) == 1 and rest == words and _PLAIN.fullmatch(words[0]) is not None \
+                and self.lower(words[0]) >= 2 and self.lower(words[0]) >= self.capital(words[0])
+        if not all(_PLAIN.fullmatch(w) for w in rest):
+            return False  # a name's word: an acronym, a possessive, a CamelCase word, a number
+        phrase = self._phrase(name)[2]
+        return all(self.lower(w) and self.lower(w) >= self.capital(w) - phrase for w in rest)
 
 
 class SessionWords(Vocabulary):

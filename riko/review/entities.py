@@ -93,7 +93,8 @@ def heading_words(entity: Entity, text: str, session: Vocabulary) -> bool:
     if len(words) > 1 and words[-1].casefold() in WEEKDAYS_EN and entity.name.casefold() not in _DAY_NAMES:
         rest = " ".join(words[:-1])
         return session.common_phrase(rest) or len(words) == 2 and session.lower(rest) > session.capital(rest)
-    return session.common_phrase(entity.name)
+    after = re.search(name + r"\s+([a-z]+)\b", text)
+    return session.common_phrase(entity.name) or session.work_artefact(entity.name, after.group(1) if after else "")
 
 
 def kin_of(text: str, *, multi_party: bool = False) -> tuple[Entity, tuple[tuple[str, Entity], ...]]:
