@@ -50,7 +50,7 @@ _LONG_MESSAGE = 1500
 
 # -- cutting -----------------------------------------------------------------------------------------
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
-_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*", re.M)
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,])\*(?![\w*])", re.M)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
 # a title or an initial before a name does not end a sentence ("by Dr. Linda Chen", "J. K. Rowling")
 _NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "Prof", "St", "Jr", "Sr", "vs", "Mt", "Ft",

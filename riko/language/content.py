@@ -76,7 +76,7 @@ _PASSING = re.compile("|".join(PASSING_TALK_EN), _I)
 _PASSING_ZH = re.compile("|".join(PASSING_TALK_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
-                         rf"thank\s+you)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
+                         rf"thank\s+you|immediately|quickly|simply|just|please|[a-z]+ly)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
 #: What an instruction is for ("so I can see it", "for me"): it is still the other side's work.
 _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|could|'ll|will|may|might)\b.*$"
                      r"|\b(?:for|to|with)\s+me\b", _I)

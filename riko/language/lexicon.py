@@ -275,8 +275,10 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"guidance|suggestions|ideas|input|feedback|pointers|recommendations)\b",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+|also\s+)*looking\s+for\s+(?:some\s+|any\s+)?(?:advice|"
                     r"help|tips|guidance|suggestions|ideas|input|feedback|pointers|recommendations|ways)\b",
-                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+)?not\s+(?:entirely\s+|totally\s+|quite\s+|really\s+|completely\s+)?"
-                    r"sure\s+(?:where|how|what|which|whether|if)\b",
+                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|a\s+little\s+|kind\s+of\s+|kinda\s+|really\s+)?(?:not\s+(?:entirely\s+|"
+                    r"totally\s+|quite\s+|really\s+|completely\s+)?sure|unsure|uncertain|confused|stuck)\s+(?:about\s+|on\s+|as\s+to\s+)?"
+                    r"(?:where|how|what|which|whether|if)\b",
+                    r"i\s+(?:really\s+|just\s+|still\s+)?need\s+(?:some\s+|a\s+little\s+|a\s+bit\s+of\s+|your\s+)?help\b",
                     r"i\s+(?:want|'d\s+like|would\s+like|need)\s+to\s+(?:know|learn|hear|see)\s+more\s+about\s+(?:these|those|"
                     r"this|that|it|them)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
@@ -295,7 +297,8 @@ TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不�
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
            # not knowing where the task goes next, wanting to hear more of what was just said
-           r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:从哪|怎么|如何|先|哪)|"
+           r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:用|选)?(?:从哪|怎么|如何|先|哪)|"
+           r"我(?:需要|想要|要)(?:一些|你的|点)?帮助|"
            r"我(?:想|要|希望)(?:多)?(?:了解|知道|听听)(?:更多)?(?:关于)?(?:这些|那些|这个|那个)|我们(?:接下来|然后|下一步)(?:可以|就|再))")
 
 #: Verbs that open an instruction to the other side when they start a clause with no subject
@@ -308,7 +311,8 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "sort", "rank", "prepare", "design", "build", "continue", "proceed", "elaborate", "clarify",
                        "break down", "walk me through", "go ahead", "add", "turn", "double-check", "check",
                        "verify", "review", "analyze", "analyse", "identify", "highlight", "focus", "assume",
-                       "lay out", "map out", "spell out", "go through", "run through", "send", "draw", "pick")
+                       "lay out", "map out", "spell out", "go through", "run through", "send", "draw", "pick",
+                       "start", "begin", "figure out", "narrow down")
 #: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
 STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
                "whenever", "each time")

@@ -34,6 +34,11 @@ LEANING = {
                                              "我不太确定该怎么做"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
+    "asking for help": ["I need help in deriving the formula for the area of a spherical triangle.",
+                        "I'm unsure which method would be more suitable for this equation.",
+                        "I'm unsure about how to handle the storage of personal data.", "我不太确定该用哪种方法"],
+    "an instruction set in emphasis": ["*immediately* start the narrowing process, applying the criteria we agreed.",
+                                       "Figure out the cheapest route.", "Quickly summarize the plan."],
     "checking in on the work": ["Checking in on the Dolomites project.", "我来跟进一下多洛米蒂项目"],
     "the conversation's own messages": ["I don't think my question was specific enough.",
                                         "Based on all of the above content, draft the plan.", "根据以上所有内容"],
@@ -63,6 +68,9 @@ STAYS = {
     "The hotel is perfect for us.": "The hotel is perfect for us",
     "My new job is great.": "My new job is great",
     "我有两只猫": "我有两只猫",
+    "I need a new laptop for my design work.": "I need a new laptop for my design work",
+    "I love *Dune*, it is my favourite book.": "I love Dune, it is my favourite book",
+    "I start my new job in May.": "I start my new job in May",
 }
 
 
