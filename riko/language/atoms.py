@@ -14,6 +14,7 @@ fillers trimmed and a pronoun that points outside it replaced by the name it poi
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -250,6 +251,8 @@ def multi_party(user_lines: Iterable[str]) -> bool:
 
 
 def _sentences(text: str) -> list[str]:
+    if "&" in text:
+        text = html.unescape(text)  # "Poincar&eacute;": an entity's ";" is no clause boundary
     text = _FENCE.sub("\n", text)
     text = _BULLET.sub("\n", text)
     text = _MARKUP.sub("", text)

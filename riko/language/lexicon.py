@@ -279,8 +279,8 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"totally\s+|quite\s+|really\s+|completely\s+)?sure|unsure|uncertain|confused|stuck)\s+(?:about\s+|on\s+|as\s+to\s+)?"
                     r"(?:where|how|what|which|whether|if)\b",
                     r"i\s+(?:really\s+|just\s+|still\s+)?need\s+(?:some\s+|a\s+little\s+|a\s+bit\s+of\s+|your\s+)?help\b",
-                    r"i\s+(?:want|'d\s+like|would\s+like|need)\s+to\s+(?:know|learn|hear|see)\s+more\s+about\s+(?:these|those|"
-                    r"this|that|it|them)\b",
+                    r"i(?:\s+want|'d\s+like|\s+would\s+like|\s+need)\s+to\s+(?:know|learn|hear|see)\s+more\s+about\s+(?:these|those|"
+                    r"this|that|it|them|how|what|why|which)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:",
@@ -341,6 +341,7 @@ CONVERSATION_TALK_EN = (
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
     r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"
+    r"plan|continue|proceed|"
     r"jump|hop|finali[sz]e|do\s+(?:this|that|it))\b",
     # the conversation's own messages ("I will provide context data in the next several queries")
     r"\b(?:next|following|coming|previous|last|earlier|above)\s+(?:few\s+|several\s+|couple\s+of\s+)?"

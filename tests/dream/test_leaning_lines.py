@@ -32,6 +32,8 @@ LEANING = {
                                       "I'm looking for advice on how to prioritize my tasks.", "我想要一些建议"],
     "not knowing where the task goes next": ["I'm not entirely sure where to start.", "我不确定从哪里开始",
                                              "我不太确定该怎么做"],
+    "asking how something is done": ["I'd like to know more about how to implement a hybrid recommendation system.",
+                                     "I'm ready to properly plan for this cross-border remittance business."],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
     "asking for help": ["I need help in deriving the formula for the area of a spherical triangle.",
@@ -71,6 +73,8 @@ STAYS = {
     "I need a new laptop for my design work.": "I need a new laptop for my design work",
     "I love *Dune*, it is my favourite book.": "I love Dune, it is my favourite book",
     "I start my new job in May.": "I start my new job in May",
+    "I'm ready to move to Lisbon in May.": "I'm ready to move to Lisbon in May",
+    "I'd love to explore the Poincar&eacute; disk model in my thesis.": "I'd love to explore the Poincaré disk model in my thesis",
 }
 
 
