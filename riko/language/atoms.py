@@ -34,6 +34,7 @@ from ..language.lexicon import (
     TIME_AHEAD_EN,
     TIME_NOW_EN,
     TIME_PAST_EN,
+    TITLE_ABBREVIATIONS_EN,
     WEEKDAYS_EN,
     alternation,
 )
@@ -54,8 +55,7 @@ _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,])\*(?![\w*])", re.M)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
 # a title or an initial before a name does not end a sentence ("by Dr. Linda Chen", "J. K. Rowling")
-_NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "Prof", "St", "Jr", "Sr", "vs", "Mt", "Ft",
-                                                 "No", "Sgt", "Capt", "Gen", "Rev", "[A-HJ-Z]"))
+_NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in (*TITLE_ABBREVIATIONS_EN, "[A-HJ-Z]"))
 _SENTENCE = re.compile(rf"(?<=[.!?。！？…]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
 _CLAUSE = re.compile(
     r"\s*;\s*|\s*；\s*|,?\s+but\s+(?=(?:I|I'm|I've|my|we|he|she|they|it)\b)|,\s+(?:and\s+|so\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\s)"

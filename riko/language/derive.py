@@ -721,7 +721,8 @@ def _find_entities(text: str, names: _Names) -> None:
             continue  # the title of a step, a goal or a topic ("Objective 1: Streamline Production Processes")
         # "Lena's cat" names Lena, "Michelle'll like it" Michelle; "& Saturday" is no name
         run = re.sub(r"['’](?:s|ll|d|ve|re)$", "", m.group(0).strip(" '-&"))
-        contracted = run != m.group(0) and not re.search(r"['’]s$", m.group(0))
+        owned = bool(re.search(r"['’]s$", m.group(0)))  # "Lena's": an owner, so a name
+        contracted = run != m.group(0) and not owned
         start = m.start()
         words = run.split()
         # a capital at the start of the text or of a sentence is no evidence of a name
@@ -735,7 +736,7 @@ def _find_entities(text: str, names: _Names) -> None:
                                             or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
-        if article and len(words) == 1 and canonical_place(words[0]) is None and not re.search(r"['’]s$", m.group(0)):
+        if article and len(words) == 1 and canonical_place(words[0]) is None and not owned:
             continue  # "A Layer is a set of units": a noun after "a", as mid-sentence ("a Research Problem")
         if len(words) > 1 and (re.fullmatch(r"[A-Z]|[IVX]+|\d+|V\d+", words[-1]) and (
                 words[-1] != "I" or re.match(r"\s*(?:and|&|to|-|–|,)\s*[IVX]+\b", text[m.end():]))
@@ -814,13 +815,13 @@ def _find_entities(text: str, names: _Names) -> None:
         elif (len(words) > 1 and (_job_title(words[-1]) or _topic(words, text) or _LABEL_AFTER.match(rest))
               or len(words) == 1 and _abstract_word(run, text) and not re.search(r"[*_\"“'‘]$", text[:start])) \
                 and not _cued_person(text, start, rest) \
-                and not re.search(r"['’]s$", m.group(0)):  # ("Sustaining Action's mission": an owner, so a name)
+                and not owned:  # ("Sustaining Action's mission": an owner, so a name)
             continue  # a job title ("Development Director"), a topic or a heading ("Fire Alarm Installation",
             # "GDPR Compliance", "Radical Acceptance"), not a name
         elif _VERSION_AFTER.match(rest):
             names.add(run, "other")  # "with Postman v10.15.0": a product, not someone
         elif re.search(r"\b(?:in|to|from|at|near|visit|visited|visiting)\s+(?:the\s+)?$", before) \
-                and not (re.search(r"['’]s$", m.group(0)) and re.match(r"\s+[a-z]", text[m.end():])) \
+                and not (owned and re.match(r"\s+[a-z]", text[m.end():])) \
                 and not re.search(r"[a-z][A-Z]", run) and not _SPEAK_TO.search(text[max(0, start - 30):start]):
             names.add(run, "place")  # (not "to Maxwell's equations": a name's term, not a place)
         elif run not in names.kinds:

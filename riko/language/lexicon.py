@@ -413,6 +413,9 @@ city trinity inverness ness providence independence christianity confluence
 """.split())
 #: Abbreviations that name nothing alone: "lives in St" is what is left of "St. Louis" cut at its dot.
 NAME_ABBREVIATIONS = frozenset("st st. mt mt. ft ft. pt pt. ave rd dr mr mrs ms jr sr no vol fig ch".split())
+#: Titles whose dot ends no sentence: "by Dr. Linda Chen", "Mr. Smith", "St. Patrick's Day".
+TITLE_ABBREVIATIONS_EN = ("Dr", "Mr", "Ms", "Mrs", "Prof", "St", "Jr", "Sr", "vs", "Mt", "Ft", "No", "Sgt", "Capt", "Gen",
+                          "Rev")
 #: Verbs that speak to someone: "talk to Ryan", "a letter to Lori" name a person, not a place.
 SPEAK_TO_EN = ("talk", "talks", "talked", "talking", "speak", "speaks", "spoke", "speaking", "write", "wrote",
                "writing", "letter", "message", "note", "reach out", "reached out", "listen", "listened", "apologise",
@@ -422,7 +425,7 @@ SPEAK_TO_EN = ("talk", "talks", "talked", "talking", "speak", "speaks", "spoke",
 #: What a quoted label is: "a 'Human Verification Required' flag", the "Deal of the Day" sections.
 LABEL_NOUNS_EN = ("flag", "tag", "section", "heading", "status", "badge", "category", "categories", "filter", "mode",
                   "toggle", "banner", "screen", "panel", "widget", "error", "message", "prompt", "placeholder")
-__all__ += ["TOPIC_NOUN_ENDINGS", "NAMED_ABSTRACT_HEADS", "NAMES_LIKE_TOPICS", "NAME_ABBREVIATIONS", "SPEAK_TO_EN", "LABEL_NOUNS_EN"]
+__all__ += ["TOPIC_NOUN_ENDINGS", "NAMED_ABSTRACT_HEADS", "NAMES_LIKE_TOPICS", "NAME_ABBREVIATIONS", "TITLE_ABBREVIATIONS_EN", "SPEAK_TO_EN", "LABEL_NOUNS_EN"]
 
 # -- names: words around a name that say it is none, or whom it addresses (riko.language.derive) ------
 #: Labels of a line whose Title-Case rest is a step, a goal or a topic, never a name: "Objective 1:

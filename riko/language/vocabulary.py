@@ -1,13 +1,13 @@
-"""The words a session writes in lower case: what tells a common noun phrase written in Title Case
+"""The words a scope writes in lower case: what tells a common noun phrase written in Title Case
 ("Deep Learning", "Heavy Band Face Pulls", "Choosing the Right Builder") from a name ("Hudl",
 "Saint Helena Bookstore").
 
-One statement cannot tell "Glute Bridges" from "Jollof Palace"; the session it was said in can.
+One statement cannot tell "Glute Bridges" from "Jollof Palace"; the lines around it can.
 A heading, a step or a product feature is spelt in Title Case once and in lower case elsewhere
 ("do 3 sets of glute bridges", "the learning session log"), by the user or by the assistant,
-while a name keeps its capitals wherever it is written. The counts are read from the session's
-prose once, on first use (URLs, file names, identifiers and code left out), so a session whose
-statements name nothing doubtful never pays for them.
+while a name keeps its capitals wherever it is written. The counts are kept over the prose (URLs,
+file names, identifiers and code left out); a scope's are read once per batch, only as far as lines
+are new, and only when a statement names something doubtful.
 
     >>> words = SessionWords([("assistant", "Try deep learning first."), ("user", "I want Deep Learning and Hudl.")])
     >>> words.common_phrase("Deep Learning"), words.common_phrase("Hudl")
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from .lexicon import CJK, ROUTINE_NOUNS_EN, WORK_NOUNS_EN
 
@@ -38,7 +38,7 @@ _CJK = re.compile(CJK)
 
 class Vocabulary:
     """Running counts of the lower-case words of user and assistant lines: fed with :meth:`add`,
-    read by the questions below. :class:`SessionWords` reads one session's lines on first use;
+    read by the questions below. :class:`SessionWords` counts the lines it is given;
     a memory scope keeps one of these over all of its evidence and feeds it the lines stored
     since (:meth:`riko.review.machine.Review.scope_words`).
 
@@ -46,8 +46,7 @@ class Vocabulary:
     """
 
     def __init__(self) -> None:
-        self._user: Counter[str] = Counter()
-        self._assistant: Counter[str] = Counter()
+        self._lower: Counter[str] = Counter()
         self._capital: Counter[str] = Counter()
         self._said: list[str] = []     # the user's prose
         self._prose: list[str] = []    # all prose, user and assistant
@@ -63,8 +62,7 @@ class Vocabulary:
         if not said and not written:
             return
         user, assistant = "\n".join(said), "\n".join(written)
-        self._user.update(_LOWER.findall(user))
-        self._assistant.update(_LOWER.findall(assistant))
+        self._lower.update(_LOWER.findall(f"{user}\n{assistant}"))
         self._capital.update(w.casefold() for w in _MID_CAPITAL.findall(f"{user}\n{assistant}"))
         if user:
             self._said.append(user)
@@ -95,14 +93,10 @@ class Vocabulary:
         self._phrases[name] = known = (typed, written, capital)
         return known
 
-    def _typed(self, name: str) -> int:
-        """How often the user types the whole of ``name`` in lower case ("toy story")."""
-        return self._phrase(name)[0]
-
     def lower(self, word: str) -> int:
         """How often the lines write ``word`` (or its singular or plural) in lower case."""
         self._ready()
-        return max(self._user[w] + self._assistant[w] for w in _forms(word))
+        return max(self._lower[w] for w in _forms(word))
 
     def capital(self, word: str) -> int:
         """How often the lines write ``word`` (or its singular or plural) capitalised mid-sentence."""
@@ -178,19 +172,12 @@ class Vocabulary:
 
 
 class SessionWords(Vocabulary):
-    """The lower-case words of one session's lines, user and assistant, counted on first use.
+    """The lower-case words of one session's lines, user and assistant: ``lines`` is ``(role, text)``
+    of each line."""
 
-    ``lines`` is ``(role, text)`` of each line, or a function that reads them (called at most once).
-    """
-
-    def __init__(self, lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]]) -> None:
+    def __init__(self, lines: Iterable[tuple[str, str]]) -> None:
         super().__init__()
-        self._lines: Iterable[tuple[str, str]] | Callable[[], Iterable[tuple[str, str]]] | None = lines
-
-    def _ready(self) -> None:
-        if self._lines is not None:
-            lines, self._lines = self._lines, None
-            self.add(lines() if callable(lines) else lines)
+        self.add(lines)
 
 
 def _forms(word: str) -> tuple[str, ...]:

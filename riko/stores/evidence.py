@@ -190,13 +190,6 @@ class EvidenceStore:
             "SELECT text FROM evidence WHERE scope_key = ? AND session_id = ? "
             "AND (is_user OR role = 'assistant') AND text IS NOT NULL", [self.scope_key, session_id])
 
-    def session_prose(self, session_id: str) -> list[tuple[str, str]]:
-        """(role, text) of the session's user and assistant lines, in order (role ``user`` for a user line)."""
-        return [(r[0], r[1]) for r in self.wh.fetchall(
-            "SELECT CASE WHEN is_user THEN 'user' ELSE role END, text FROM evidence WHERE scope_key = ? "
-            "AND session_id = ? AND (is_user OR role = 'assistant') AND text IS NOT NULL ORDER BY seq",
-            [self.scope_key, session_id])]
-
     def prose_since(self, rowid: int) -> list[tuple[int, str, str]]:
         """(rowid, role, text) of the scope's user and assistant lines stored after ``rowid``, in
         storage order (role ``user`` for a user line): the scope's words read a second time only
