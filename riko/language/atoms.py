@@ -31,6 +31,9 @@ from ..language.lexicon import (
     FIRST_PLURAL_EN,
     FIRST_PLURAL_ZH,
     MONTHS_EN,
+    PREPOSED_LEADS_EN,
+    PREPOSED_LEADS_ZH,
+    TACT_EN,
     TIME_AHEAD_EN,
     TIME_NOW_EN,
     TIME_PAST_EN,
@@ -83,6 +86,12 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
+_TACT = re.compile(TACT_EN, _I)
+# a lead alone ("Given our funding goals", "考虑到我们的预算"): no subject and verb of its own
+_PREPOSED = re.compile(rf"^{alternation(PREPOSED_LEADS_EN)}\b(?![^:]*:)(?!.*\b(?:(?:I|we|he|she|they|you|it)(?:'m|'ve|'re|'d|'ll|'s)?"
+                       r"\s+[a-z]+|is|are|was|were|am|has|have|had|will|would|can|could|should|must|do|does|did|"
+                       r"[a-z]+n't)\b)", _I)
+_PREPOSED_ZH = re.compile(rf"^{alternation(PREPOSED_LEADS_ZH)}[^，,。！？]*的{CJK}{{1,6}}$")
 _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就是|然后|所以|不过|而且|另外|还有)[，,、\s]*")
 
 # -- what a clause is --------------------------------------------------------------------------------
@@ -316,6 +325,21 @@ def _words(text: str) -> int:
     return len(_WORDS.findall(_CJK.sub(" ", text))) + cjk
 
 
+_WHOSE = frozenset("my our your their his her its user user's".split())
+
+
+def _lead_alone(clause: str) -> bool:
+    """A lead that sets up what follows and says little itself ("Given our funding goals and upcoming
+    pitch", "考虑到我们的预算"): no verb, no number, at most four words of its own. "Given my total
+    expenses of $3,580" and "Given the user's trip starts on May 10" say something."""
+    if _PREPOSED_ZH.match(clause):
+        return True
+    if not _PREPOSED.match(clause) or _NUMBER.search(clause):
+        return False
+    own = [w for w in _OWN_WORD.findall(clause) if w.casefold() not in _GENERIC and w.casefold() not in _WHOSE]
+    return len(own) <= 5  # the lead is one of them
+
+
 def _states_something(clause: str, speaker_named: bool) -> bool:
     """Whether ``clause`` says something about someone (not a request, a question or small talk).
 
@@ -330,7 +354,9 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return False
     if _ABOUT_YOU.search(clause) and not _FIRST.search(clause):
         return False
-    if _VAGUE.match(clause) or _PAST_TASTE.search(clause):
+    if _VAGUE.match(clause) or _PAST_TASTE.search(clause) or _TACT.match(clause):
+        return False
+    if _lead_alone(clause):
         return False
     if zh:
         return bool(_STATE_ZH.search(clause) or _THIRD.match(clause) or _DECLARATIVE_ZH.search(clause))

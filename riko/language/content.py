@@ -20,7 +20,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
-                      PASSING_TALK_ZH, STANDING_EN,
+                      ONE_OFF_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
@@ -81,6 +81,9 @@ _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|n
 _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|could|'ll|will|may|might)\b.*$"
                      r"|\b(?:for|to|with)\s+me\b", _I)
 _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
+_ONE_OFF = re.compile(rf"\b{alternation(ONE_OFF_EN)}\b", _I)
+#: "Very good, please give more examples": an instruction after a word of praise or address.
+_PLEASE_DO = re.compile(rf"\bplease\s+(?:just\s+|now\s+|also\s+)?{alternation(TASK_IMPERATIVES_EN)}\b", _I)
 _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
 #: A date makes a step a plan worth keeping ("I'll start with the first check-in on March 1").
 _DATED = re.compile(rf"\b{alternation(MONTHS_EN)}\.?\s+\d|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:tomorrow|tonight|next\s+(?:week|month|year))\b", _I)
@@ -123,15 +126,16 @@ def task_talk(text: str) -> bool:
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
-                or _PASSING.search(said) or _instruction(said))
+                or _PASSING.search(said) or (bool(_PLEASE_DO.search(said)) and not _STANDING.search(said)) or _instruction(said))
 
 
 def _instruction(said: str) -> bool:
     """A one-off instruction to the other side: it opens on a bare verb and says nothing of the
     speaker ("Organize the criteria in a table"); "Always use metric units" is standing, and
-    "Tell me about my options at work" names the speaker's own."""
+    "Tell me about my options at work" names the speaker's own — unless it is for now ("Apply
+    this to my bullet points immediately")."""
     return bool(_IMPERATIVE.search(said)) and not _STANDING.search(said) \
-        and not _SINGULAR_EN.search(_FOR_ME.sub("", said))
+        and (bool(_ONE_OFF.search(said)) or not _SINGULAR_EN.search(_FOR_ME.sub("", said)))
 
 
 def _reaches_something(rest: str) -> bool:

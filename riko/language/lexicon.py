@@ -30,7 +30,7 @@ __all__ = [
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
-    "TASK_IMPERATIVES_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN",
+    "TASK_IMPERATIVES_EN", "ONE_OFF_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN",
     "PASSING_TALK_ZH",
 ]
 
@@ -266,7 +266,7 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "break down", "walk through", "keep updating", "cross-check", "proofread",
                  # seeing how something is done is asking for it ("I'd like to see an example of the flag")
                  "see an example", "see examples", "see some examples", "see a sample", "see a demo", "see the code",
-                 "see how", "see why", "see whether", "see if")
+                 "see how", "see why", "see whether", "see if", "see exactly")
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
                     r"help\s+me\b", r"no\s+need\s+(?:to|for)\b",
@@ -284,6 +284,20 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:",
+                    # what the work needs from the other side ("Need the confirmations", "I need the breakdown now")
+                    r"(?:still\s+|just\s+)?need\s+(?:the|those|these|that|this|your|more|it|them)\b",
+                    r"i\s+(?:need|want)\s+(?:the|this|that|those|these|it|them|your)\b.*\b(?:now|immediately|right\s+away|asap)\b",
+                    # stuck on the task in hand ("I think I made a mistake in my calculation", "I'm stuck on this step")
+                    r"i\s+think\s+i(?:'ve|\s+have)?\s+(?:made|got)\s+(?:a\s+|an\s+|some\s+)?(?:mistake|error)s?\b",
+                    r"i(?:'ve|\s+have)?\s+(?:made|got)\s+(?:a\s+|an\s+)?(?:mistake|error)s?\s+(?:in|with|on)\s+(?:my|the|this|that)\s+"
+                    r"(?:calculation|code|math|answer|work|step|derivation|formula|solution|equation|proof|setup|integral|script|"
+                    r"query|function|program)s?\b",
+                    # what names no topic: a learner's trouble with a topic ("I'm having trouble understanding
+                    # hyperbolic geometry") is a memory of them, trouble with "this" is not
+                    r"(?:i'm|i\s+am|im|i've\s+been)\s+(?:still\s+|just\s+|a\s+bit\s+|a\s+little\s+|kind\s+of\s+|kinda\s+|really\s+|so\s+)?"
+                    r"(?:unsure|uncertain|confused|stuck|lost|having\s+(?:some\s+)?(?:trouble|difficulty|a\s+hard\s+time)|struggling)\s+"
+                    r"(?:(?:about|on|with|as\s+to|by|understanding|following|grasping|solving|figuring\s+out|getting)\s+)?"
+                    r"(?:this|that|it|these|those)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
                     r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
                     r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
@@ -299,7 +313,10 @@ TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不�
            # not knowing where the task goes next, wanting to hear more of what was just said
            r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:用|选)?(?:从哪|怎么|如何|先|哪)|"
            r"我(?:需要|想要|要)(?:一些|你的|点)?帮助|"
-           r"我(?:想|要|希望)(?:多)?(?:了解|知道|听听)(?:更多)?(?:关于)?(?:这些|那些|这个|那个)|我们(?:接下来|然后|下一步)(?:可以|就|再))")
+           r"我(?:想|要|希望)(?:多)?(?:了解|知道|听听)(?:更多)?(?:关于)?(?:这些|那些|这个|那个)|我们(?:接下来|然后|下一步)(?:可以|就|再)|"
+           # stuck on the task in hand: 我不太明白这个公式, 我好像算错了 (not 我不懂日语)
+           r"我(?:还是|有点|真的)?(?:不太|不是很|没太?|不)(?:明白|懂|理解|看懂|搞懂)(?:这|那|为什么|怎么|如何|你的?|[。！!？?]|$)|"
+           r"我(?:好像|可能|觉得我?|感觉我?)(?:算|写|做|弄|搞)错了)")
 
 #: Verbs that open an instruction to the other side when they start a clause with no subject
 #: ("Based on this discussion organize the criteria in a table", "List three options").
@@ -312,7 +329,17 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "break down", "walk me through", "go ahead", "add", "turn", "double-check", "check",
                        "verify", "review", "analyze", "analyse", "identify", "highlight", "focus", "assume",
                        "lay out", "map out", "spell out", "go through", "run through", "send", "draw", "pick",
-                       "start", "begin", "figure out", "narrow down")
+                       "start", "begin", "figure out", "narrow down",
+                       # reworking what is on the table ("Run the diagnostic on Act I", "Grab the best 5")
+                       "run", "rerun", "re-run", "redo", "apply", "grab", "pull", "fetch", "polish", "edit", "proofread",
+                       "simplify", "refine", "adjust", "tweak", "optimize", "optimise", "search", "incorporate",
+                       "integrate", "insert", "replace", "split", "merge", "reorganize", "reorganise", "restructure",
+                       "reformat", "rephrase", "reword", "condense", "modify", "revise", "finalize", "finalise",
+                       "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
+                       "fill in")
+#: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
+#: bullet points immediately"): it is for the work in hand, now.
+ONE_OFF_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
 #: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
 STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
                "whenever", "each time")
@@ -339,6 +366,9 @@ CONVERSATION_TALK_EN = (
     r"\bmy\s+(?:last\s+|previous\s+|earlier\s+|original\s+)?(?:question|prompt|request|instruction|message)\s+(?:was|wasn't|is|isn't)\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
     # ready or eager for the next step of the work ("I'm ready", "I'm eager to get more dialogue done")
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
+    r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|all\s+|now\s+)*ready\s+for\s+(?:the\s+(?:next|new)|this|"
+    r"that|it|these|those|day\s+\d|step|part|phase|round|section|more)\b",
+    r"^(?:i|we)\s+feel\s+(?:(?:a\s+little|a\s+bit|much|so|a\s+lot|way)\s+)?(?:more\s+)?ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
     r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"
     r"plan|continue|proceed|"
@@ -372,6 +402,11 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
 #: "Here's my new address: 12 Elm Street" names what it shows, after a colon, and stays a fact.
 PASSING_TALK_EN = (
+    # an apology to the other side, not for something in the speaker's life ("I'm sorry", "so sorry to hear that")
+    r"^(?:(?:look|oh|ah|well|hey)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:so\s+|really\s+|very\s+|truly\s+|terribly\s+)?sorry\b"
+    r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
+    r"your|the)|if|you|that\b))",
+    r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",
     r"^(?:(?:oh|and|so|also|ok(?:ay)?|yo|hey|lol|haha|omg|wow|look)[,!.\s]+)*(?:here's|heres|here\s+is|here\s+are|"
     r"here\s+it\s+is|look\s+at|check\s+out|check\s+(?:this|it)\s+out|take\s+a\s+look|this\s+is\s+(?:a|the|my)\s+"
     r"(?:photo|picture|pic|shot|snap))\b(?![^:]*:\s*\S)",
@@ -483,3 +518,17 @@ FOOD_PHRASES_EN = frozenset(("peking duck", "pad thai", "dim sum", "tom yum", "e
                              "fish and chips", "bánh mì", "banh mi", "mac and cheese", "chicken tikka masala",
                              "pad see ew", "kung pao chicken", "mapo tofu", "hot pot", "nasi goreng", "mee goreng"))
 __all__ += ["ROUTINE_NOUNS_EN", "WORK_NOUNS_EN", "FOODS_EN", "FOOD_PHRASES_EN"]
+
+
+#: Phrases of tact that say nothing about the speaker ("I hate to sound like that guy", "I don't want to
+#: sound rude"): *hate* here is no taste.
+TACT_EN = r"^(?:i|we)\s+(?:hate|don't\s+want|do\s+not\s+want|didn't\s+want|wouldn't\s+want)\s+to\s+(?:say|sound|admit|bother|" \
+          r"interrupt|break\s+it|ask|burst|disappoint|rush|complain|nag|pester|be\s+(?:that\s+(?:guy|person)|a\s+(?:bother|pain|" \
+          r"nag|downer)|rude|pushy|annoying|mean|harsh|negative))\b"
+#: Leads that set up what follows ("Given our funding goals, …", "考虑到我们的预算，…"): a clause made of
+#: the lead alone, with no subject and verb of its own, states nothing.
+PREPOSED_LEADS_EN = ("given", "considering", "regarding", "concerning", "based on", "in light of", "with regard to",
+                     "with respect to", "as for", "in terms of", "apart from", "aside from", "despite", "in spite of",
+                     "due to", "thanks to", "according to", "on top of", "along with", "in addition to", "as part of")
+PREPOSED_LEADS_ZH = ("考虑到", "鉴于", "根据", "基于", "关于", "对于", "针对", "按照", "结合")
+__all__ += ["TACT_EN", "PREPOSED_LEADS_EN", "PREPOSED_LEADS_ZH"]

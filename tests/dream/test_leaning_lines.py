@@ -49,6 +49,25 @@ LEANING = {
     "a list cut before it starts": ["Our key features of the platform are", "我们平台的主要功能有"],
     "the next step of the work": ["We can then move on to the instructor options.", "I need to generate 15 topics first.",
                                   "I'll start by sending an agenda before our next meeting.", "我们接下来可以看看教练的选项"],
+    "an instruction to the other side": ["Run the diagnostic on Act I, Scene 1 now.", "Rerun the numbers with the new rate.",
+                                         "Just grab the best 5 from our current list and give me those summaries.",
+                                         "Apply this approach to my work experience bullet points immediately.",
+                                         "Very good, please give more examples of activities we could do together.",
+                                         "Need the confirmations.", "Tweak the intro so it sounds less formal."],
+    "a demand of the work": ["I need the breakdown now, not another prompt.",
+                             "I want to see exactly what we're looking at to get this going."],
+    "an apology": ["I'm sorry.", "I'm so sorry to hear that.", "Look, I'm sorry if I upset you."],
+    "ready for the next part of the work": ["I'm ready for Day 3-4.", "I'm ready for the new workout schedule we discussed.",
+                                            "After working on the resume, I feel a little more ready."],
+    "a phrase of tact": ["I hate to sound like that guy.", "I hate to bother you again.", "I don't want to sound rude."],
+    "greeting the other side": ["I didn't have time to say hi in the morning."],
+    "a lead with no statement of its own": ["Given our funding goals and upcoming pitch, how can I manage our budget?",
+                                            "Regarding the second option, what do you think?",
+                                            "Based on my current progress, what should I learn next?",
+                                            "考虑到我们的预算，我们应该怎么做？", "鉴于我最近的进度，下一步该学什么？"],
+    "stuck on the task": ["I think I made a mistake in my calculation.", "I'm having trouble understanding this.",
+                          "I'm stuck on this step.", "I'm still confused about that part.", "I'm struggling with this one.",
+                          "我不太明白这个公式", "我好像算错了"],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
 
@@ -75,6 +94,24 @@ STAYS = {
     "I start my new job in May.": "I start my new job in May",
     "I'm ready to move to Lisbon in May.": "I'm ready to move to Lisbon in May",
     "I'd love to explore the Poincar&eacute; disk model in my thesis.": "I'd love to explore the Poincaré disk model in my thesis",
+    "I hate to fly.": "I hate to fly",
+    "I'm sorry I missed my sister's wedding last May.": "I'm sorry I missed my sister's wedding last May",
+    "I'm having trouble sleeping since I moved to Berlin.": "I'm having trouble sleeping since I moved to Berlin",
+    "Need to buy a new car before winter.": "Need to buy a new car before winter",
+    "I'm ready for my first marathon in May.": "I'm ready for my first marathon in May",
+    "I'm confused about my feelings for Sam.": "I'm confused about my feelings for Sam",
+    "Given my diabetes, I avoid sugar.": "I avoid sugar",
+    "Given that I have type 2 diabetes, I avoid sugar.": "I avoid sugar",
+    "I made a mistake by quitting my job in 2019.": "I made a mistake by quitting my job in 2019",
+    "I'm so sorry about my dog's death": "I'm so sorry about my dog's death",
+    "我不懂日语": "我不懂日语",
+    # what a learner finds hard is a memory of them
+    "I'm having trouble understanding hyperbolic geometry.": "I'm having trouble understanding hyperbolic geometry",
+    "I'm still struggling with the quotient rule.": "I'm still struggling with the quotient rule",
+    "考虑到我下个月要搬家，我卖掉了沙发。": "我卖掉了沙发",
+    "Regarding my setup: my calendar and email live in Microsoft Outlook.":
+        "Regarding my setup: my calendar and email live in Microsoft Outlook",
+    "Considering my oldest is leaving for college, we need a smaller car.": "Considering my oldest is leaving for college",
 }
 
 
