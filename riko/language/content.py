@@ -19,6 +19,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
+from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
@@ -111,15 +112,18 @@ def task_talk(text: str) -> bool:
     notes look solid") and what is said in passing (a photo caption, "I'm doing good, it's a sunny
     day here"). 请帮我检查一下 is task talk; "I'll start a new job in May" and 我下个月要去上海 are not.
 
-    A first-person taste or boundary is never task talk ("Please don't use bullet points").
+    A first-person taste or boundary is never task talk ("Please don't use bullet points"), nor is
+    a standing instruction ("Please always reply in British English", 今后请用简体中文回复我); a
+    one-off one is (这次用中文回答我).
     """
     said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
-    if _governed(said):
+    if _governed(said) or is_standing(said):
         return False
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):
-        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said))
+        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said)
+                    or is_one_off_zh(said))
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
