@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from .cues import has_hedge, has_secret, is_boundary, is_hypothetical, is_reported, is_sensitive
+from .cues import has_hedge, has_secret, is_boundary, is_hypothetical, is_one_off_zh, is_reported, is_sensitive
 from ..language.lexicon import (
     CJK,
     CJK_RANGE,
@@ -350,7 +350,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
     n = _words(clause)
     if n < (4 if zh else 3) or n > 60:
         return False
-    if _QUESTION.search(clause) or _REQUEST.search(clause) or _META.search(clause):
+    if _QUESTION.search(clause) or _REQUEST.search(clause) or _META.search(clause) or (zh and is_one_off_zh(clause)):
         return False
     if _ABOUT_YOU.search(clause) and not _FIRST.search(clause):
         return False

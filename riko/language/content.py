@@ -19,8 +19,9 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
+from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
-                      ONE_OFF_EN, PASSING_TALK_ZH, STANDING_EN,
+                      FOR_NOW_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
@@ -81,7 +82,7 @@ _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|n
 _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|could|'ll|will|may|might)\b.*$"
                      r"|\b(?:for|to|with)\s+me\b", _I)
 _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
-_ONE_OFF = re.compile(rf"\b{alternation(ONE_OFF_EN)}\b", _I)
+_FOR_NOW = re.compile(rf"\b{alternation(FOR_NOW_EN)}\b", _I)
 #: "Very good, please give more examples": an instruction after a word of praise or address.
 _PLEASE_DO = re.compile(rf"\bplease\s+(?:just\s+|now\s+|also\s+)?{alternation(TASK_IMPERATIVES_EN)}\b", _I)
 _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
@@ -114,15 +115,18 @@ def task_talk(text: str) -> bool:
     notes look solid") and what is said in passing (a photo caption, "I'm doing good, it's a sunny
     day here"). 请帮我检查一下 is task talk; "I'll start a new job in May" and 我下个月要去上海 are not.
 
-    A first-person taste or boundary is never task talk ("Please don't use bullet points").
+    A first-person taste or boundary is never task talk ("Please don't use bullet points"), nor is
+    a standing instruction ("Please always reply in British English", 今后请用简体中文回复我); a
+    one-off one is (这次用中文回答我).
     """
     said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
-    if _governed(said):
+    if _governed(said) or is_standing(said):
         return False
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):
-        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said))
+        return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said)
+                    or is_one_off_zh(said))
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
@@ -135,7 +139,7 @@ def _instruction(said: str) -> bool:
     "Tell me about my options at work" names the speaker's own — unless it is for now ("Apply
     this to my bullet points immediately")."""
     return bool(_IMPERATIVE.search(said)) and not _STANDING.search(said) \
-        and (bool(_ONE_OFF.search(said)) or not _SINGULAR_EN.search(_FOR_ME.sub("", said)))
+        and (bool(_FOR_NOW.search(said)) or not _SINGULAR_EN.search(_FOR_ME.sub("", said)))
 
 
 def _reaches_something(rest: str) -> bool:

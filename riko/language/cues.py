@@ -1,9 +1,11 @@
 """Statement cues for the offline heuristic provider, in English and Chinese.
 
 Two kinds of statement are recognised by their phrasing: a boundary (what the speaker asks
-never to be brought up: "please don't mention my ex", "请不要再提我的前任") and a feeling ("I'm so
-tired", "我今天好累"). Beside them, the filters every fact passes: questions, hypotheticals,
-reported speech, secrets, hedges and sensitive topics. The word classes come from
+never to be brought up: "please don't mention my ex", "请不要再提我的前任"; or a standing
+instruction for how the other side answers or addresses them: "From now on, answer in Spanish",
+"以后都用中文回答我") and a feeling ("I'm so tired", "我今天好累"). Beside them, the filters
+every fact passes: questions, hypotheticals, reported speech, secrets, hedges and sensitive
+topics. The word classes come from
 :mod:`riko.language.lexicon`.
 """
 
@@ -17,6 +19,16 @@ from ..language.lexicon import (
     BOUNDARY_VERBS_ZH,
     EMOTIONS_EN,
     EMOTIONS_ZH,
+    FIRST_PERSON_EN,
+    FIRST_PERSON_ZH,
+    ONE_OFF_EN,
+    ONE_OFF_ZH,
+    STANDING_ABOUT_EN,
+    STANDING_ABOUT_ZH,
+    STANDING_EN,
+    STANDING_VERBS_EN,
+    STANDING_VERBS_ZH,
+    STANDING_ZH,
     alternation,
 )
 
@@ -24,6 +36,9 @@ __all__ = [
     "BOUNDARY",
     "EMOTION",
     "is_boundary",
+    "is_standing",
+    "is_one_off_zh",
+    "standing_rule",
     "is_emotion",
     "is_question",
     "is_hypothetical",
@@ -72,9 +87,68 @@ EMOTION: tuple[re.Pattern[str], ...] = (
 )
 
 
+_WHEN_EN = ("whenever", "every time", "each time")
+# "From now on, (please) (always) answer …", "Never use emoji …", "Whenever I ask for a recipe, give me …"
+_STANDING_OPENS_EN = _en(
+    r"^(?:please[,!]?\s+)?(?:" + alternation(w for w in STANDING_EN if w not in _WHEN_EN)[3:-1]
+    + r"|" + alternation(_WHEN_EN)[3:-1] + r"\s+[^,;]{1,60},)[,!]?\s+(?:please[,!]?\s+)?(?:you\s+(?:should|must)\s+)?"
+    r"(?:(?:always|never|don't|do\s+not|only)\s+)?" + alternation(STANDING_VERBS_EN) + r"\b")
+# "Answer in Spanish from now on", "Call me Sam going forward"
+_STANDING_CLOSES_EN = _en(r"^(?:please[,!]?\s+)?(?:(?:always|don't|do\s+not)\s+)?" + alternation(STANDING_VERBS_EN)
+                          + r"\b.*\b" + alternation(w for w in STANDING_EN if w != "never") + r"\b")
+# (an instruction to the other side says nothing of him or her: 每次给我打电话他都很开心 is no rule)
+_STANDING_ZH = re.compile(
+    r"^(?!.*[他她])(?:请|麻烦)?你?" + alternation(STANDING_ZH) + r"[，,]?\s*(?:请|麻烦|你|都|也|就|要|一律|一定要|务必|再)*"
+    r"(?:不要|别|不许|不准)?" + alternation(STANDING_VERBS_ZH) + r"(?![得着])")  # not 以后用得着我
+_STANDING_MARK = _en(r"\b" + alternation(STANDING_EN) + r"\b|" + alternation(STANDING_ZH))
+_ABOUT_EN = _en(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *STANDING_ABOUT_EN)) + r"(?![\w'])")
+_ABOUT_ZH = re.compile(alternation((*FIRST_PERSON_ZH, *STANDING_ABOUT_ZH)))
+_ONE_OFF = _en(r"\b" + alternation(ONE_OFF_EN) + r"\b|" + alternation(ONE_OFF_ZH))
+
+
+def is_standing(text: str) -> bool:
+    """Whether ``text`` is a standing instruction: it says how the other side is to answer,
+    address or treat the speaker from now on ("Always use metric units for me", "From now on,
+    answer in Spanish", "In future, call me Sam", "以后都用中文回答我", "从现在开始叫我小李").
+    One pointing at what is in hand is one-off ("Always double-check the numbers in this draft",
+    "这次用中文回答我"), as is one about neither the speaker nor the answers ("Always keep your
+    head up")."""
+    said = text.strip().replace("’", "'")
+    if _STANDING_ZH.search(said):
+        about = _ABOUT_ZH
+    elif _STANDING_OPENS_EN.search(said) or _STANDING_CLOSES_EN.search(said):
+        about = _ABOUT_EN
+    else:
+        return False
+    return bool(about.search(said)) and not _ONE_OFF.search(_STANDING_MARK.sub(" ", said))
+
+
+#: A one-off instruction in Chinese: it opens on how to answer, after at most what is in hand
+#: ("这次用中文回答我", "现在用英文回答"), and is about the answer.
+_ONE_OFF_ZH = re.compile(r"^(?=.*" + alternation(STANDING_ABOUT_ZH) + r")" + alternation(ONE_OFF_ZH) + r"?[，,]?\s*"
+                         r"(?:请|你|就|都|先|再)*(?:不要|别)?" + alternation(STANDING_VERBS_ZH))
+
+
+def is_one_off_zh(text: str) -> bool:
+    """Whether ``text`` is a one-off instruction in Chinese ("这次用中文回答我", "用表格回答这个问题"):
+    a request for the answer in hand, which states nothing about the speaker."""
+    said = text.strip()
+    return bool(_ONE_OFF_ZH.search(said)) and not is_standing(said)
+
+
+_RULE_LEAD = _en(r"^[\s,，:：!！]*(?:(?:please|请)[,!，]?\s*)?")
+
+
+def standing_rule(text: str) -> str:
+    """What a standing instruction asks, without the words that make it standing: "From now on,
+    answer in Spanish" → "answer in Spanish", "以后都用中文回答我" → "都用中文回答我"."""
+    return _RULE_LEAD.sub("", " ".join(_STANDING_MARK.sub(" ", text).split()))
+
+
 def is_boundary(text: str) -> bool:
-    """Whether ``text`` says what must not be brought up ("please don't mention my ex")."""
-    return any(p.search(text) for p in BOUNDARY)
+    """Whether ``text`` says what must not be brought up ("please don't mention my ex"), or is a
+    standing instruction (:func:`is_standing`)."""
+    return any(p.search(text) for p in BOUNDARY) or is_standing(text)
 
 
 def is_emotion(text: str) -> bool:

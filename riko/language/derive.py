@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .cues import is_standing, standing_rule
 from ..language.lexicon import (
     ADDRESS_TERMS_EN,
     CJK,
@@ -1088,6 +1089,9 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
             value = _clean_value(groups[-1])
         break
 
+    if attribute != "boundary" and is_standing(text):
+        # a standing instruction is a rule to keep ("From now on, answer in Spanish", "In future, call me Sam")
+        attribute, kind, multi, value = "boundary", "boundary", True, _clean_value(standing_rule(text))
     if not attribute:
         if _PAST_TIME.search(text) or _EVENT_EN.search(text) or (zh and _EVENT_ZH.search(text)):
             ev = _EVENT_EN.search(text)

@@ -30,8 +30,9 @@ __all__ = [
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
-    "TASK_IMPERATIVES_EN", "ONE_OFF_EN", "STANDING_EN", "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN",
-    "PASSING_TALK_ZH",
+    "TASK_IMPERATIVES_EN", "STANDING_EN", "STANDING_ZH", "STANDING_VERBS_EN", "STANDING_VERBS_ZH",
+    "STANDING_ABOUT_EN", "STANDING_ABOUT_ZH", "ONE_OFF_EN", "ONE_OFF_ZH", "FOR_NOW_EN",
+    "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN", "PASSING_TALK_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -339,10 +340,33 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "fill in")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
-ONE_OFF_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
+FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
 #: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
 STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
                "whenever", "each time")
+#: The same, in Chinese: 以后都用中文回答我, 从现在开始叫我小李, 每次回答我都先给结论.
+STANDING_ZH = ("以后", "今后", "往后", "从此", "从今以后", "从今往后", "从现在开始", "从现在起", "从今天开始", "从今天起",
+               "每次", "每一次", "永远", "总是", "始终")
+#: The other side's doing a standing instruction shapes: how it answers, addresses or treats the
+#: speaker ("*use* metric units", "*answer* in Spanish", "*call me* Sam", "*keep* your answers short").
+STANDING_VERBS_EN = ("use", "answer", "reply", "respond", "write", "speak", "talk to me", "call me", "address me",
+                     "refer to me", "keep", "give me", "include", "avoid", "format", "cite", "add", "ask me",
+                     "remind me", "greet me", "start", "end", "stick to", "skip", "leave out", "show me", "explain",
+                     "list", "convert", "round", "double-check", "check", "mention", "put", "spell", "be")
+STANDING_VERBS_ZH = ("用", "使用", "以", "回答", "回复", "答复", "叫我", "称呼我", "称我", "跟我说", "和我说", "对我说",
+                     "给我", "提醒我", "问我", "先给", "先说", "保持", "控制", "加上", "附上", "写")
+#: The other side's answers, which a standing instruction is about when it does not name the speaker
+#: ("keep your *answers* short", "*answer* in Spanish"; "for me", "call me" name the speaker):
+#: "Always keep your head up" is about neither.
+STANDING_ABOUT_EN = ("answer", "answers", "answering", "reply", "replies", "replying", "respond", "response",
+                     "responses", "message", "messages", "explanation", "explanations")
+STANDING_ABOUT_ZH = ("回答", "回复", "答复", "称呼")
+#: What makes an instruction one-off: it points at what is in hand ("in *this* draft", "*now*",
+#: "*here*", "the paragraph *above*"), however "always" it is said.
+ONE_OFF_EN = ("this", "these", "those", "here", "now", "right now", "for now", "today", "tonight", "above", "below",
+              "the draft", "the document", "the essay", "the article", "the paragraph", "the passage")
+ONE_OFF_ZH = ("这次", "这一次", "这回", "这个", "这篇", "这份", "这段", "这些", "这里", "这儿", "上面", "下面", "刚才",
+              "现在", "今天", "今晚", "这道", "这题")
 #: Talk about the conversation itself: where it stands, what was covered, what comes next
 #: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
 #: outline", "I'm still sitting here, waiting").
