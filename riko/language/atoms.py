@@ -31,8 +31,11 @@ from ..language.lexicon import (
     FIRST_PLURAL_EN,
     FIRST_PLURAL_ZH,
     MONTHS_EN,
+    GREETINGS_EN,
+    GREETINGS_ZH,
     PREPOSED_LEADS_EN,
     PREPOSED_LEADS_ZH,
+    QUANTITY_UNITS_EN,
     TACT_EN,
     TIME_AHEAD_EN,
     TIME_NOW_EN,
@@ -87,6 +90,9 @@ _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
 _TACT = re.compile(TACT_EN, _I)
+_GREETING = re.compile(f"{GREETINGS_EN}|{GREETINGS_ZH}", _I)
+# a line of a list of quantities ("2 Tbsp Oat Bran"): a number, a unit and at most three words
+_QUANTITY = re.compile(rf"^\d+(?:[.,/]\d+)?\s*{alternation(QUANTITY_UNITS_EN)}\.?(?:\s+[\w'\-]+){{1,3}}$", _I)
 # a lead alone ("Given our funding goals", "考虑到我们的预算"): no subject and verb of its own
 _PREPOSED = re.compile(rf"^{alternation(PREPOSED_LEADS_EN)}\b(?![^:]*:)(?!.*\b(?:(?:I|we|he|she|they|you|it)(?:'m|'ve|'re|'d|'ll|'s)?"
                        r"\s+[a-z]+|is|are|was|were|am|has|have|had|will|would|can|could|should|must|do|does|did|"
@@ -354,7 +360,8 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return False
     if _ABOUT_YOU.search(clause) and not _FIRST.search(clause):
         return False
-    if _VAGUE.match(clause) or _PAST_TASTE.search(clause) or _TACT.match(clause):
+    if _VAGUE.match(clause) or _PAST_TASTE.search(clause) or _TACT.match(clause) or _GREETING.match(clause) \
+            or _QUANTITY.match(clause):
         return False
     if _lead_alone(clause):
         return False

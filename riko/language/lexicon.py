@@ -288,6 +288,7 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     # what the work needs from the other side ("Need the confirmations", "I need the breakdown now")
                     r"(?:still\s+|just\s+)?need\s+(?:the|those|these|that|this|your|more|it|them)\b",
                     r"i\s+(?:need|want)\s+(?:the|this|that|those|these|it|them|your)\b.*\b(?:now|immediately|right\s+away|asap)\b",
+                    r"i\s+(?:expect|demand|require)\s+(?:a|an|the|this|that|it|these|those|everything|you|your|all|nothing)\b",
                     # stuck on the task in hand ("I think I made a mistake in my calculation", "I'm stuck on this step")
                     r"i\s+think\s+i(?:'ve|\s+have)?\s+(?:made|got)\s+(?:a\s+|an\s+|some\s+)?(?:mistake|error)s?\b",
                     r"i(?:'ve|\s+have)?\s+(?:made|got)\s+(?:a\s+|an\s+)?(?:mistake|error)s?\s+(?:in|with|on)\s+(?:my|the|this|that)\s+"
@@ -395,17 +396,32 @@ CONVERSATION_TALK_EN = (
     r"^(?:i|we)\s+feel\s+(?:(?:a\s+little|a\s+bit|much|so|a\s+lot|way)\s+)?(?:more\s+)?ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
     r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"
-    r"plan|continue|proceed|"
+    r"plan|continue|proceed|track|implement|apply|put|use|incorporate|execute|roll\s+out|"
     r"jump|hop|finali[sz]e|do\s+(?:this|that|it))\b",
     # the conversation's own messages ("I will provide context data in the next several queries")
     r"\b(?:next|following|coming|previous|last|earlier|above)\s+(?:few\s+|several\s+|couple\s+of\s+)?"
     r"(?:queries|query|messages|prompts|replies|responses)\b",
     r"\b(?:anything|nothing|something)\s+(?:else\s+|more\s+)?to\s+(?:discuss|add|ask|cover|go\s+over)\b",
     # a verdict on what was shown ("The voice notes look solid", "this brief is finally what I needed")
-    r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect)[,!.\s]+)*(?:all\s+)?(?:the|this|that|these|those|your|"
-    r"it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:\w+ly\s+|so\s+|very\s+|pretty\s+|"
-    r"quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|clear|helpful|"
-    r"useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct)\b(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
+    r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect|i\s+think|i\s+feel\s+like)[,!.\s]+)*(?:all\s+)?(?:the|this|that|"
+    r"these|those|your|it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:an?\s+)?(?:\w+ly\s+|so\s+|"
+    r"very\s+|pretty\s+|quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|"
+    r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct)\b"
+    r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
+    # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
+    r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"
+    r"very|pretty|super|quite|kinda|absolutely|totally)\s+)?[a-z]+[\s.!~]*$",
+    r"^(?:i\s+think\s+)?(?:it|that|this|they|he|she)\s+(?:looks|sounds|seems)\s+like\b",
+    # the conversation's earlier turns ("I saw a suggestion earlier", "when we talked about the pantry")
+    r"\b(?:suggestion|answer|response|reply|message|list|point|idea)s?\s+(?:you\s+(?:made|gave|had)\s+)?(?:earlier|"
+    r"before|above|last\s+time)\b", r"\bwhen\s+we\s+(?:talked|discussed|spoke|chatted|went\s+over)\b",
+    # offering more of what was just said ("I can elaborate on that point")
+    r"^(?:i|we)\s+(?:can|could)\s+(?:\w+ly\s+)?(?:elaborate|explain|clarify|expand|go\s+into\s+(?:more\s+)?detail)\b",
+    # leaving the conversation ("I need to get back to studying", "I gotta go now lol")
+    r"^(?:(?:ok(?:ay)?|well|anyway|alright|so)[,!.\s]+)*(?:i|im|i'm|i\s+am)\s+(?:really\s+|just\s+)?(?:gotta|got\s+to|have\s+to|"
+    r"need\s+to|must|should|'ve\s+got\s+to|going\s+to\s+have\s+to|gonna\s+have\s+to)\s+(?:go|run|head\s+out|get\s+going|"
+    r"get\s+back\s+to\s+(?:work|it|studying|my\s+studies|my\s+work|the\s+books))(?:\s+now)?[\s.!,~]*(?:lol|haha|sadly|though|"
+    r"bye)?[\s.!~]*$",
     r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+i\s+(?:needed|wanted|was\s+looking\s+for|"
     r"had\s+in\s+mind)\b",
     # the step just taken in the work ("I've just run the code in my notebook", "We just went through the filter")
@@ -556,3 +572,14 @@ PREPOSED_LEADS_EN = ("given", "considering", "regarding", "concerning", "based o
                      "due to", "thanks to", "according to", "on top of", "along with", "in addition to", "as part of")
 PREPOSED_LEADS_ZH = ("考虑到", "鉴于", "根据", "基于", "关于", "对于", "针对", "按照", "结合")
 __all__ += ["TACT_EN", "PREPOSED_LEADS_EN", "PREPOSED_LEADS_ZH"]
+
+#: Greetings for a day or an occasion ("Happy New Years!", "Merry Christmas Kate", 新年快乐): said to someone,
+#: not about anyone.
+GREETINGS_EN = r"^(?:happy|merry)\s+(?:new\s+years?|christmas|xmas|holidays|birthday|bday|thanksgiving|easter|halloween|" \
+               r"valentine'?s(?:\s+day)?|anniversary|friday|monday|weekend|hanukkah|diwali|eid|(?:lunar|chinese)\s+new\s+year|" \
+               r"mother'?s\s+day|father'?s\s+day)\b|^good\s+(?:morning|night|evening|afternoon)\b"
+GREETINGS_ZH = r"^(?:新年|春节|生日|中秋|节日|圣诞|周末)快乐|^(?:早上好|早安|晚安|下午好|晚上好)"
+#: Units of a list of quantities ("2 Tbsp Oat Bran", "120 g Blueberry"): an ingredient line names no one.
+QUANTITY_UNITS_EN = ("g", "kg", "mg", "ml", "l", "oz", "lb", "lbs", "tbsp", "tsp", "cup", "cups", "pcs", "piece", "pieces",
+                     "slice", "slices", "clove", "cloves", "x", "pinch", "dash", "can", "cans")
+__all__ += ["GREETINGS_EN", "GREETINGS_ZH", "QUANTITY_UNITS_EN"]

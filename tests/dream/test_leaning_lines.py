@@ -68,6 +68,15 @@ LEANING = {
     "stuck on the task": ["I think I made a mistake in my calculation.", "I'm having trouble understanding this.",
                           "I'm stuck on this step.", "I'm still confused about that part.", "I'm struggling with this one.",
                           "我不太明白这个公式", "我好像算错了"],
+    "offering more of what was said": ["I can elaborate on that point.", "I can explain more if you want."],
+    "a verdict on what was just said": ["dang lol Steve sounds mischievous", "I think it looks like the Spiderman suit.",
+                                        "I think this answer is a good starting point for now.", "Wow, Paris sounds amazing!"],
+    "the conversation's earlier turns": ["I saw a suggestion earlier about a CV.",
+                                         "Like when we talked about the pantry for the database, that really clicked."],
+    "leaving the conversation": ["I need to get back to studying.", "I gotta go now lol", "I have to get back to work."],
+    "what the work is expected to deliver": ["I expect a complete, fully functional dossier for review without further delay.",
+                                             "I expect the review to start immediately."],
+    "ready to take up the work": ["I'm ready to properly track it from now.", "I'm ready to implement these changes."],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
 
@@ -105,6 +114,10 @@ STAYS = {
     "I made a mistake by quitting my job in 2019.": "I made a mistake by quitting my job in 2019",
     "I'm so sorry about my dog's death": "I'm so sorry about my dog's death",
     "我不懂日语": "我不懂日语",
+    "I can speak three languages fluently.": "I can speak three languages fluently",
+    "I expect to graduate in June 2025.": "I expect to graduate in June 2025",
+    "I'm ready to move to Lisbon in May.": "I'm ready to move to Lisbon in May",
+    "I need to get back to the gym after my knee surgery.": "I need to get back to the gym after my knee surgery",
     # what a learner finds hard is a memory of them
     "I'm having trouble understanding hyperbolic geometry.": "I'm having trouble understanding hyperbolic geometry",
     "I'm still struggling with the quotient rule.": "I'm still struggling with the quotient rule",
@@ -214,3 +227,17 @@ def test_a_pronoun_the_session_answers_is_resolved_and_proposed(lines: list[str]
 def test_someone_named_doing_something_is_a_fact(line: str, fact: str) -> None:
     t = Transcript("s1", (TranscriptLine(1, "user", line),))
     assert [s.fact.text for s in choose(scored_facts(t))] == [fact]
+
+
+#: In a chat between people a line that names someone is a statement; these name no one and state nothing.
+BETWEEN_PEOPLE = ["Happy New Years!", "Merry Christmas Kate!", "Good morning Kate!", "2 Tbsp Oat Bran", "120 g Blueberry",
+                  "新年快乐！", "生日快乐，小王！"]
+
+
+@pytest.mark.parametrize("text", BETWEEN_PEOPLE)
+def test_a_greeting_or_a_quantity_between_people_is_no_fact(text: str) -> None:
+    lines = (TranscriptLine(1, "user", "Kate: Hi Elise, I'm from Tirana."), TranscriptLine(2, "user", f"Elise: {text}"),
+             TranscriptLine(3, "user", "Kate: I baked bread with my sister Lena yesterday."))
+    proposed = [s.fact.text for s in choose(scored_facts(Transcript("s1", lines)))]
+    assert not [f for f in proposed if f.split(": ")[-1].rstrip("!！") in text], proposed
+    assert any("Tirana" in f for f in proposed), proposed
