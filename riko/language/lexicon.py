@@ -415,6 +415,11 @@ CONVERSATION_TALK_EN = (
     # the conversation's earlier turns ("I saw a suggestion earlier", "when we talked about the pantry")
     r"\b(?:suggestion|answer|response|reply|message|list|point|idea)s?\s+(?:you\s+(?:made|gave|had)\s+)?(?:earlier|"
     r"before|above|last\s+time)\b", r"\bwhen\s+we\s+(?:talked|discussed|spoke|chatted|went\s+over)\b",
+    # agreeing on when to meet ("Monday works for me", "3pm is fine with us"); "Yoga works for me" is a taste
+    r"^(?:(?:oh|ok(?:ay)?|yeah|yes|sure|great|perfect)[,!.\s]+)*(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|any\s*time|that\s+time|"
+    r"that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works|suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))"
+    r"\s+(?:for|with)\s+(?:me|us)\b",
     # offering more of what was just said ("I can elaborate on that point")
     r"^(?:i|we)\s+(?:can|could)\s+(?:\w+ly\s+)?(?:elaborate|explain|clarify|expand|go\s+into\s+(?:more\s+)?detail)\b",
     # leaving the conversation ("I need to get back to studying", "I gotta go now lol")

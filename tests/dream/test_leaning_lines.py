@@ -76,6 +76,7 @@ LEANING = {
     "leaving the conversation": ["I need to get back to studying.", "I gotta go now lol", "I have to get back to work."],
     "what the work is expected to deliver": ["I expect a complete, fully functional dossier for review without further delay.",
                                              "I expect the review to start immediately."],
+    "agreeing on when to meet": ["Monday works for me.", "3pm is fine with us.", "Either works for me!"],
     "ready to take up the work": ["I'm ready to properly track it from now.", "I'm ready to implement these changes."],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
@@ -116,6 +117,7 @@ STAYS = {
     "我不懂日语": "我不懂日语",
     "I can speak three languages fluently.": "I can speak three languages fluently",
     "I expect to graduate in June 2025.": "I expect to graduate in June 2025",
+    "Yoga works for me when my back hurts.": "Yoga works for me when my back hurts",
     "I'm ready to move to Lisbon in May.": "I'm ready to move to Lisbon in May",
     "I need to get back to the gym after my knee surgery.": "I need to get back to the gym after my knee surgery",
     # what a learner finds hard is a memory of them
@@ -230,7 +232,7 @@ def test_someone_named_doing_something_is_a_fact(line: str, fact: str) -> None:
 
 
 #: In a chat between people a line that names someone is a statement; these name no one and state nothing.
-BETWEEN_PEOPLE = ["Happy New Years!", "Merry Christmas Kate!", "Good morning Kate!", "2 Tbsp Oat Bran", "120 g Blueberry",
+BETWEEN_PEOPLE = ["Monday works for me.", "Happy New Years!", "Merry Christmas Kate!", "Good morning Kate!", "2 Tbsp Oat Bran", "120 g Blueberry",
                   "新年快乐！", "生日快乐，小王！"]
 
 
