@@ -267,7 +267,9 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "break down", "walk through", "keep updating", "cross-check", "proofread",
                  # seeing how something is done is asking for it ("I'd like to see an example of the flag")
                  "see an example", "see examples", "see some examples", "see a sample", "see a demo", "see the code",
-                 "see how", "see why", "see whether", "see if", "see exactly")
+                 "see how", "see why", "see whether", "see if", "see exactly",
+                 # the exercise in hand ("I want to find f'(x) using the power rule" is no plan of the speaker's)
+                 "solve", "evaluate", "determine", "prove", "differentiate", "integrate", "factor", "simplify")
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
                     r"help\s+me\b", r"no\s+need\s+(?:to|for)\b",
@@ -406,7 +408,8 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect|i\s+think|i\s+feel\s+like)[,!.\s]+)*(?:all\s+)?(?:the|this|that|"
     r"these|those|your|it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:an?\s+)?(?:\w+ly\s+|so\s+|"
     r"very\s+|pretty\s+|quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|"
-    r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct)\b"
+    r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|"
+    r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling)\b"
     r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
     # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
     r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"
@@ -420,6 +423,14 @@ CONVERSATION_TALK_EN = (
     r"tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|any\s*time|that\s+time|"
     r"that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works|suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))"
     r"\s+(?:for|with)\s+(?:me|us)\b",
+    # keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back")
+    r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|"
+    r"report\s+back|circle\s+back|touch\s+base)\b",
+    # nothing more is needed of the work ("No further adjustments are needed for this tool")
+    r"^no\s+(?:further|more|other)\s+(?:adjustments|changes|edits|questions|revisions|tweaks|input)\b",
+    # eager to start the work now ("I'd love to start now")
+    r"^(?:i'd\s+love|i\s+would\s+love|i'd\s+like|i\s+want|i'm\s+ready|i'm\s+eager)\s+to\s+(?:start|begin|get\s+started|get\s+going|"
+    r"go|dive\s+in|jump\s+in)(?:\s+(?:now|right\s+away|right\s+now|today|immediately))?[\s.!,~]*$",
     # offering more of what was just said ("I can elaborate on that point")
     r"^(?:i|we)\s+(?:can|could)\s+(?:\w+ly\s+)?(?:elaborate|explain|clarify|expand|go\s+into\s+(?:more\s+)?detail)\b",
     # leaving the conversation ("I need to get back to studying", "I gotta go now lol")
