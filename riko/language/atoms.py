@@ -149,7 +149,7 @@ _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 _NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\s+(?:(?:just|finally|also|still|recently|always|"
                             r"never|usually)\s+)?(?:[a-z]{3,}(?:s|ed)|went|got|made|took|left|met|came|ran|bought|lost|won|"
                             r"sold|told|began|became|grew|moved|found|gave|built|wrote|broke|fell|flew|drove|sang)\b(?!['’])")
-_DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|theres|heres|its)\b", _I)
+_DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|its)\b", _I)
 # A clause that points into the conversation ("I'll get it done", "I'm attaching the file now") and
 # names at most two things of its own is not self-contained: it says nothing a later reader can use.
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them|here|there)\b", _I)
