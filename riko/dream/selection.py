@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..language.content import carries_content, pasted, task_talk
-from ..language.lexicon import CJK
+from ..language.lexicon import CJK, THIRD_PERSON_ZH, UNRESOLVED_SUBJECTS_EN, alternation
 from ..language.atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
 
@@ -72,8 +72,7 @@ FEATURES = (
 _CONTENT = FEATURES.index("content")
 #: A fact that opens on a subject pronoun riko could not resolve reads as nothing alone ("She's so messy",
 #: "They really feel a girl can't run a business", "Mine was chocolate mousse cake", 她特别喜欢狗).
-_UNRESOLVED = re.compile(r"^(?:he|she|he's|she's|they|they're|hers|them|him|mine)\b|^(?:他|她)(?!们|的)",
-                         re.IGNORECASE)
+_UNRESOLVED = re.compile(rf"^{alternation(UNRESOLVED_SUBJECTS_EN)}\b|^{alternation(THIRD_PERSON_ZH)}(?!们|的)", re.IGNORECASE)
 #: Logistic weights and bias (see the module docstring for how they were chosen).
 WEIGHTS: tuple[float, ...] = (
     +0.068,  # first_person

@@ -32,11 +32,16 @@ from ..language.lexicon import (
     FIRST_PLURAL_ZH,
     MONTHS_EN,
     GREETINGS_EN,
+    IRREGULAR_PAST_EN,
+    PERSON_PRONOUNS_EN,
     GREETINGS_ZH,
     PREPOSED_LEADS_EN,
     PREPOSED_LEADS_ZH,
     QUANTITY_UNITS_EN,
+    SUBJECT_ADVERBS_EN,
     TACT_EN,
+    THIRD_PERSON_EN,
+    THIRD_PERSON_ZH,
     TIME_AHEAD_EN,
     TIME_NOW_EN,
     TIME_PAST_EN,
@@ -121,7 +126,7 @@ _ABOUT_YOU = re.compile(
     r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
 _FIRST = re.compile(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
                     + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)
-_THIRD = re.compile(r"^\s*(?:he|she|they|his|her|their)\b|^\s*(?:他|她)(?!们)", _I)
+_THIRD = re.compile(rf"^\s*{alternation(THIRD_PERSON_EN)}\b|^\s*{alternation(THIRD_PERSON_ZH)}(?!们)", _I)
 _STATE_EN = re.compile(
     r"\b(?:Im|Ive|Id)\s+[a-z]{2,}\b|\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"
     r"went|go|going|started|start|finished|finish|completed|did|do|made|make|bought|adopted|moved|joined|quit|"
@@ -146,9 +151,8 @@ _SUBJECTLESS = re.compile(
     r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
 _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 # Someone named does something: "Mia sings in a jazz band", "Grandpa Joe sold the farm".
-_NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\s+(?:(?:just|finally|also|still|recently|always|"
-                            r"never|usually)\s+)?(?:[a-z]{3,}(?:s|ed)|went|got|made|took|left|met|came|ran|bought|lost|won|"
-                            r"sold|told|began|became|grew|moved|found|gave|built|wrote|broke|fell|flew|drove|sang)\b(?!['’])")
+_NAMED_SUBJECT = re.compile(rf"^([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
+                            rf"(?:[a-z]{{3,}}(?:s|ed)|{alternation(IRREGULAR_PAST_EN)[3:-1]})\b(?!['’])")
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|its)\b", _I)
 # A clause that points into the conversation ("I'll get it done", "I'm attaching the file now") and
 # names at most two things of its own is not self-contained: it says nothing a later reader can use.
@@ -212,8 +216,8 @@ _WORDS = re.compile(r"\w+")  # CJK characters are word characters
 _CJK = re.compile(CJK)
 
 # -- pronouns ------------------------------------------------------------------------------------------
-_PRONOUN_EN = re.compile(r"\b(she|he|her|him|his)\b", _I)
-_PRONOUN_ZH = re.compile(r"(她|他)(?!们)")
+_PRONOUN_EN = re.compile(rf"\b({alternation(PERSON_PRONOUNS_EN)[3:-1]})\b", _I)
+_PRONOUN_ZH = re.compile(rf"({alternation(THIRD_PERSON_ZH)[3:-1]})(?!们)")
 _FEMALE = frozenset("she her".split())
 # "Fahim Khan: text", and a name typed in lower case ("elise: text")
 _SPEAKER = re.compile(r"^([A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}|[a-z][a-z'\-]{1,20}):\s+(?=\S)")

@@ -599,3 +599,22 @@ GREETINGS_ZH = r"^(?:新年|春节|生日|中秋|节日|圣诞|周末)快乐|^(?
 QUANTITY_UNITS_EN = ("g", "kg", "mg", "ml", "l", "oz", "lb", "lbs", "tbsp", "tsp", "cup", "cups", "pcs", "piece", "pieces",
                      "slice", "slices", "clove", "cloves", "x", "pinch", "dash", "can", "cans")
 __all__ += ["GREETINGS_EN", "GREETINGS_ZH", "QUANTITY_UNITS_EN"]
+
+# -- third person ------------------------------------------------------------------------------------
+#: Someone else as the subject or owner: a clause that opens with one is about a person ("She moved to
+#: Berlin"), and a pronoun is resolved against the people named before it.
+THIRD_PERSON_EN = ("he", "she", "they", "his", "her", "their")
+#: Pronouns resolved to a named person (a singular he or she).
+PERSON_PRONOUNS_EN = ("she", "he", "her", "him", "his")
+#: Subjects that read as nothing alone when no one said who they are ("She's so messy", "Mine was chocolate cake").
+UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "they", "they're", "hers", "them", "him", "mine")
+#: 他 / 她 alone (not 他们, 她们): a singular third person in Chinese.
+THIRD_PERSON_ZH = ("他", "她")
+#: Verbs in the past, irregular, that say what someone named did ("Grandpa Joe sold the farm").
+IRREGULAR_PAST_EN = ("went", "got", "made", "took", "left", "met", "came", "ran", "bought", "lost", "won", "sold", "told",
+                     "began", "became", "grew", "moved", "found", "gave", "built", "wrote", "broke", "fell", "flew",
+                     "drove", "sang")
+#: Adverbs that may come between a named subject and its verb ("Mia finally moved").
+SUBJECT_ADVERBS_EN = ("just", "finally", "also", "still", "recently", "always", "never", "usually")
+__all__ += ["THIRD_PERSON_EN", "PERSON_PRONOUNS_EN", "UNRESOLVED_SUBJECTS_EN", "THIRD_PERSON_ZH", "IRREGULAR_PAST_EN",
+            "SUBJECT_ADVERBS_EN"]
