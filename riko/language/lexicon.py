@@ -423,6 +423,10 @@ CONVERSATION_TALK_EN = (
     r"tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|any\s*time|that\s+time|"
     r"that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works|suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))"
     r"\s+(?:for|with)\s+(?:me|us)\b",
+    # acting on what was just given ("I'll download some of these songs right away", "I'll try them tonight")
+    r"^(?:(?:ok(?:ay)?|so|alright|great|perfect|thanks|yes|yeah|right|cool)[,!.\s]+)*(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|"
+    r"'m\s+gonna|\s+am\s+going\s+to)\s+(?:\w+\s+){0,4}?(?:these|those|them|this|that)\b(?!\s+(?:morning|afternoon|evening|"
+    r"week|weekend|month|year|summer|winter|spring|fall|autumn|time|day|night|semester|term|season)\b)",
     # keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back")
     r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|"
     r"report\s+back|circle\s+back|touch\s+base)\b",
