@@ -483,3 +483,27 @@ FOOD_PHRASES_EN = frozenset(("peking duck", "pad thai", "dim sum", "tom yum", "e
                              "fish and chips", "bánh mì", "banh mi", "mac and cheese", "chicken tikka masala",
                              "pad see ew", "kung pao chicken", "mapo tofu", "hot pot", "nasi goreng", "mee goreng"))
 __all__ += ["ROUTINE_NOUNS_EN", "WORK_NOUNS_EN", "FOODS_EN", "FOOD_PHRASES_EN"]
+
+# -- names: fields, roles and foreign common nouns a working chat capitalises (riko.language.derive) ----
+#: Sectors, fields and technologies written with a capital, no thing of their own ("the Edtech
+#: industry", "a focus in Fintech", "reliable Wi-Fi", "a SaaS business"): a firm in the sector has a
+#: name of its own ("Logitech" is none of these).
+SECTOR_WORDS_EN = frozenset("""
+fintech edtech proptech insurtech healthtech medtech agritech agtech cleantech climatetech regtech legaltech
+foodtech martech adtech greentech deeptech femtech govtech biotech saas paas iaas e-commerce ecommerce
+m-commerce web3 defi wi-fi wifi internet intranet
+""".split())
+#: The teams of a workplace, written with a capital as if someone ("a day with Marketing", "Legal
+#: signed off"): a part of the user's organisation, no person and no page of its own.
+DEPARTMENTS_EN = frozenset("""
+marketing sales finance legal hr engineering design product operations ops procurement compliance accounting
+support admin administration recruiting recruitment logistics purchasing communications comms
+""".split())
+#: Pronouns that name no one though a person's verb may follow ("Nobody made a fuss").
+INDEFINITE_PRONOUNS_EN = frozenset("nobody somebody someone anybody anyone everybody everyone noone".split())
+#: The endings of German plural common nouns, which German writes with a capital ("Trekkingplätze",
+#: "Biwakplätze", "Hofläden"): sites and shops of a kind, not one named place (a name is singular:
+#: "Alexanderplatz", "Viktualienmarkt").
+GERMAN_PLURAL_ENDINGS = ("plätze", "läden", "märkte", "höfe", "häuser", "gärten", "hütten", "ungen", "heiten",
+                         "keiten", "schaften")
+__all__ += ["SECTOR_WORDS_EN", "DEPARTMENTS_EN", "INDEFINITE_PRONOUNS_EN", "GERMAN_PLURAL_ENDINGS"]
