@@ -461,7 +461,12 @@ ROUTINE_NOUNS_EN = ("routine", "ritual", "habit", "checklist", "list", "run", "r
 WORK_NOUNS_EN = ("dashboard", "protocol", "note", "notes", "list", "basics", "data", "log", "template", "checklist",
                  "routine", "plan", "framework", "module", "session", "exercise", "dose", "score", "tracker",
                  "sheet", "technique", "method", "drafting", "guide", "worksheet", "workflow", "system",
-                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period")
+                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period",
+                 "menu", "takeaway", "takeaways", "reset", "loop", "block", "summary", "review",
+                 # exercises, named by the movement ("Wall Angels", "Modified Side Planks", "Glute Bridges")
+                 "planks", "bridges", "raises", "curls", "squats", "lunges", "rows", "pulls", "crunches", "push-ups",
+                 "pushups", "pull-ups", "pullups", "angels", "tilts", "stretches", "deadlifts", "flyes", "dips",
+                 "kicks", "twists", "circles", "shrugs", "swings", "thrusts", "holds", "bends", "rotations")
 #: Foods, drinks, grapes and currencies a chat capitalises ("Jollof", "Merlot", "Sauvignon Blanc",
 #: "Feijoas", "Naira"): no person, place or organisation, so no page (a name they lead stays:
 #: "Jollof Palace"). Words that are names too (Champagne, Margarita, Kiwi, Yuan, Rand) are left out.
