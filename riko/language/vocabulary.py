@@ -191,9 +191,7 @@ class Vocabulary:
                                                        and 2 * self._determined(name) >= capital):
             return False  # written as a name mid-sentence, more often than as words, unless every word is a
             # word twice as often and the phrase mostly follows "the", "my" … ("the Wall Angels"; "at Whole Foods")
-        return marked == 0 or marked == 1 and len(plain) >= 3 or marked == 1 and len(words) == 2 \
-            and re.fullmatch(r"[A-Z]{2,4}", words[0]) is not None and self.lower(words[1]) >= 3 \
-            and self._determined(name) >= max(1, capital // 2)  # "my CAC Certificate", "the PE Fund"
+        return marked == 0 or marked == 1 and len(plain) >= 3
 
     def work_artefact(self, name: str, after: str = "") -> bool:
         """Whether ``name`` is one of the user's own work artefacts, not a named thing: a phrase
