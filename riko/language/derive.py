@@ -29,10 +29,13 @@ from ..language.lexicon import (
     FOODS_EN,
     FOOD_PHRASES_EN,
     CJK_RANGE,
+    DEPARTMENTS_EN,
     DISLIKE_EN,
     DISLIKE_ZH,
     FIRST_PERSON_EN,
+    GERMAN_PLURAL_ENDINGS,
     HEADING_LABELS_EN,
+    INDEFINITE_PRONOUNS_EN,
     LABEL_NOUNS_EN,
     MONTHS_EN,
     NAME_ABBREVIATIONS,
@@ -42,6 +45,7 @@ from ..language.lexicon import (
     NEGATION_ZH,
     RELATIONS,
     ROUTINE_NOUNS_EN,
+    SECTOR_WORDS_EN,
     SPEAK_TO_EN,
     TIME_AHEAD_EN,
     TIME_AHEAD_ZH,
@@ -217,6 +221,10 @@ _ADJECTIVE = re.compile(r"[A-Z][a-z]{2,}(?:ful|ous|less|able|ible|ive)")
 _COMPOUND_ADJECTIVE = re.compile(r"-(?:(?i:based|powered|driven|style|like|friendly|free|ready|shot|level|first|oriented|"
                                  r"centric|focused|related|specific|heavy|native|aware|sized|scale)|[a-z]+ed|[a-z]{3,}ing)$")
 _VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
+# an adverb written with a capital ("Most Importantly", "Additionally"): no name ("Emily", "Kelly" end otherwise)
+_ADVERB = re.compile(r"[A-Z][a-z]{2,}(?:ally|ously|ively|ently|antly|edly|ingly|fully|lessly|ately)")
+# a role before "of" ("the President of Kenya", "Head of Marketing"): the name, if any, is what follows
+_ROLE_HEADS = frozenset(("head", "chief", "minister", "king", "queen", "prince", "princess", "governor", "mayor"))
 _NAME_ADJECTIVE = re.compile(r"[A-Z][a-z]{3,}(?:ean|ian)")
 _ADDRESS_TERMS = frozenset(ADDRESS_TERMS_EN)
 # "Objective 1: ", "**Step 2 – ", "Main Topic: ": a label whose Title-Case rest is a heading's title
@@ -737,6 +745,10 @@ def _find_entities(text: str, names: _Names) -> None:
                                             or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
+        if len(words) > 2 and words[1] == "of" and (_job_title(words[0]) or words[0].casefold() in _ROLE_HEADS):
+            words = words[3:] if words[2].casefold() == "the" else words[2:]  # "the President of Kenya" names Kenya
+            if not words:
+                continue
         if article and len(words) == 1 and canonical_place(words[0]) is None and not owned:
             continue  # "A Layer is a set of units": a noun after "a", as mid-sentence ("a Research Problem")
         if len(words) > 1 and (re.fullmatch(r"[A-Z]|[IVX]+|\d+|V\d+", words[-1]) and (
@@ -774,6 +786,16 @@ def _find_entities(text: str, names: _Names) -> None:
             continue
         run = " ".join(words)
         rest = text[m.end():]
+        if len(words) == 1 and (run.casefold() in SECTOR_WORDS_EN or run.casefold() in DEPARTMENTS_EN
+                                or run.casefold() in INDEFINITE_PRONOUNS_EN or _job_title(run) or _ADVERB.fullmatch(run)
+                                or len(run) >= 8 and run.casefold().endswith(GERMAN_PLURAL_ENDINGS)):
+            continue  # a sector ("the Edtech industry"), a team ("a day with Marketing"), "Nobody", a role
+            # ("the Judge answered"), an adverb ("Most Importantly"), a German plural common noun ("Hofläden")
+        if run == "God" and re.search(r"\b(?:thank|oh\s+my|my|for)\s+$", text[:start], _I) \
+                or run == "God" and re.match(r"\s+(?:knows|willing|forbid|bless)\b", rest):
+            continue  # an exclamation ("thank God", "oh my God", "God knows"), no one spoken of
+        if len(words) == 1 and text[start - 1:start] == "[" and rest.startswith("]") and not rest.startswith("]("):
+            continue  # a bracketed status or tag ("mark it [Blocked]"), not a link's text
         if not zh and _not_a_name(text, start, m.end(), run, at_start):
             continue
         if at_start and re.match(r"(?:\s+(?:and|&|or|[A-Z][\w\-]*))+\s*:", rest):

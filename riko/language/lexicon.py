@@ -556,7 +556,12 @@ ROUTINE_NOUNS_EN = ("routine", "ritual", "habit", "checklist", "list", "run", "r
 WORK_NOUNS_EN = ("dashboard", "protocol", "note", "notes", "list", "basics", "data", "log", "template", "checklist",
                  "routine", "plan", "framework", "module", "session", "exercise", "dose", "score", "tracker",
                  "sheet", "technique", "method", "drafting", "guide", "worksheet", "workflow", "system",
-                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period")
+                 "schedule", "budget", "journal", "playbook", "blueprint", "roadmap", "strategy", "study", "period",
+                 "menu", "takeaway", "takeaways", "reset", "loop", "block", "summary", "review",
+                 # exercises, named by the movement ("Wall Angels", "Modified Side Planks", "Glute Bridges")
+                 "planks", "bridges", "raises", "curls", "squats", "lunges", "rows", "pulls", "crunches", "push-ups",
+                 "pushups", "pull-ups", "pullups", "angels", "tilts", "stretches", "deadlifts", "flyes", "dips",
+                 "kicks", "twists", "circles", "shrugs", "swings", "thrusts", "holds", "bends", "rotations")
 #: Foods, drinks, grapes and currencies a chat capitalises ("Jollof", "Merlot", "Sauvignon Blanc",
 #: "Feijoas", "Naira"): no person, place or organisation, so no page (a name they lead stays:
 #: "Jollof Palace"). Words that are names too (Champagne, Margarita, Kiwi, Yuan, Rand) are left out.
@@ -622,3 +627,27 @@ IRREGULAR_PAST_EN = ("went", "got", "made", "took", "left", "met", "came", "ran"
 SUBJECT_ADVERBS_EN = ("just", "finally", "also", "still", "recently", "always", "never", "usually")
 __all__ += ["THIRD_PERSON_EN", "PERSON_PRONOUNS_EN", "UNRESOLVED_SUBJECTS_EN", "THIRD_PERSON_ZH", "IRREGULAR_PAST_EN",
             "SUBJECT_ADVERBS_EN"]
+
+# -- names: fields, roles and foreign common nouns a working chat capitalises (riko.language.derive) ----
+#: Sectors, fields and technologies written with a capital, no thing of their own ("the Edtech
+#: industry", "a focus in Fintech", "reliable Wi-Fi", "a SaaS business"): a firm in the sector has a
+#: name of its own ("Logitech" is none of these).
+SECTOR_WORDS_EN = frozenset("""
+fintech edtech proptech insurtech healthtech medtech agritech agtech cleantech climatetech regtech legaltech
+foodtech martech adtech greentech deeptech femtech govtech biotech saas paas iaas e-commerce ecommerce
+m-commerce web3 defi wi-fi wifi internet intranet
+""".split())
+#: The teams of a workplace, written with a capital as if someone ("a day with Marketing", "Legal
+#: signed off"): a part of the user's organisation, no person and no page of its own.
+DEPARTMENTS_EN = frozenset("""
+marketing sales finance legal hr engineering design product operations ops procurement compliance accounting
+support admin administration recruiting recruitment logistics purchasing communications comms
+""".split())
+#: Pronouns that name no one though a person's verb may follow ("Nobody made a fuss").
+INDEFINITE_PRONOUNS_EN = frozenset("nobody somebody someone anybody anyone everybody everyone noone".split())
+#: The endings of German plural common nouns, which German writes with a capital ("Trekkingplätze",
+#: "Biwakplätze", "Hofläden"): sites and shops of a kind, not one named place (a name is singular:
+#: "Alexanderplatz", "Viktualienmarkt").
+GERMAN_PLURAL_ENDINGS = ("plätze", "läden", "märkte", "höfe", "häuser", "gärten", "hütten", "ungen", "heiten",
+                         "keiten", "schaften")
+__all__ += ["SECTOR_WORDS_EN", "DEPARTMENTS_EN", "INDEFINITE_PRONOUNS_EN", "GERMAN_PLURAL_ENDINGS"]

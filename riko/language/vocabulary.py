@@ -29,7 +29,14 @@ __all__ = ["SessionWords", "Vocabulary"]
 _NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\S*[@/._][^\s@/._]*[A-Za-z]\S*", re.S)
 _LOWER = re.compile(r"(?<![\w'’])[a-z]+(?=(?:['’]s)?(?![\w'’]))")
 # a capitalised word after a lower-case word or a comma: mid-sentence, where a capital marks a name
-_MID_CAPITAL = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+(?=(?:['’]s)?(?![\w'’]))")
+# (the word before wholly lower case and no capitalised word after: the words of "the Glute Bridges"
+# are no capitals of their own, the phrase is)
+_MID_CAPITAL = re.compile(r"(?:(?<![\w'’])[a-z]+[,;]?|[,;]) ([A-Z][a-z]+)(?=(?:['’]s)?(?![\w'’])(?![ \-][A-Z]))")
+# inline code, an identifier or a label the lines set as code ("`CalculationDelta`", "`Time-Lost-Index`")
+# two capitalised words in a row: the first may be a word that heads names ("Rifugio Fanes", "Lake Tekapo")
+_HEAD_PAIR = re.compile(r"(?<![\w'’])([A-Z][a-z]+) ([A-Z][a-z]+)(?![\w'’])")
+_FENCED = re.compile(r"```.*?```", re.S)
+_INLINE_CODE = re.compile(r"`([^`\n]{1,80})`")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SMALL = frozenset("a an the of and or for to in on at by with from vs via per & n".split())
 _PLAIN = re.compile(r"[A-Z]?[a-z]+")
@@ -52,18 +59,24 @@ class Vocabulary:
         self._prose: list[str] = []    # all prose, user and assistant
         self._text: tuple[str, str] | None = None  # both joined, on first use after a change
         self._phrases: dict[str, tuple[int, int, int]] = {}
+        self._code: Counter[str] = Counter()  # what inline code holds, whole
+        self._heads: dict[str, set[str]] = {}  # a capitalised word -> the capitalised words written after it
 
     def add(self, lines: Iterable[tuple[str, str]]) -> None:
         """Count ``(role, text)`` lines more (role ``user`` for a user line)."""
         said: list[str] = []
         written: list[str] = []
         for role, text in lines:
+            self._code.update(m.group(1).strip().removesuffix("()") for m in _INLINE_CODE.finditer(
+                _FENCED.sub(" ", text or "")))
             (said if role == "user" else written).append(_NOT_PROSE.sub(" ", text or ""))
         if not said and not written:
             return
         user, assistant = "\n".join(said), "\n".join(written)
         self._lower.update(_LOWER.findall(f"{user}\n{assistant}"))
         self._capital.update(w.casefold() for w in _MID_CAPITAL.findall(f"{user}\n{assistant}"))
+        for head, second in _HEAD_PAIR.findall(f"{user}\n{assistant}"):
+            self._heads.setdefault(head.casefold(), set()).add(second)
         if user:
             self._said.append(user)
         self._prose.append(f"{user}\n{assistant}")
@@ -93,6 +106,17 @@ class Vocabulary:
         self._phrases[name] = known = (typed, written, capital)
         return known
 
+    def _determined(self, name: str) -> int:
+        """How often anyone writes ``name`` after a determiner ("the Quantified Learning Dashboard",
+        "your Glute Bridges"), as a common noun phrase is written and a business's name seldom is."""
+        prose = self._joined()[1]
+        return len(re.findall(r"\b(?i:the|a|an|my|your|our|this|that|these|those|his|her|their|its)\s+"
+                              + re.escape(name) + r"(?![\w'’])", prose))
+
+    def mid_sentence(self, name: str) -> int:
+        """How often the lines write the whole of ``name`` capitalised mid-sentence."""
+        return self._phrase(name)[2]
+
     def lower(self, word: str) -> int:
         """How often the lines write ``word`` (or its singular or plural) in lower case."""
         self._ready()
@@ -102,6 +126,29 @@ class Vocabulary:
         """How often the lines write ``word`` (or its singular or plural) capitalised mid-sentence."""
         self._ready()
         return max(self._capital[w] for w in _forms(word))
+
+    def written_as_code(self, name: str) -> bool:
+        """Whether the lines set ``name`` alone as inline code ("`CalculationDelta`", "`FamilySize`")
+        as often at least as they write it in prose: an identifier or a column of the work, not a
+        name. A product the prose names ("we use Redis", and once "`Redis`") stays a name."""
+        code = self._code[name]
+        return bool(code) and code >= len(re.findall(r"(?<![\w'’])" + re.escape(name) + r"(?![\w'’])", self._joined()[1]))
+
+    def heads_names(self, word: str) -> bool:
+        """Whether ``word`` is a common noun that leads names: written in lower case three times at
+        least, as often as capitalised alone mid-sentence, and capitalised before three different
+        words or more ("rifugio", and "Rifugio Fanes", "Rifugio Averau", "Rifugio Scoiattoli"), so
+        alone it names none of them (not "Python" of "Python SDK", "Python Script", "Python Docs")."""
+        lower = self.lower(word)
+        return bool(_PLAIN.fullmatch(word)) and lower >= 3 and lower >= self.capital(word) \
+            and max(len(self._heads.get(w, ())) for w in _forms(word)) >= 3
+
+    def seldom_capitalised(self, word: str) -> bool:
+        """Whether the lines write ``word`` in lower case twenty times at least and twenty times as
+        often as capitalised mid-sentence: a common word taken for someone ("Work has been",
+        "a software agency with Focus in Fintech"), not a name that is a word too ("Mark")."""
+        lower = self.lower(word)
+        return bool(_PLAIN.fullmatch(word)) and lower >= 20 and lower >= 20 * self.capital(word)
 
     def never_capitalised(self, word: str) -> bool:
         """Whether the lines write ``word`` in lower case three times at least and never
@@ -140,8 +187,10 @@ class Vocabulary:
         typed, written, capital = self._phrase(name)
         if typed and not all(self.lower(w) > typed for w in plain):
             return False  # the user types the name in lower case, and its words nowhere else
-        if capital >= 2 and capital > written:
-            return False  # written as a name mid-sentence, more often than as words
+        if capital >= 2 and capital > written and not (all(self.lower(w) >= 2 * capital for w in plain)
+                                                       and 2 * self._determined(name) >= capital):
+            return False  # written as a name mid-sentence, more often than as words, unless every word is a
+            # word twice as often and the phrase mostly follows "the", "my" … ("the Wall Angels"; "at Whole Foods")
         return marked == 0 or marked == 1 and len(plain) >= 3
 
     def work_artefact(self, name: str, after: str = "") -> bool:

@@ -76,25 +76,59 @@ def heading_words(entity: Entity, text: str, session: Vocabulary) -> bool:
     whose words say what it names ("Salt Lake City", "Coral Bay Hotel"), a title the text quotes
     or sets in italics ("The Girl on the Train", "*Distinction*") and a name the text gives
     ("a startup called Minutes"); one word taken for someone ("Grace said", "Time really got
-    away") is a common word only where the words never capitalise it mid-sentence. A weekday
+    away") is a common word only where the words never capitalise it mid-sentence, or write it in
+    lower case twenty times as often ("Work has been"). What the lines set as inline code as often as
+    they write it in prose is an identifier ("`CalculationDelta`"), a word that leads several names
+    and is written in lower case a category ("Rifugio"), and a quoted title a label of the user's
+    own work where its words are common ("'Optional Rest Period'", "'Unity and Passion'"). A weekday
     after common words is a day, not part of a name ("Logging Friday's data"), and a phrase led by
-    a word in -ing the words never capitalise mid-sentence a step ("Using DSP terminology")."""
+    a word in -ing the words never capitalise mid-sentence a step ("Using DSP terminology"; not
+    "Seeking Alpha", a name the words write mid-sentence)."""
     if entity.kind in ("person", "pet") and entity.aliases:
         return False
+    if session.written_as_code(entity.name):
+        return True  # an identifier, a column or a metric the lines set as code ("`CalculationDelta`")
     if entity.kind in ("person", "pet") and " " not in entity.name:
-        return session.never_capitalised(entity.name)
+        return session.never_capitalised(entity.name) or session.seldom_capitalised(entity.name)
     name = re.escape(entity.name)
-    if says_what_it_names(entity.name) or re.search(r"[\"“'‘*_]" + name + r"[\"”'’*_]", text) \
-            or re.search(r"\b(?i:called|named)\s+" + name + r"\b", text):
-        return False
+    quoted = re.search(r"[\"“'‘*_]" + name + r"[\"”'’*_]", text) is not None
+    if says_what_it_names(entity.name) \
+            or re.search(r"\b(?i:called|named|name\s+is|name:)\s+(?i:the\s+)?[\"“'‘]?" + name + r"\b", text) \
+            or re.match(r"\s+(?:has|have|had)\s+(?:\w+ly\s+)?(?:[a-z]+ed|sent|made|built|written|done|won|given|taken)\b",
+                        text[text.find(entity.name) + len(entity.name):] if entity.name in text else ""):
+        return False  # a name the text gives ("Our business name is “Heros Home"), or one that has done something
+    if quoted:  # a title the text quotes, unless it is a label of the user's own work
+        return _joined_common_words(entity.name, text, session) or not _WORK_CUE.search(text) \
+            and entity.name.split()[0] not in ("The", "A", "An") and session.work_artefact(entity.name)
     words = entity.name.split()
-    if len(words) > 1 and words[0].endswith("ing") and session.never_capitalised(words[0]):
+    if len(words) == 1 and session.heads_names(entity.name):
+        return True  # a word that leads many names and is written in lower case too ("Rifugio" of "Rifugio Fanes")
+    if words[-1].casefold() == "project":
+        return False  # a project the words call one ("the Healing Arts Project")
+    if len(words) > 1 and words[0].endswith("ing") and session.never_capitalised(words[0]) \
+            and session.mid_sentence(entity.name) < 2:
         return True  # a step that starts with what to do ("Using DSP terminology")
     if len(words) > 1 and words[-1].casefold() in WEEKDAYS_EN and entity.name.casefold() not in _DAY_NAMES:
         rest = " ".join(words[:-1])
         return session.common_phrase(rest) or len(words) == 2 and session.lower(rest) > session.capital(rest)
     after = re.search(name + r"\s+([a-z]+)\b", text)
     return session.common_phrase(entity.name) or session.work_artefact(entity.name, after.group(1) if after else "")
+
+
+# two common words or pairs joined by "and" / "&": a quoted theme or category ("'Unity and Passion'",
+# "'Overall Value & Pricing'"), unless the words say it is a title ("the novel 'Pride and Prejudice'")
+_JOINED = re.compile(r"[\w\-]+(?: [\w\-]+)? (?:&|and) [\w\-]+(?: [\w\-]+)?")
+_WORK_CUE = re.compile(r"\b(?:book|novel|film|movie|show|series|song|album|play|poem|story|read(?:ing)?|watch(?:ing)?|"
+                       r"company|brand|shop|store|firm)\b", re.I)
+
+
+def _joined_common_words(name: str, text: str, session: Vocabulary) -> bool:
+    """Whether a quoted ``name`` joins common words with "and" or "&" that the scope writes in lower
+    case three times each at least ("'Unity and Passion'", "'Independent Study & Self-Discipline'")."""
+    if not _JOINED.fullmatch(name) or _WORK_CUE.search(text):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", name) if w.casefold() != "and"]
+    return all(re.fullmatch(r"[A-Z]?[a-z]+", w) and session.lower(w) >= 3 for w in words)
 
 
 def kin_of(text: str, *, multi_party: bool = False) -> tuple[Entity, tuple[tuple[str, Entity], ...]]:
