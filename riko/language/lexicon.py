@@ -427,6 +427,20 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|so|alright|great|perfect|thanks|yes|yeah|right|cool)[,!.\s]+)*(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|"
     r"'m\s+gonna|\s+am\s+going\s+to)\s+(?:\w+\s+){0,4}?(?:these|those|them|this|that)\b(?!\s+(?:morning|afternoon|evening|"
     r"week|weekend|month|year|summer|winter|spring|fall|autumn|time|day|night|semester|term|season)\b)",
+    # what the work needs next, said of "we" ("We can refine it later", "We need a strategy to handle this")
+    r"^(?:we\s+(?:can|could|should|will)|we'll)\s+(?:always\s+|just\s+|then\s+)?(?:refine|sort\s+out|revisit|fix|adjust|tweak|"
+    r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",
+    r"^we\s+(?:need|needed|have\s+to\s+(?:find|come\s+up\s+with)|should\s+(?:find|come\s+up\s+with))\s+(?:a|an|some)\s+(?:\w+\s+)?"
+    r"(?:strategy|plan|way|approach|system|process|solution|framework|method|template|structure)\b",
+    # what was said before in the conversation ("… the accelerated descent we discussed")
+    r"(?:\b(?:as|like)\s+|^(?:the|this|that|it|regarding)\b.*\b)(?:we|you)\s+(?:just\s+)?(?:discussed|talked\s+about|covered|"
+    r"went\s+over|agreed\s+on)(?:\s+(?:earlier|before|last\s+time|yesterday))?[\s.!,~]*$",
+    r"^(?:the|those|these)\s+(?:\w+\s+){1,3}?(?:i|we|you)\s+(?:mentioned|listed|described|noted)\s+(?:are|were|is|was)[\s:.]*$",
+    # the best way forward, said of what is on the table ("I believe this is the best way going forward")
+    r"^(?:i\s+(?:believe|think|feel)\s+)?(?:this|that|it)\s+(?:is|'s|seems|sounds\s+like)\s+the\s+(?:best|right|perfect|ideal|"
+    r"smartest)\s+(?:way|approach|option|plan|choice|move|path|call)\b",
+    # a step of the work taken at once ("I'm initiating Week 1 immediately")
+    r"^(?:i'm|i\s+am|i'll|i\s+will|we're|we'll)\s+(?:\w+\s+){1,6}?(?:immediately|right\s+away|asap|straight\s+away)[\s.!,~]*$",
     # keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back")
     r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|"
     r"report\s+back|circle\s+back|touch\s+base)\b",
@@ -442,7 +456,7 @@ CONVERSATION_TALK_EN = (
     r"need\s+to|must|should|'ve\s+got\s+to|going\s+to\s+have\s+to|gonna\s+have\s+to)\s+(?:go|run|head\s+out|get\s+going|"
     r"get\s+back\s+to\s+(?:work|it|studying|my\s+studies|my\s+work|the\s+books))(?:\s+now)?[\s.!,~]*(?:lol|haha|sadly|though|"
     r"bye)?[\s.!~]*$",
-    r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+i\s+(?:needed|wanted|was\s+looking\s+for|"
+    r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+(?:i|we)\s+(?:needed|need|wanted|want|was\s+looking\s+for|"
     r"had\s+in\s+mind)\b",
     # the step just taken in the work ("I've just run the code in my notebook", "We just went through the filter")
     r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)?\s+(?:just|now|already)\s+"
