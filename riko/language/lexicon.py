@@ -256,7 +256,8 @@ TASK_OPENERS_EN = ("i'll", "i will", "i'm going to", "i am going to", "i'm gonna
                    "i'd like to", "i need to", "i'm trying to", "i am trying to", "i've identified that i can",
                    "i have identified that i can", "i think i can", "i think i could", "i think i should",
                    "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i",
-                   "i would like to", "i'd love to", "i would love to", "i just want to", "i just need to", "i'd just like to")
+                   "i would like to", "i'd love to", "i would love to", "i just want to", "i just need to", "i'd just like to",
+                   "i'd also like to", "i would also like to", "i also want to", "i also need to")
 TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check", "make sure", "ensure",
                  "figure out", "calculate", "compute", "apply", "explain", "fix", "debug", "implement", "update",
                  "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
@@ -269,7 +270,9 @@ TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check
                  "see an example", "see examples", "see some examples", "see a sample", "see a demo", "see the code",
                  "see how", "see why", "see whether", "see if", "see exactly",
                  # the exercise in hand ("I want to find f'(x) using the power rule" is no plan of the speaker's)
-                 "solve", "evaluate", "determine", "prove", "differentiate", "integrate", "factor", "simplify")
+                 "solve", "evaluate", "determine", "prove", "differentiate", "integrate", "factor", "simplify",
+                 # what is on the table ("I'd also like to look at the Insurance Policies")
+                 "look at the", "look at this", "look at these", "look at those", "look at your")
 #: Requests and instructions addressed to the other side, and talk about the prompt itself.
 TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don't|do\s+not|never|stop|avoid|no)\b)",
                     r"help\s+me\b", r"no\s+need\s+(?:to|for)\b",
@@ -310,7 +313,7 @@ TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+insta
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
-                    "such as", "are", "is", "include", "includes", "as follows")
+                    "such as", "are", "is", "include", "just", "includes", "as follows")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
@@ -340,7 +343,7 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "integrate", "insert", "replace", "split", "merge", "reorganize", "reorganise", "restructure",
                        "reformat", "rephrase", "reword", "condense", "modify", "revise", "finalize", "finalise",
                        "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
-                       "fill in")
+                       "fill in", "prep")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
@@ -392,13 +395,15 @@ CONVERSATION_TALK_EN = (
     r"\bthat's\s+(?:all|it|everything)\s+for\s+now\b", r"^(?:just\s+)?checking\s+in\s+(?:on|about|with)\b",
     r"\bmy\s+(?:last\s+|previous\s+|earlier\s+|original\s+)?(?:question|prompt|request|instruction|message)\s+(?:was|wasn't|is|isn't)\b", r"\b(?:we're|we\s+are)\s+good\s+for\s+now\b",
     # ready or eager for the next step of the work ("I'm ready", "I'm eager to get more dialogue done")
-    r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+)*ready[\s.!,~]*$",
+    r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+|more\s+than\s+|all\s+|definitely\s+)*"
+    r"ready[\s.!,~]*$",
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|all\s+|now\s+)*ready\s+for\s+(?:the\s+(?:next|new)|this|"
     r"that|it|these|those|day\s+\d|step|part|phase|round|section|more)\b",
     r"^(?:i|we)\s+feel\s+(?:(?:a\s+little|a\s+bit|much|so|a\s+lot|way)\s+)?(?:more\s+)?ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
     r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"
-    r"plan|continue|proceed|track|implement|apply|put|use|incorporate|execute|roll\s+out|"
+    r"plan|continue|proceed|track|implement|apply|put|use|incorporate|execute|roll\s+out|fine-tune|refine|tweak|edit|revise|"
+    r"polish|discuss|talk|go\s+over|"
     r"jump|hop|finali[sz]e|do\s+(?:this|that|it))\b",
     # the conversation's own messages ("I will provide context data in the next several queries")
     r"\b(?:next|following|coming|previous|last|earlier|above)\s+(?:few\s+|several\s+|couple\s+of\s+)?"
@@ -432,6 +437,10 @@ CONVERSATION_TALK_EN = (
     r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",
     r"^we\s+(?:need|needed|have\s+to\s+(?:find|come\s+up\s+with)|should\s+(?:find|come\s+up\s+with))\s+(?:a|an|some)\s+(?:\w+\s+)?"
     r"(?:strategy|plan|way|approach|system|process|solution|framework|method|template|structure)\b",
+    r"^we\s+(?:\w+\s+)?(?:need|don't\s+need|do\s+not\s+need|should|have)\s+to\s+(?:discuss|talk\s+about|go\s+over|cover|"
+    r"look\s+at|decide\s+on)\b",
+    r"\bmy\s+(?:next|last|first|other|final|follow-up|main)\s+question\b",
+    r"^i\s+need\s+to\s+see\s+(?:the|this|that|those|these|it|your|an?\s+(?:example|draft|version|plan|list|sample))\b",
     # what was said before in the conversation ("… the accelerated descent we discussed")
     r"(?:\b(?:as|like)\s+|^(?:the|this|that|it|regarding)\b.*\b)(?:we|you)\s+(?:just\s+)?(?:discussed|talked\s+about|covered|"
     r"went\s+over|agreed\s+on)(?:\s+(?:earlier|before|last\s+time|yesterday))?[\s.!,~]*$",
