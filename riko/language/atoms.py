@@ -122,7 +122,7 @@ _REQUEST = re.compile(
     r"|^\s*please\b|,?\s+please[\s.!]*$", _I)
 _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
-    r"\b(?:thank(?:s|\s+you)|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
+    r"\b(?:thank(?:s|\s+you)|cheers\s+for|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
     r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
 _FIRST = re.compile(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
                     + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)

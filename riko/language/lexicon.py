@@ -445,6 +445,21 @@ CONVERSATION_TALK_EN = (
     r"(?:\b(?:as|like)\s+|^(?:the|this|that|it|regarding)\b.*\b)(?:we|you)\s+(?:just\s+)?(?:discussed|talked\s+about|covered|"
     r"went\s+over|agreed\s+on)(?:\s+(?:earlier|before|last\s+time|yesterday))?[\s.!,~]*$",
     r"^(?:the|those|these)\s+(?:\w+\s+){1,3}?(?:i|we|you)\s+(?:mentioned|listed|described|noted)\s+(?:are|were|is|was)[\s:.]*$",
+    # an explanation taken in ("I understand the 16 million JPY now"; "I understand Japanese" is a skill)
+    r"^(?:(?:ok(?:ay)?|right|ah|oh|alright)[,!.\s]+)*i\s+(?:\w+ly\s+|now\s+|finally\s+)?(?:understand\s+(?:the|it|this|that|what|how|"
+    r"why|your|these|those)|(?:get|see)\s+(?:how|why|what|that|it|this|these|those|your|the\s+(?:idea|point|concept|logic|"
+    r"reasoning|difference|appeal|importance|plan|breakdown|vision|picture)))\b",
+    # a clarification of what was said ("I meant the 'Quiet Oasis' studio details")
+    r"^(?:(?:yes|no|sorry|oh|ah)[,!.\s]+)*i\s+(?:meant|was\s+referring\s+to|was\s+talking\s+about)\b",
+    # what was handed over in the conversation ("I've uploaded about 75 questions now")
+    r"^(?:i|we)(?:'ve|\s+have)\s+(?:\w+ly\s+)?(?:uploaded|attached|pasted|shared|copied|forwarded|sent\s+(?:you|over|it|them))\b",
+    # the state of a piece of the work ("The text message for my mom is ready")
+    r"^(?:the|this|that|these|those)\s+(?:\w+\s+){0,5}?(?:is|are)\s+(?:now\s+|all\s+)?(?:ready|done|finished|complete|sent|"
+    r"uploaded|attached|drafted|set)[\s.!,~]*$",
+    r"\bon\s+the\s+right\s+track\b",
+    # an answer to a quiz ("I reckon B. Wash the bite site …")
+    r"^i\s+(?:reckon|think|guess|choose|pick|'ll\s+go\s+with|go\s+with|'d\s+say|would\s+say)\s+(?:option\s+|answer\s+)?(?-i:[A-D])\b(?!['’])",
+    r"^i\s+feel\s+like\s+(?:that's|thats|it's|its|this\s+is|that\s+is)\b",
     # the best way forward, said of what is on the table ("I believe this is the best way going forward")
     r"^(?:i\s+(?:believe|think|feel)\s+)?(?:this|that|it)\s+(?:is|'s|seems|sounds\s+like)\s+the\s+(?:best|right|perfect|ideal|"
     r"smartest)\s+(?:way|approach|option|plan|choice|move|path|call)\b",
