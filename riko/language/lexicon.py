@@ -651,3 +651,14 @@ INDEFINITE_PRONOUNS_EN = frozenset("nobody somebody someone anybody anyone every
 GERMAN_PLURAL_ENDINGS = ("plätze", "läden", "märkte", "höfe", "häuser", "gärten", "hütten", "ungen", "heiten",
                          "keiten", "schaften")
 __all__ += ["SECTOR_WORDS_EN", "DEPARTMENTS_EN", "INDEFINITE_PRONOUNS_EN", "GERMAN_PLURAL_ENDINGS"]
+
+#: The head of a Title-Case phrase that names a concept, a kind of document, a payment or an
+#: exercise, not one thing ("Construction Contracts", "Debit Cards", "Wire Transfers", "Payback
+#: Period", "Administrative Law", "Overhead Press", "End-of-Day Check-in", "Rule Evaluator",
+#: "Sub-Saharan African Country"): with no word of a name before it ("Moore's Law", "MIT Press",
+#: "Apple Card" stay), the phrase names nothing (:meth:`riko.language.vocabulary.Vocabulary.concept_phrase`).
+CONCEPT_HEADS_EN = frozenset("""
+contract contracts card cards transfer transfers payment payments period law laws press plan check-in checkin
+evaluator country countries
+""".split())
+__all__ += ["CONCEPT_HEADS_EN"]
