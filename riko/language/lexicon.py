@@ -574,7 +574,7 @@ yakitori congee jiaozi baozi wonton wontons dumplings ceviche empanada empanadas
 haggis baklava goulash borscht pierogi sangria mojito tequila vodka whisky whiskey sake soju makgeolli kombucha
 kefir avocado avocados mango mangoes papaya durian lychee lychees guava feijoa feijoas quinoa pavlova
 merlot sauvignon blanc chardonnay pinot noir grigio gris riesling shiraz syrah malbec cabernet zinfandel
-tempranillo sangiovese moscato prosecco rosé viognier gewürztraminer grenache
+tempranillo sangiovese moscato prosecco rosé viognier gewürztraminer grenache soufflé souffle soufflés
 naira cedi cedis rupee rupees rupiah peso pesos euro euros dollar dollars dirham dirhams baht ringgit shilling
 shillings kwacha lira zloty forint krona krone
 """.split())

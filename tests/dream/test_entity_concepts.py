@@ -73,3 +73,7 @@ def test_a_concept_in_title_case_names_nothing(text, junk):
 def test_names_beside_concepts_stay(text, name):
     assert name in _named(text)
 
+
+
+def test_a_dish_names_nothing():
+    assert "Soufflé" not in {e.name for e in named_entities("Vanessa: I really love Soufflé", multi_party=True)}
