@@ -612,7 +612,7 @@ yakitori congee jiaozi baozi wonton wontons dumplings ceviche empanada empanadas
 haggis baklava goulash borscht pierogi sangria mojito tequila vodka whisky whiskey sake soju makgeolli kombucha
 kefir avocado avocados mango mangoes papaya durian lychee lychees guava feijoa feijoas quinoa pavlova
 merlot sauvignon blanc chardonnay pinot noir grigio gris riesling shiraz syrah malbec cabernet zinfandel
-tempranillo sangiovese moscato prosecco rosé viognier gewürztraminer grenache
+tempranillo sangiovese moscato prosecco rosé viognier gewürztraminer grenache soufflé souffle soufflés
 naira cedi cedis rupee rupees rupiah peso pesos euro euros dollar dollars dirham dirhams baht ringgit shilling
 shillings kwacha lira zloty forint krona krone
 """.split())
@@ -689,3 +689,14 @@ INDEFINITE_PRONOUNS_EN = frozenset("nobody somebody someone anybody anyone every
 GERMAN_PLURAL_ENDINGS = ("plätze", "läden", "märkte", "höfe", "häuser", "gärten", "hütten", "ungen", "heiten",
                          "keiten", "schaften")
 __all__ += ["SECTOR_WORDS_EN", "DEPARTMENTS_EN", "INDEFINITE_PRONOUNS_EN", "GERMAN_PLURAL_ENDINGS"]
+
+#: The head of a Title-Case phrase that names a concept, a kind of document, a payment or an
+#: exercise, not one thing ("Construction Contracts", "Debit Cards", "Wire Transfers", "Payback
+#: Period", "Administrative Law", "Overhead Press", "End-of-Day Check-in", "Rule Evaluator",
+#: "Sub-Saharan African Country"): with no word of a name before it ("Moore's Law", "MIT Press",
+#: "Apple Card" stay), the phrase names nothing (:meth:`riko.language.vocabulary.Vocabulary.concept_phrase`).
+CONCEPT_HEADS_EN = frozenset("""
+contract contracts card cards transfer transfers payment payments period law laws press plan check-in checkin
+evaluator country countries
+""".split())
+__all__ += ["CONCEPT_HEADS_EN"]

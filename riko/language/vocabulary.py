@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from .lexicon import CJK, ROUTINE_NOUNS_EN, WORK_NOUNS_EN
+from .lexicon import CJK, CONCEPT_HEADS_EN, ROUTINE_NOUNS_EN, WORK_NOUNS_EN
 
 __all__ = ["SessionWords", "Vocabulary"]
 
@@ -192,6 +192,44 @@ class Vocabulary:
             return False  # written as a name mid-sentence, more often than as words, unless every word is a
             # word twice as often and the phrase mostly follows "the", "my" … ("the Wall Angels"; "at Whole Foods")
         return marked == 0 or marked == 1 and len(plain) >= 3
+
+    def concept_phrase(self, name: str) -> bool:
+        """Whether ``name`` is a concept, a kind of document or payment, or an exercise, written in Title
+        Case: a phrase of two words or more whose head is a concept noun
+        (:data:`~riko.language.lexicon.CONCEPT_HEADS_EN`: "Construction Contracts", "Wire Transfers",
+        "Payback Period", "Overhead Press", "End-of-Day Check-in") that the lines write as a word twice
+        at least, before plain words none of which the lines capitalise mid-sentence more often than
+        they write it in lower case; an acronym, a possessive or a name's word keeps a name ("HIA NSW
+        Lump Sum Contract", "Moore's Law", "Apple Card" where the lines write "Apple" as a name)."""
+        if _CJK.search(name):
+            return False
+        words = name.split()
+        if len(words) < 2 or words[-1].casefold() not in CONCEPT_HEADS_EN \
+                or self.lower(words[-1].split("-")[0]) < 2:
+            return False
+        for word in words[:-1]:
+            if word.casefold() in _SMALL:
+                continue
+            for part in word.split("-"):
+                if not _PLAIN.fullmatch(part) or self.capital(part) > self.lower(part):
+                    return False
+        prose = self._joined()[1]
+        for k in range(2, len(words)):  # "World Nomads" of "the World Nomads Standard Plan", a name alone too
+            lead = r"\s+".join(re.escape(w) for w in words[:k])
+            if len(re.findall(r"(?<=[a-z,;] )" + lead + r"(?![\w'’\-])(?!\s+[A-Z])", prose)) >= 2:
+                return False
+        return True
+
+    def common_compound(self, name: str) -> bool:
+        """Whether ``name`` is one hyphenated word made of common words the lines also write in lower
+        case, whole and apart ("Self-Critique", "Self-care": "self-critique", "self", "critique"), none
+        of which they capitalise alone mid-sentence ("Coca-Cola", "Spider-Man" are no such words)."""
+        parts = name.split("-")
+        if len(parts) < 2 or " " in name or not all(_PLAIN.fullmatch(p) for p in parts):
+            return False
+        if any(self.lower(p) < 3 or self.capital(p) for p in parts):
+            return False
+        return self._phrase(name)[1] >= 1
 
     def work_artefact(self, name: str, after: str = "") -> bool:
         """Whether ``name`` is one of the user's own work artefacts, not a named thing: a phrase

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..language.atoms import split_speaker
 from .consolidate import entity_key
-from ..language.derive import Entity, could_be_name, derive, given_name, relation_alias, says_what_it_names
+from ..language.derive import Entity, canonical_place, could_be_name, derive, given_name, relation_alias, says_what_it_names
 from ..language.lexicon import WEEKDAYS_EN
 from ..language.vocabulary import Vocabulary
 from ..wiki import Page
@@ -99,7 +99,8 @@ def heading_words(entity: Entity, text: str, session: Vocabulary) -> bool:
         return False  # a name the text gives ("Our business name is “Heros Home"), or one that has done something
     if quoted:  # a title the text quotes, unless it is a label of the user's own work
         return _joined_common_words(entity.name, text, session) or not _WORK_CUE.search(text) \
-            and entity.name.split()[0] not in ("The", "A", "An") and session.work_artefact(entity.name)
+            and entity.name.split()[0] not in ("The", "A", "An") \
+            and (session.work_artefact(entity.name) or session.concept_phrase(entity.name))
     words = entity.name.split()
     if len(words) == 1 and session.heads_names(entity.name):
         return True  # a word that leads many names and is written in lower case too ("Rifugio" of "Rifugio Fanes")
@@ -111,6 +112,11 @@ def heading_words(entity: Entity, text: str, session: Vocabulary) -> bool:
     if len(words) > 1 and words[-1].casefold() in WEEKDAYS_EN and entity.name.casefold() not in _DAY_NAMES:
         rest = " ".join(words[:-1])
         return session.common_phrase(rest) or len(words) == 2 and session.lower(rest) > session.capital(rest)
+    if len(words) > 1 and session.concept_phrase(entity.name) \
+            and not any(canonical_place(w) for w in words[:-1]):
+        return True  # a concept, a document or payment of a kind, an exercise ("Construction Contracts", "Payback Period")
+    if len(words) == 1 and session.common_compound(entity.name):
+        return True  # one word compounded of common words the lines write so ("Self-Critique", "Self-care")
     after = re.search(name + r"\s+([a-z]+)\b", text)
     return session.common_phrase(entity.name) or session.work_artefact(entity.name, after.group(1) if after else "")
 
