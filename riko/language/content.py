@@ -21,7 +21,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
-                      FOR_NOW_EN, PASSING_TALK_ZH, STANDING_EN,
+                      FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
@@ -83,6 +83,7 @@ _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|co
                      r"|\b(?:for|to|with)\s+me\b", _I)
 _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
 _FOR_NOW = re.compile(rf"\b{alternation(FOR_NOW_EN)}\b", _I)
+_KEEPING_IN_TOUCH = re.compile(KEEPING_IN_TOUCH_EN, _I)
 #: "Very good, please give more examples": an instruction after a word of praise or address.
 _PLEASE_DO = re.compile(rf"\bplease\s+(?:just\s+|now\s+|also\s+)?{alternation(TASK_IMPERATIVES_EN)}\b", _I)
 _SINGULAR_EN = re.compile(r"\b(?:i|i'm|i've|i'd|im|ive|my|mine|myself)\b", _I)
@@ -127,6 +128,8 @@ def task_talk(text: str) -> bool:
     if _CJK.search(said):
         return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said)
                     or is_one_off_zh(said))
+    if _KEEPING_IN_TOUCH.search(said):
+        return True
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)

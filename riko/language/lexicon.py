@@ -465,9 +465,6 @@ CONVERSATION_TALK_EN = (
     r"smartest)\s+(?:way|approach|option|plan|choice|move|path|call)\b",
     # a step of the work taken at once ("I'm initiating Week 1 immediately")
     r"^(?:i'm|i\s+am|i'll|i\s+will|we're|we'll)\s+(?:\w+\s+){1,6}?(?:immediately|right\s+away|asap|straight\s+away)[\s.!,~]*$",
-    # keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back")
-    r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|"
-    r"report\s+back|circle\s+back|touch\s+base)\b",
     # nothing more is needed of the work ("No further adjustments are needed for this tool")
     r"^no\s+(?:further|more|other)\s+(?:adjustments|changes|edits|questions|revisions|tweaks|input)\b",
     # eager to start the work now ("I'd love to start now")
@@ -700,3 +697,9 @@ contract contracts card cards transfer transfers payment payments period law law
 evaluator country countries
 """.split())
 __all__ += ["CONCEPT_HEADS_EN"]
+
+#: Keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back
+#: tomorrow", "We'll touch base on May 17th"): talk about the conversation even when it names a day.
+KEEPING_IN_TOUCH_EN = r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|" \
+                      r"keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|report\s+back|circle\s+back|touch\s+base)\b"
+__all__ += ["KEEPING_IN_TOUCH_EN"]
