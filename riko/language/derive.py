@@ -44,6 +44,7 @@ from ..language.lexicon import (
     NEGATION_EN,
     NEGATION_ZH,
     RELATIONS,
+    ROLE_HEADS_EN,
     ROUTINE_NOUNS_EN,
     SECTOR_WORDS_EN,
     SPEAK_TO_EN,
@@ -223,8 +224,6 @@ _COMPOUND_ADJECTIVE = re.compile(r"-(?:(?i:based|powered|driven|style|like|frien
 _VERB_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}ed")
 # an adverb written with a capital ("Most Importantly", "Additionally"): no name ("Emily", "Kelly" end otherwise)
 _ADVERB = re.compile(r"[A-Z][a-z]{2,}(?:ally|ously|ively|ently|antly|edly|ingly|fully|lessly|ately)")
-# a role before "of" ("the President of Kenya", "Head of Marketing"): the name, if any, is what follows
-_ROLE_HEADS = frozenset(("head", "chief", "minister", "king", "queen", "prince", "princess", "governor", "mayor"))
 _NAME_ADJECTIVE = re.compile(r"[A-Z][a-z]{3,}(?:ean|ian)")
 _ADDRESS_TERMS = frozenset(ADDRESS_TERMS_EN)
 # "Objective 1: ", "**Step 2 – ", "Main Topic: ": a label whose Title-Case rest is a heading's title
@@ -745,7 +744,7 @@ def _find_entities(text: str, names: _Names) -> None:
                                             or len(words) > 1 and words[0].casefold() in _ADDRESS_TERMS):
             words = words[1:]
             at_start = False
-        if len(words) > 2 and words[1] == "of" and (_job_title(words[0]) or words[0].casefold() in _ROLE_HEADS):
+        if len(words) > 2 and words[1] == "of" and (_job_title(words[0]) or words[0].casefold() in ROLE_HEADS_EN):
             words = words[3:] if words[2].casefold() == "the" else words[2:]  # "the President of Kenya" names Kenya
             if not words:
                 continue
@@ -819,13 +818,14 @@ def _find_entities(text: str, names: _Names) -> None:
             continue  # the first word of a quotation left open ('I've clicked "Search')
         before = text[max(0, start - 12):start].casefold()
         after = text[m.end():m.end() + 12].casefold()
+        titled = _job_title(words[-1])  # "Project Manager": a role, though a project word opens it
         place = canonical_place(run)
         if place:
             names.add(place, "place", *_PLACES.get(place, ()))
         elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
             names.add(run, "organisation")
-        elif not _job_title(words[-1]) and (_PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ")) \
-                or _PROJECT_WORD.match(after.strip()) or not _job_title(words[-1]) and _PROJECT_WORD.match(run) \
+        elif not titled and _PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ") \
+                or _PROJECT_WORD.match(after.strip()) or not titled and _PROJECT_WORD.match(run) \
                 or (len(words) > 1 and _PROJECT_WORD.fullmatch(words[-1])) \
                 or re.search(_PROJECT_WORD.pattern + r"\s+(?:called|named|titled)\s+$", text[max(0, start - 40):start], _I):
             names.add(run, "project")

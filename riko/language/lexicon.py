@@ -703,3 +703,7 @@ __all__ += ["CONCEPT_HEADS_EN"]
 KEEPING_IN_TOUCH_EN = r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|" \
                       r"keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|report\s+back|circle\s+back|touch\s+base)\b"
 __all__ += ["KEEPING_IN_TOUCH_EN"]
+
+#: Roles before "of" ("the President of Kenya", "Head of Marketing"): the name, if any, is what follows.
+ROLE_HEADS_EN = frozenset(("head", "chief", "minister", "king", "queen", "prince", "princess", "governor", "mayor"))
+__all__ += ["ROLE_HEADS_EN"]
