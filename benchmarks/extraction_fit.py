@@ -203,20 +203,22 @@ class Facts:
         return out
 
 
-def fit(sets: list[Facts], columns: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def fit(sets: list[Facts], columns: np.ndarray | None = None, *, matrices: dict[str, np.ndarray] | None = None,
+        l2: float = L2) -> tuple[np.ndarray, float]:
     """Logistic weights and bias on the labelled facts of ``sets``, each set weighing the same
-    (``columns``: a 0/1 mask of the features used; the others get weight 0)."""
+    (``columns``: a 0/1 mask of the features used, the others get weight 0; ``matrices``: a
+    feature matrix per set name in place of each set's own ``x``)."""
     xs, ys, ws = [], [], []
-    mask = np.ones(len(selection.FEATURES)) if columns is None else columns
     for f in sets:
         ok = ~np.isnan(f.y)
-        xs.append(f.x[ok] * mask)
+        x = f.x if matrices is None else matrices[f.name]
+        xs.append(x[ok] * (np.ones(x.shape[1]) if columns is None else columns))
         ys.append(f.y[ok])
         ws.append(np.full(int(ok.sum()), 1.0 / max(1, int(ok.sum()))))
     x = np.hstack([np.vstack(xs), np.ones((sum(len(y) for y in ys), 1))])
     y, w = np.concatenate(ys), np.concatenate(ws) * len(sets) * 1000.0
     beta = np.zeros(x.shape[1])
-    penalty = np.full(x.shape[1], L2)
+    penalty = np.full(x.shape[1], l2)
     penalty[-1] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -40, 40)))
