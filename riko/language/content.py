@@ -22,7 +22,8 @@ from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIR
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
-                      TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
+                      TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
+                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
 __all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
 
@@ -75,6 +76,8 @@ _CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
 _CONVERSATION_ZH = re.compile("|".join(CONVERSATION_TALK_ZH))
 _PASSING = re.compile("|".join(PASSING_TALK_EN), _I)
 _PASSING_ZH = re.compile("|".join(PASSING_TALK_ZH))
+_PROGRESS = re.compile("|".join(TASK_PROGRESS_EN), _I)
+_PROGRESS_ZH = re.compile("|".join(TASK_PROGRESS_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
                          rf"thank\s+you|immediately|quickly|simply|just|please|[a-z]+ly)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
@@ -127,13 +130,14 @@ def task_talk(text: str) -> bool:
         return True
     if _CJK.search(said):
         return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said)
-                    or is_one_off_zh(said))
+                    or _PROGRESS_ZH.search(said) or is_one_off_zh(said))
     if _KEEPING_IN_TOUCH.search(said):
         return True
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
-                or _PASSING.search(said) or (bool(_PLEASE_DO.search(said)) and not _STANDING.search(said)) or _instruction(said))
+                or _PASSING.search(said) or _PROGRESS.search(said)
+                or (bool(_PLEASE_DO.search(said)) and not _STANDING.search(said)) or _instruction(said))
 
 
 def _instruction(said: str) -> bool:

@@ -711,6 +711,11 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
     return ties
 
 
+#: What follows a possessive that owns nothing ("Sotheby's, Christie's", "I love Trader Joe's."):
+#: the 's is part of a shop's or a house's name.
+_OWNS_NOTHING = re.compile(r"\s*(?:[,;:)!?]|\.(?:\s|$)|$|\s+(?:and|or|&)\s)")
+
+
 def _find_entities(text: str, names: _Names) -> None:
     """Places, organisations, projects and people named in ``text`` (besides the relation ties)."""
     for m in _PLACE_ZH_RE.finditer(text):
@@ -730,6 +735,8 @@ def _find_entities(text: str, names: _Names) -> None:
         # "Lena's cat" names Lena, "Michelle'll like it" Michelle; "& Saturday" is no name
         run = re.sub(r"['’](?:s|ll|d|ve|re)$", "", m.group(0).strip(" '-&"))
         owned = bool(re.search(r"['’]s$", m.group(0)))  # "Lena's": an owner, so a name
+        if owned and _OWNS_NOTHING.match(text, m.end()):
+            run, owned = m.group(0).strip(" '-&"), False  # "Sotheby's, Christie's", "at Macy's and": a shop's own name
         contracted = run != m.group(0) and not owned
         start = m.start()
         words = run.split()

@@ -416,6 +416,11 @@ CONVERSATION_TALK_EN = (
     r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|"
     r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling)\b"
     r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
+    # agreeing with what was given ("Reducing the weight makes perfect sense", "I appreciate that it's
+    # designed to be flexible"); "I appreciate good coffee" is a taste
+    r"^(?!(?:i|i'm|i've|my|we|our)\b)[^.!?]{0,80}?\bmakes?\s+(?:(?:perfect|total|complete|good|so\s+much|a\s+lot\s+of)\s+)?sense\b",
+    r"^(?:(?:ok(?:ay)?|and|also|yes|yeah|thanks)[,!.\s]+)*i\s+(?:really\s+|truly\s+|do\s+|also\s+)*appreciate\s+(?:that|how|the\s+way|"
+    r"your|you|it|this|all\s+(?:your|the|this|that|of\s+(?:your|this|that|it))|everything\s+you)\b",
     # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
     r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"
     r"very|pretty|super|quite|kinda|absolutely|totally)\s+)?[a-z]+[\s.!~]*$",
@@ -473,16 +478,13 @@ CONVERSATION_TALK_EN = (
     # offering more of what was just said ("I can elaborate on that point")
     r"^(?:i|we)\s+(?:can|could)\s+(?:\w+ly\s+)?(?:elaborate|explain|clarify|expand|go\s+into\s+(?:more\s+)?detail)\b",
     # leaving the conversation ("I need to get back to studying", "I gotta go now lol")
-    r"^(?:(?:ok(?:ay)?|well|anyway|alright|so)[,!.\s]+)*(?:i|im|i'm|i\s+am)\s+(?:really\s+|just\s+)?(?:gotta|got\s+to|have\s+to|"
-    r"need\s+to|must|should|'ve\s+got\s+to|going\s+to\s+have\s+to|gonna\s+have\s+to)\s+(?:go|run|head\s+out|get\s+going|"
-    r"get\s+back\s+to\s+(?:work|it|studying|my\s+studies|my\s+work|the\s+books))(?:\s+now)?[\s.!,~]*(?:lol|haha|sadly|though|"
-    r"bye)?[\s.!~]*$",
-    r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+(?:i|we)\s+(?:needed|need|wanted|want|was\s+looking\s+for|"
-    r"had\s+in\s+mind)\b",
-    # the step just taken in the work ("I've just run the code in my notebook", "We just went through the filter")
-    r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)?\s+(?:just|now|already)\s+"
-    r"(?:run|ran|tried|gone\s+through|went\s+through|confirmed|updated|added|copied|pasted|uploaded|saved|fixed|"
-    r"applied|implemented|set\s+up|plugged\s+in|filled\s+in)\s+(?:the|that|this|those|these|it|them|your|our)\b",
+    r"^(?:(?:ok(?:ay)?|well|anyway|alright|so|sorry|hi)[,!.\s]+)*(?:(?:i|im|i'm|i\s+am|we)\s+)?(?:really\s+|just\s+)?(?:gotta|got\s+to|"
+    r"have\s+to|need\s+to|must|should|'ve\s+got\s+to|going\s+to\s+have\s+to|gonna\s+have\s+to)\s+(?:go|run|stop|leave|dash|"
+    r"head\s+out|get\s+going|sign\s+off|log\s+off|step\s+away|jump\s+off|hop\s+off|"
+    r"get\s+back\s+to\s+(?:work|it|studying|my\s+studies|my\s+work|the\s+books))(?:\s+(?:now|here|for\s+(?:now|today|the\s+day)))*"
+    r"[\s.!,~]*(?:lol|haha|sadly|though|bye)?[\s.!~]*$",
+    r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+(?:i|we)\s+(?:needed|need|wanted|want|expected|"
+    r"asked\s+for|was\s+looking\s+for|were\s+looking\s+for|had\s+in\s+mind)\b",
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
@@ -490,6 +492,7 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)", r"^(?:那就这样吧?|就这样吧|先这样吧?)",
                         r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)",
                         r"^我(?:已经|都)?准备好了[。！!~]*$", r"^我(?:已经)?准备好(?:开始|继续|听|看)",
+                        r"^我(?:得|要|该|先)(?:走|下|撤|去忙)了[。！!~]*$",
                         r"(?:这个|这些|你的|那个)[^，。！？]{0,12}(?:看起来|听起来)(?:很|挺|非常|真)?(?:不错|好|棒|完美|清楚|实用)",
                         r"(?:没有|没)(?:别的|其他的?|什么)(?:问题|要(?:问|讨论|补充)的)")
 #: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the
@@ -690,11 +693,12 @@ __all__ += ["SECTOR_WORDS_EN", "DEPARTMENTS_EN", "INDEFINITE_PRONOUNS_EN", "GERM
 #: The head of a Title-Case phrase that names a concept, a kind of document, a payment or an
 #: exercise, not one thing ("Construction Contracts", "Debit Cards", "Wire Transfers", "Payback
 #: Period", "Administrative Law", "Overhead Press", "End-of-Day Check-in", "Rule Evaluator",
-#: "Sub-Saharan African Country"): with no word of a name before it ("Moore's Law", "MIT Press",
-#: "Apple Card" stay), the phrase names nothing (:meth:`riko.language.vocabulary.Vocabulary.concept_phrase`).
+#: "Sub-Saharan African Country", "Weighted Average Cost of Capital", "Finance Business
+#: Services"): with no word of a name before it ("Moore's Law", "MIT Press", "Apple Card" stay),
+#: the phrase names nothing (:meth:`riko.language.vocabulary.Vocabulary.concept_phrase`).
 CONCEPT_HEADS_EN = frozenset("""
 contract contracts card cards transfer transfers payment payments period law laws press plan check-in checkin
-evaluator country countries
+evaluator country countries capital rate rates ratio margin margins cost costs revenue income expenses services
 """.split())
 __all__ += ["CONCEPT_HEADS_EN"]
 
@@ -707,3 +711,42 @@ __all__ += ["KEEPING_IN_TOUCH_EN"]
 #: Roles before "of" ("the President of Kenya", "Head of Marketing"): the name, if any, is what follows.
 ROLE_HEADS_EN = frozenset(("head", "chief", "minister", "king", "queen", "prince", "princess", "governor", "mayor"))
 __all__ += ["ROLE_HEADS_EN"]
+
+#: Where the speaker stands in the work at this moment, not a memory of them: the step or page
+#: they are on ("I'm on step 3 of that guide", "Now I'm on a page asking for passenger details"),
+#: what they are doing with it right now ("I'm literally running the code right now"), a step
+#: just taken or finished ("I've just run the code in my notebook", "I've just finished running
+#: through the first exercise"), heading off to do the next thing ("I'm off to get those quotes
+#: sorted"), what they can now start on ("I can start making a call"), wanting to know how the
+#: task stands ("I need to know what's happening with that charge") and keeping the work going
+#: ("We must keep the momentum going"). "I just finished my PhD" and "I'm off to Japan" say
+#: something of the speaker and stay facts.
+TASK_PROGRESS_EN = (
+    r"^(?:(?:so|now|ok(?:ay)?|alright|right)[,!.\s]+)*(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:now\s+|currently\s+|still\s+|"
+    r"already\s+|just\s+)*(?:on|at|up\s+to|stuck\s+on)\s+(?:a\s+|the\s+|this\s+|that\s+)?(?:step|page|slide|question|"
+    r"screen|stage|phase|section|lesson|module|exercise|item|task|part|checkout|payment\s+page)\b",
+    r"^(?:(?:ok(?:ay)?|so|now|yes)[,!.\s]+)*(?:i'm|i\s+am|im)\s+(?:literally\s+|actually\s+|just\s+|now\s+)*(?:running|"
+    r"looking\s+at|reading|typing|checking|testing|trying|staring\s+at|going\s+through|pasting|copying|opening|"
+    r"scrolling|clicking)\b[^.!?]*\b(?:right\s+now|as\s+we\s+speak|at\s+the\s+moment)\b",
+    r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)?\s+(?:just|now|already)\s+"
+    r"(?:run|ran|tried|gone\s+through|went\s+through|confirmed|updated|added|copied|pasted|uploaded|saved|fixed|"
+    r"applied|implemented|set\s+up|plugged\s+in|filled\s+in)\s+(?:the|that|this|those|these|it|them|your|our)\b",
+    r"^(?:(?:ok(?:ay)?|so|hi|hello|alright)[,!.\s]+)*(?:i've|i\s+have|ive|i)\s+just\s+(?:finished|completed|done|wrapped\s+up)\s+"
+    r"(?:\w+ing\s+(?:through\s+|over\s+)?)?(?:the|this|that|these|those|your|my)\s+(?:\w+\s+){0,2}?(?:step|steps|"
+    r"exercise|exercises|task|tasks|lesson|section|part|module|application|drill|round|chapter|reading|assignment|"
+    r"practice|review|draft|questions?|quiz|list|plan|checklist|outline|set)\b",
+    r"^(?:(?:ok(?:ay)?|right|righto|alright|cheers|anyway)[,!.\s]+)*(?:i'm|im|i\s+am)\s+off\s+to\s+(?:get|sort|do|make|grab|"
+    r"start|check|try|put|find|call|book|work\s+on)\b",
+    r"^(?:(?:so|now|then)[,\s]+)*(?:i|we)\s+can\s+(?:now\s+|finally\s+|then\s+)?(?:(?:start|begin)\s+(?:\w+ing\b|(?:on|with)\s+"
+    r"(?:the|this|that|it|these|those)\b|now\b|[\s.!,~]*$)|get\s+started|move\s+on|get\s+going|"
+    r"(?:proceed|continue)(?:\s+(?:with|to)\s+(?:the|this|that|it|these|those)\b|[\s.!,~]*$))",
+    r"^(?:(?:so|but|and|look)[,\s]+)*i\s+(?:just\s+|really\s+|still\s+)?(?:need|want)\s+to\s+(?:know|understand|see|find\s+out|"
+    r"figure\s+out)\s+(?:what|how(?!\s+to\b)|why|which|where|when|whether|if)\b",
+    r"\b(?:we|i)\s+(?:must|need\s+to|have\s+to|gotta|got\s+to)\s+keep\s+(?:the\s+)?(?:momentum|ball\s+rolling|pushing|moving|"
+    r"going|at\s+it)\b",
+)
+#: The same, in Chinese: 我现在在第三步, 我刚做完第一个练习, 我们得保持这个势头.
+TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第[0-9一二三四五六七八九十]+(?:步|页|题|节|课|部分)",
+                    r"^我(?:刚|刚刚)(?:做完|完成|写完|看完|弄完)了?(?:第[0-9一二三四五六七八九十]+个|这个|那个|你给的)?(?:练习|步骤|任务|作业|题|部分|章节)",
+                    r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)")
+__all__ += ["TASK_PROGRESS_EN", "TASK_PROGRESS_ZH"]

@@ -231,3 +231,17 @@ def test_an_event_an_acronym_leads_stays():
     words = _scope([("assistant", "The finals are close: two finals, the finals week, finals. Watch the NBA Finals "
                                   "and the NBA Finals replay.")])
     assert "NBA Finals" in _named("I've been studying the NBA Finals plays.", words)
+
+
+@pytest.mark.parametrize(("text", "name", "cut"), [
+    ("Look at top-tier sources: Sotheby's, Christie's, MoMA, that calibre.", "Christie's", "Christie"),
+    ("I went to Macy's and bought shoes.", "Macy's", "Macy"),
+    ("I love Trader Joe's.", "Trader Joe's", "Trader Joe"),
+])
+def test_a_possessive_that_owns_nothing_is_the_shops_own_name(text, name, cut):
+    names = {e.name for e in named_entities(text)}
+    assert name in names and cut not in names
+
+
+def test_a_possessive_before_what_it_owns_names_the_owner():
+    assert {e.name for e in named_entities("We had dinner with my sister Lena's husband Tom.")} >= {"Lena", "Tom"}
