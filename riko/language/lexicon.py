@@ -303,8 +303,9 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     # hyperbolic geometry") is a memory of them, trouble with "this" is not
                     r"(?:i'm|i\s+am|im|i've\s+been)\s+(?:still\s+|just\s+|a\s+bit\s+|a\s+little\s+|kind\s+of\s+|kinda\s+|really\s+|so\s+)?"
                     r"(?:unsure|uncertain|confused|stuck|lost|having\s+(?:some\s+)?(?:trouble|difficulty|a\s+hard\s+time)|struggling)\s+"
-                    r"(?:(?:about|on|with|as\s+to|by|understanding|following|grasping|solving|figuring\s+out|getting)\s+)?"
-                    r"(?:this|that|it|these|those)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
+                    r"(?:(?:about|on|with|as\s+to|by|figuring\s+out|\w+ing)\s+)?"
+                    r"(?:this|that|it|these|those|them)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
+                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+)?(?:stuck|lost|confused)[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
                     r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
                     r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
@@ -388,7 +389,7 @@ CONVERSATION_TALK_EN = (
     r"your|these|those)\s+(?:above\s+|previous\s+|last\s+)?(?:content|discussion|conversation|chat|information|info|analysis|advice|answer|"
     r"suggestions?|recommendations?|breakdown|list|plan|outline|points?|details|above)\b",
     r"\b(?:i'm|i\s+am|im|the\s+user\s+is)\s+(?:still\s+|just\s+|now\s+|right\s+)*(?:(?:sitting|standing)\s+here|waiting|all\s+ears|"
-    r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|proceed|continue|resume|dive|get\s+started)|for\s+the\s+next|"
+    r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|move\s+forward|proceed|continue|resume|dive|get\s+started)|for\s+the\s+next|"
     r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
     r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
     r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
@@ -419,7 +420,9 @@ CONVERSATION_TALK_EN = (
     # agreeing with what was given ("Reducing the weight makes perfect sense", "I appreciate that it's
     # designed to be flexible"); "I appreciate good coffee" is a taste
     r"^(?!(?:i|i'm|i've|my|we|our)\b)[^.!?]{0,80}?\bmakes?\s+(?:(?:perfect|total|complete|good|so\s+much|a\s+lot\s+of)\s+)?sense\b",
-    r"^(?:(?:ok(?:ay)?|and|also|yes|yeah|thanks)[,!.\s]+)*i\s+(?:really\s+|truly\s+|do\s+|also\s+)*appreciate\s+(?:that|how|the\s+way|"
+    r"^(?:(?:ok(?:ay)?|and|also|yes|yeah|thanks)[,!.\s]+)*i\s+(?:really\s+|truly\s+|do\s+|also\s+)*appreciate\s+(?:that|how|the\s+way|the\s+(?:[\w-]+\s+){0,3}?(?:breakdown|explanation|help|advice|tips|"
+    r"suggestions|feedback|clarification|details|summary|overview|guidance|support|reminder|update|walkthrough|examples?|"
+    r"info|information|insight|insights|input|options|ideas|plan|list)\b|"
     r"your|you|it|this|all\s+(?:your|the|this|that|of\s+(?:your|this|that|it))|everything\s+you)\b",
     # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
     r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"

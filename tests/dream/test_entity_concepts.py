@@ -33,6 +33,9 @@ WORK = [
                   "foods, whole grains. Base Coat is a salon: the base, the coat, a coat."),
     ("user", "I shop at Whole Foods, and Whole Foods is pricey. I might switch to Whole Foods for good."),
     ("user", "I met Lena at Base Coat, I love Base Coat, and I tip at Base Coat. I moved to Kenya. I use Google at work, and Google Docs."),
+    ("assistant", "Business services cost money: services, shared services, finance, a finance team, business, "
+                  "business. The margin is thin: a gross margin, margins, a margin. Try Amazon Web Services; "
+                  "Amazon ships fast, and Amazon is big."),
 ]
 
 
@@ -52,6 +55,7 @@ def _named(text: str) -> set[str]:
     ("The End-of-Day Check-in is something I'm already doing.", "End-of-Day Check-in"),
     ("We'll dive straight into developing that Pilot Rule Evaluator.", "Pilot Rule Evaluator"),
     ("Prep the Self-Critique module while I wrap this scene.", "Self-Critique"),
+    ("I track my Operating Costs weekly.", "Operating Costs"),
 ])
 def test_a_concept_in_title_case_names_nothing(text, junk):
     assert junk not in _named(text)
@@ -69,6 +73,7 @@ def test_a_concept_in_title_case_names_nothing(text, junk):
     ("I moved to Kenya last year.", "Kenya"),
     ("I use Google for everything at work.", "Google"),
     ("Michele owns Sweet Crust Bakery, and I love it.", "Sweet Crust Bakery"),
+    ("We host the app on Amazon Web Services.", "Amazon Web Services"),
 ])
 def test_names_beside_concepts_stay(text, name):
     assert name in _named(text)

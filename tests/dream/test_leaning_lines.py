@@ -118,6 +118,9 @@ LEANING = {
     "agreeing with what was given": ["Reducing the weight to get the form right makes perfect sense.",
                                      "I appreciate that it's designed to be flexible.",
                                      "The level of detail and the specific recommendations are what I expected."],
+    "stuck on what was just said": ["I'm stuck.", "I'm having trouble combining them."],
+    "ready to move forward": ["I'm ready to move forward."],
+    "thanks for what was given": ["I appreciate the step-by-step breakdown."],
     "keeping the work going": ["We must keep the momentum going.", "我们得保持这个势头"],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
@@ -132,6 +135,8 @@ STAYS = {
     "I'm on a low-carb diet.": "I'm on a low-carb diet",
     "I'm at a point in my life where I want stability.": "I'm at a point in my life where I want stability",
     "I appreciate all forms of art.": "I appreciate all forms of art",
+    "I appreciate the little things in life.": "I appreciate the little things in life",
+    "I'm stuck in traffic on the I-5.": "I'm stuck in traffic on the I-5",
     "We can continue our coastal walks and explore other hobbies together.":
         "We can continue our coastal walks and explore other hobbies together",
     "我下个月要去上海": "我下个月要去上海",
