@@ -135,6 +135,9 @@ _STATE_EN = re.compile(
     r"never|often|sometimes|recently|just|currently|still|also|really|will|'ll|would|'d|should|could|"
     r"[a-z]{3,}ed|[a-z]{3,}s)\b"
     r"|\b(?:my|our)\s+(?:\w+\s+){0,3}?(?:is|are|was|were|has|have|had|will|'s|got|[a-z]{2,}ed|[a-z]{2,}s)\b"
+    # a relative said in more words ("My best friend Priya just moved", "My partner Alex doesn't eat meat")
+    r"|\b(?:my|our)\s+(?:\w+\s+){0,4}?(?:does|did|doesn't|don't|didn't|can|can't|won't|isn't|aren't|wasn't|never|"
+    r"[a-z]{2,}ed)\b"
     r"|^\s*let's\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|target|lock\s+in)\b"
     r"|\b(?:I|we)(?:'ve|'m|'d|'ll|'re)?\s+[a-z]+\b", _I)
 # A declarative about something named (not "it", "this", "you"): "Saturday morning is for the beach".

@@ -53,6 +53,7 @@ from ..language.lexicon import (
     TIME_PAST_EN,
     TOPIC_NOUN_ENDINGS,
     WEEKDAYS_EN,
+    WEEKDAY_ABBREVIATIONS_EN,
     ZH_RELATIONS,
     alternation,
 )
@@ -131,6 +132,7 @@ _RELATIONS = RELATIONS
 _ZH_RELATION = ZH_RELATIONS
 _REL_EN = alternation(_RELATIONS)[3:-1]
 _REL_ZH = alternation(_ZH_RELATION)[3:-1]
+_PET_ZH = alternation(form for form, en in _ZH_RELATION.items() if _RELATIONS[en][1] == "pet")[3:-1]
 #: The Chinese words for relatives and pets that riko recognises (妹妹, 舅妈, 小猫, ...).
 ZH_RELATION_WORDS: frozenset[str] = frozenset(_ZH_RELATION)
 
@@ -184,7 +186,7 @@ christmas easter halloween thanksgiving ramadan diwali years covid
 summer winter autumn spring fall summers winters
 only total overall basically luckily hopefully currently additionally note update
 ohh ohhh ahh ahhh umm um uh uhh hm mhm yay omg lmao haha hahaha wow fahrenheit celsius
-""".split())
+""".split()) | {day for day in WEEKDAY_ABBREVIATIONS_EN if day != "sun"}  # "Last Fri"; "Sun" may be a name
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
     r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel|Association|"
@@ -233,7 +235,7 @@ _TITLE_WORD = re.compile(r"[A-Z0-9][\w'’\-&/]*|(?i:a|an|the|of|and|or|in|on|fo
 _PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
 _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
-                                      reverse=True)) + r"|bunny|rabbit|hamster|parrot|bird|horse|goldfish|turtle|kitty)"
+                                      reverse=True)) + r")"
 # "a friend called Jon" names a person, "a puppy named Max" a pet, "a dish called …" neither
 _CALLED_SOMEONE = re.compile(r"\b" + _PEOPLE_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
 _CALLED_PET = re.compile(r"\b" + _PET_NOUNS + r"s?,?\s+(?:(?:who\s+is\s+|is\s+)?(?:called|named))\s+$", _I)
@@ -495,7 +497,10 @@ _NICK_ZH = (
 _TIE_ZH = (
     re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|是|名叫|名字叫)?\s*([A-Z][A-Za-z'\-]+)"),
     re.compile(r"我(?:家)?(?:的)?(" + _REL_ZH + r")(?:叫|名叫|名字叫)\s*([" + CJK_RANGE + r"]{2,3}(?=[，,。\s]|$|住|在|是|喜欢|要|去))"),
-    re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:叫|名叫)\s*([A-Z][A-Za-z'\-]+|[" + CJK_RANGE + r"]{1,3})"),
+    re.compile(r"我(?:有|养了)(?:一|两)?[个只位条](" + _REL_ZH + r")(?:[，,]\s*)?(?:叫|名叫|名字叫)\s*([A-Z][A-Za-z'\-]+|["
+               + CJK_RANGE + r"]{1,3})"),
+    # a pet's doubled or 小 name right after the pet ("我的猫豆豆特别爱睡觉", "我家狗小白")
+    re.compile(r"我(?:家)?(?:的)?(" + _PET_ZH + r")((?P<c>[" + CJK_RANGE + r"])(?P=c)|小[" + CJK_RANGE + r"])"),
 )
 _ZH_NAME_STOP = frozenset("住在 在 是 喜欢 要 去 也 和 跟 说 的 今年 现在 最近 已经".split())
 
@@ -711,6 +716,14 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
     return ties
 
 
+#: Where someone works or studies: what follows names an organisation ("a software engineer at
+#: Shopify", "a job interview at Spotify", "I study biology at UCLA", "graduated from MIT").
+_WORKS_AT = re.compile(r"\b(?:work|works|working|worked|job|intern|internship|interview|position|role|employed|hired|"
+                       r"(?:study|studies|studying|studied|majoring)(?:\s+[a-z]+)?|student|graduated|degree|enrolled|"
+                       r"engineer|developer|designer|manager|analyst|nurse|teacher|scientist|researcher|consultant|"
+                       r"accountant|lawyer|professor|lecturer)\s+(?:at|for|from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 #: What follows a possessive that owns nothing ("Sotheby's, Christie's", "I love Trader Joe's."):
 #: the 's is part of a shop's or a house's name.
 _OWNS_NOTHING = re.compile(r"\s*(?:[,;:)!?]|\.(?:\s|$)|$|\s+(?:and|or|&)\s)")
@@ -829,7 +842,7 @@ def _find_entities(text: str, names: _Names) -> None:
         place = canonical_place(run)
         if place:
             names.add(place, "place", *_PLACES.get(place, ()))
-        elif _ORG_SUFFIX.search(run) or re.search(r"\b(?:work|works|working|job|intern)\s+(?:at|for)\s+$", before):
+        elif _ORG_SUFFIX.search(run) or _WORKS_AT.search(text[max(0, start - 40):start]):
             names.add(run, "organisation")
         elif not titled and _PROJECT_WORD.search(before[-9:]) and not before.endswith(" by ") \
                 or _PROJECT_WORD.match(after.strip()) or not titled and _PROJECT_WORD.match(run) \
@@ -867,12 +880,11 @@ def _find_entities(text: str, names: _Names) -> None:
                 or bool(_SPEAK_TO.search(text[max(0, start - 30):start])) \
                 or (len(words) == 2 and before.endswith(" by ")) or (zh and bool(re.match(r"\s*(?:是|说|住|在|要|去|喜欢|和|跟)", rest))) \
                 or len(words) == 1 and contracted  # "Michelle'll really connect": the subject of a verb
+            if _CALLED_PET.search(text[max(0, start - 40):start]):
+                names.add(run, "pet")  # "a hamster called Peanut"
+                continue
             if re.search(r"\b(?:called|named)\s+$", before) and not _CALLED_SOMEONE.search(text[max(0, start - 40):start]):
                 names.add(run, "other")  # "a dish called Chicken and Waffles": a name, not a person's
-                continue
-            pet = _CALLED_PET.search(text[max(0, start - 40):start])
-            if pet:
-                names.add(run, "pet")
                 continue
             if not someone and len(words) == 1 and not at_start and \
                     re.search(r"\b(?:usually|often|always|mostly|sometimes|like|some|any|more|less)\s+$", before):

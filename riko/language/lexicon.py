@@ -140,6 +140,20 @@ RELATIONS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "cat": (("猫", "小猫"), "pet", ""),
     "kitten": (("小猫",), "pet", ""),
     "pet": (("宠物",), "pet", ""),
+    "kitty": (("小猫",), "pet", ""),
+    "bunny": (("兔子", "小兔子"), "pet", ""),
+    "rabbit": (("兔子",), "pet", ""),
+    "hamster": (("仓鼠",), "pet", ""),
+    "parrot": (("鹦鹉",), "pet", ""),
+    "bird": (("鸟", "小鸟"), "pet", ""),
+    "horse": (("马",), "pet", ""),
+    "goldfish": (("金鱼",), "pet", ""),
+    "turtle": (("乌龟",), "pet", ""),
+    "retriever": (("金毛", "拉布拉多"), "pet", ""),
+    "labrador": (("拉布拉多",), "pet", ""),
+    "poodle": (("贵宾犬",), "pet", ""),
+    "corgi": (("柯基",), "pet", ""),
+    "husky": (("哈士奇",), "pet", ""),
 }
 #: Chinese relation word -> its English relation (the first listed form wins; bare 妈 / 爸 too).
 ZH_RELATIONS: dict[str, str] = {}

@@ -1,0 +1,67 @@
+"""A pet named after its kind is a pet, not "other" ("a hamster called Peanut", "我养了一只猫，叫咪咪",
+"我的猫豆豆"); where someone works or studies names an organisation ("a software engineer at
+Shopify", "I study biology at UCLA"); a statement of a relative that says more than three words
+before its verb is still a fact ("My best friend Priya just moved to Seattle"); an abbreviated
+weekday names no one ("Last Fri")."""
+
+from __future__ import annotations
+
+import pytest
+
+from riko.language.atoms import extract_facts
+
+
+def _entities(text: str) -> dict[str, str]:
+    facts = extract_facts(text)
+    assert facts, text
+    return {e.name: e.kind for e in facts[0].derived.entities}
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We have a golden retriever called Biscuit.", "Biscuit"),
+    ("I have a hamster called Peanut.", "Peanut"),
+    ("My parrot Kiwi can say hello.", "Kiwi"),
+    ("我养了一只猫，叫咪咪。", "咪咪"),
+    ("我养了一条金毛，叫球球。", "球球"),
+    ("我的猫豆豆特别爱睡觉。", "豆豆"),
+    ("我家狗小白今年三岁了。", "小白"),
+])
+def test_a_pet_named_after_its_kind_is_a_pet(text, name):
+    assert _entities(text).get(name) == "pet"
+
+
+def test_a_doubled_word_for_a_pet_is_no_name():
+    assert _entities("我的狗狗很可爱。") == {"my dog": "pet"}
+
+
+def test_a_dish_called_something_is_still_no_pet_or_person():
+    assert _entities("I ordered a dish called Chicken Royale.").get("Chicken Royale") == "other"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I study biology at UCLA.", "UCLA"),
+    ("I graduated from MIT in 2015.", "MIT"),
+    ("I'm a software engineer at Shopify.", "Shopify"),
+    ("Next Tuesday I have a job interview at Spotify.", "Spotify"),
+    ("I work at Google.", "Google"),
+])
+def test_where_someone_works_or_studies_is_an_organisation(text, name):
+    assert _entities(text).get(name) == "organisation"
+
+
+def test_a_city_one_studied_in_stays_a_place_and_a_colleague_a_person():
+    assert _entities("I studied in Paris for a year.").get("Paris") == "place"
+    assert _entities("I've been working with Judy, and she reviewed my draft.").get("Judy") == "person"
+
+
+@pytest.mark.parametrize(("text", "entities"), [
+    ("My best friend Priya just moved to Seattle.", {"Priya": "person", "Seattle": "place"}),
+    ("My partner Alex doesn't eat meat.", {"Alex": "person"}),
+])
+def test_a_relative_said_in_many_words_before_the_verb_is_a_fact(text, entities):
+    assert _entities(text) == entities
+
+
+def test_an_abbreviated_weekday_names_no_one_but_a_surname_stays():
+    assert "Fri" not in _entities("Last Fri I had dinner with my parents.")
+    assert _entities("I met Sun Li on Wed.") == {"Sun Li": "person"}
