@@ -398,7 +398,8 @@ def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
         return clause
     word = m.group(1)
     female = word.casefold() in _FEMALE or word == "她"
-    fits = [name for name, gender in people if gender in ("", "f" if female else "m")]
+    # a relation said without a name answers an English pronoun only ("my mom"; 他 stays 他)
+    fits = [name for name, gender in people if gender in ("", "f" if female else "m") and not (zh and name.startswith("my "))]
     fits = list(dict.fromkeys(fits))
     if len(fits) != 1:
         return clause
@@ -406,11 +407,14 @@ def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
     if zh:
         return clause[: m.start()] + name + clause[m.end():]
     low = word.casefold()
-    if low in ("his",) or (low == "her" and not re.match(r"\s+(?:to|about|with|and|at|for|on)\b", clause[m.end():])
-                           and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0):
-        repl = f"{name}'s"
+    if low in ("his",) or (low == "her" and m.start() == 0) or (
+            low == "her" and not re.match(r"\s+(?:to|about|with|and|at|for|on)\b", clause[m.end():])
+            and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0):
+        repl = f"{name}'s"  # ("Her car is red": at the start "her" owns what follows)
     else:
         repl = name
+    if m.start() == 0:
+        repl = repl[:1].upper() + repl[1:]  # "my mom teaches piano" opens a sentence as "My mom"
     return clause[: m.start()] + repl + clause[m.end():]
 
 
@@ -448,18 +452,21 @@ def _resolve_group(clause: str, groups: list[str]) -> str:
 
 
 def _people(derived: Derived) -> list[tuple[str, str]]:
-    """``(name, gender)`` of the people a derivation names; gender from the relation that names them."""
+    """``(name, gender)`` of the people a derivation names, gender from the relation that names them
+    ("my mom": f); a relation said without a name stands for the person only when it gives a gender
+    ("my mom", not "my friend"). Pets answer no pronoun: in chat a capital that opens a line is
+    too often taken for one ("Remember my puppy from earlier")."""
     out = []
     for e in derived.entities:
         if e.kind != "person":
             continue
         gender = ""
-        for alias in e.aliases:
+        for alias in (e.name, *e.aliases):
             rel = relation_alias(alias)
             if rel is not None and rel[2]:
                 gender = rel[2]
                 break
-        if e.name.startswith("my "):
+        if e.name.startswith("my ") and not gender:
             continue
         out.append((e.name, gender))
     return out
@@ -499,7 +506,10 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             # the speaker's own characters (curly quotes kept): ``folded`` only swapped them 1:1
             at = folded.find(fact)
             original = sentence[at:at + len(fact)] if at >= 0 else fact
-            resolved = original if named else _resolve(original, people)
+            # a clause that names its own people keeps its pronouns ("My mom said she …"); in Chinese
+            # a relation alone does not (我婶婶她是 … : 她 is the aunt the context named)
+            own = [p for p in named if not (_CJK.search(fact) and p[0].startswith("my "))]
+            resolved = original if own else _resolve(original, people)
             here_groups = _groups(fact, here)
             resolved = resolved if here_groups else _resolve_group(resolved, groups)
             groups = here_groups or groups

@@ -468,8 +468,10 @@ _TIE_EN = (
     # "my sister Lena", "our dog Max", "my cats Luna and Oliver" (the name keeps its capital: no IGNORECASE on it)
     re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
                + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?" + _TIED_NAMES),
-    # "Lena, my sister" / "Lena (my sister)" / "Luna is my cat"
-    re.compile(r"\b([A-Z][a-z][\w\-]*),?\s+\(?(?i:is\s+|was\s+)?(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    # "Lena, my sister" / "Lena (my sister)" / "Luna is my cat"; with nothing between, not at the start
+    # of a sentence, where the capital is a verb's ("Remember my puppy", "Meet my sister")
+    re.compile(r"\b([A-Z][a-z][\w\-]*)(?:,\s*|\s+\(|\s+(?i:is|was)\s+)(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    re.compile(r"(?<=[a-z,;]\s)([A-Z][a-z][\w\-]*)\s+(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
     # "my sister is Lena" / "my sister's name is Lena" / "my cats' names are Luna and Oliver"
     re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
                + r"))(?:s)?(?i:'s\s+name|'?\s+names|s'\s+names)?\s+(?i:is|are)\s+(?i:called\s+|named\s+)?" + _TIED_NAMES),
@@ -540,7 +542,7 @@ _ZH_NOT_NAMES |= frozenset("""
 老家 老是 老实 老鼠 老虎 老年 老人 老爸 老妈 老大 老板 老师 老婆 老公 老友 老乡 老化 老式 老街 老店 老地 老样 老天 老总
 阿姨 阿里 阿胶 阿拉
 """.split())
-_ZH_GIVEN_STOP = set("啥的是说和跟与也在都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
+_ZH_GIVEN_STOP = set("啥的是说和跟与也在住都就还很又要去有会对把被给让今刚已最一不没们我你他她它这那了着过吗呢吧啊呀个些么什怎"
                      "岁年月日号点天里上下中前后从到为以及或而且但因所如果如比较更太真挺特别些每各某位名叫")
 # what may follow a name: a verb, a particle or the end of the clause
 _ZH_AFTER_NAME = re.compile(
@@ -663,7 +665,7 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
     ties: dict[str, str] = {}
     for i, pattern in enumerate(_TIE_EN):
         for m in pattern.finditer(text):
-            if i == 1:
+            if i in (1, 2):  # the name before the relation ("Lena, my sister")
                 tied, mod, rel = m.group(1), m.group(2) or "", m.group(3)
                 if any(a.startswith("my ") for a in names.aliases.get(tied, ())):
                     continue  # "my sister Lena, my brother Tom": Lena is already tied
@@ -1098,7 +1100,9 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
         ties.update(_ties(_nfkc(earlier), _Names()))
     # ties stated earlier name the relatives this text only calls "my sister"
     for phrase, name in list(ties.items()):
-        if phrase in text.casefold() or (not phrase.startswith("my ") and phrase in text):
+        # (or the name itself: "He is a chef" resolved to "Tom is a chef" after "my husband Tom")
+        if phrase in text.casefold() or (not phrase.startswith("my ") and phrase in text) or (
+                name in text if _CJK.search(name) else re.search(rf"(?<![\w'’]){re.escape(name)}(?!\w)", text)):
             info = relation_alias(phrase)
             names.add(name, info[1] if info else "person", phrase)
     ties.update(_ties(text, names))

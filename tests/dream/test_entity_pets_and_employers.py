@@ -65,3 +65,34 @@ def test_a_relative_said_in_many_words_before_the_verb_is_a_fact(text, entities)
 def test_an_abbreviated_weekday_names_no_one_but_a_surname_stays():
     assert "Fri" not in _entities("Last Fri I had dinner with my parents.")
     assert _entities("I met Sun Li on Wed.") == {"Sun Li": "person"}
+
+
+@pytest.mark.parametrize(("text", "context", "fact", "entity"), [
+    ("He is a chef in a French restaurant.", ["My husband Tom and I met in college."],
+     "Tom is a chef in a French restaurant", ("Tom", "person")),
+    ("She teaches piano to kids.", ["My mom retired last year."], "My mom teaches piano to kids", ("my mom", "person")),
+    ("Her car is red.", ["My sister Lena lives in Rome."], "Lena's car is red", ("Lena", "person")),
+    ("他住在杭州。", ["我有个朋友叫李强。"], "李强住在杭州", ("李强", "person")),
+])
+def test_a_pronoun_the_context_answers_names_its_person_or_pet(text, context, fact, entity):
+    facts = extract_facts(text, context=context)
+    assert facts[0].text == fact
+    assert {e.name: e.kind for e in facts[0].derived.entities}.get(entity[0]) == entity[1]
+
+
+def test_a_relation_without_a_gender_answers_no_pronoun():
+    facts = extract_facts("She moved to Lisbon last year.", context=["My friend called me."])
+    assert [f.text for f in facts] == ["She moved to Lisbon last year"]
+
+
+@pytest.mark.parametrize("text", ["Remember my puppy from earlier", "Meet my sister at the door"])
+def test_a_verb_that_opens_the_line_is_no_relatives_name(text):
+    from riko.language.derive import derive
+    assert all(e.name not in ("Remember", "Meet") for e in derive(text).entities)
+
+
+@pytest.mark.parametrize("text", ["Lena, my sister, is here", "Luna is my cat", "I went with Lena my sister",
+                                  "Lena (my sister) is here"])
+def test_a_name_before_its_relation_is_tied(text):
+    from riko.language.derive import derive
+    assert any(e.aliases and e.aliases[0].startswith("my ") for e in derive(text).entities)
