@@ -394,11 +394,15 @@ def name_subject(text: str, subject: str) -> str:
                            f"{_BE.get(m.group(3).casefold().replace('’', chr(39))) or _third(m.group(3))}",
                  out, flags=_I)
     lower = "the user" if subject == USER[0] else subject
-    first = [not named]  # once the subject is named, "my" is "their" ("The user met their sister")
+    # once the subject is named, "my" is "their" ("The user met their sister"); before it is named,
+    # the first "my" names it ("My girlfriend trusts me less since I moved" → "The user's girlfriend")
+    anchor = re.search(re.escape(lower), out, _I) if named else None
+    before = anchor.start() if anchor else len(out) + 1
+    first = [True]
 
     def own(m: re.Match[str]) -> str:
         word = m.group(1).casefold()
-        if first[0]:
+        if first[0] and m.start() < before:
             first[0] = False
             return (lower + ("'" if lower.endswith("s") else "'s")) if word in ("my", "mine") else lower
         return _THEIR[word]

@@ -46,6 +46,10 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
     assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
     assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"
+    # a "my" before the subject is named names it; after, it is "their"
+    assert name_subject("My girlfriend has trouble trusting me because of things I have done", "The user") == \
+        "The user's girlfriend has trouble trusting them because of things the user has done"
+    assert name_subject("I love my dog and my cat", "The user") == "The user loves their dog and their cat"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
