@@ -72,7 +72,9 @@ FEATURES = (
 _CONTENT = FEATURES.index("content")
 #: A fact that opens on a subject pronoun riko could not resolve reads as nothing alone ("She's so messy",
 #: "They really feel a girl can't run a business", "Mine was chocolate mousse cake", 她特别喜欢狗).
-_UNRESOLVED = re.compile(rf"^{alternation(UNRESOLVED_SUBJECTS_EN)}\b|^{alternation(THIRD_PERSON_ZH)}(?!们|的)", re.IGNORECASE)
+#: ("Her name is Latte" still says a name worth a page, whoever she is.)
+_UNRESOLVED = re.compile(rf"^(?!(?:his|her|their)\s+names?\s+(?:is|are|was)\b){alternation(UNRESOLVED_SUBJECTS_EN)}\b"
+                         rf"|^{alternation(THIRD_PERSON_ZH)}(?!们|的)", re.IGNORECASE)
 #: Logistic weights and bias (see the module docstring for how they were chosen).
 WEIGHTS: tuple[float, ...] = (
     +0.068,  # first_person

@@ -670,8 +670,10 @@ __all__ += ["GREETINGS_EN", "GREETINGS_ZH", "QUANTITY_UNITS_EN"]
 THIRD_PERSON_EN = ("he", "she", "they", "his", "her", "their")
 #: Pronouns resolved to a named person (a singular he or she).
 PERSON_PRONOUNS_EN = ("she", "he", "her", "him", "his")
-#: Subjects that read as nothing alone when no one said who they are ("She's so messy", "Mine was chocolate cake").
-UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "they", "they're", "hers", "them", "him", "mine")
+#: Subjects that read as nothing alone when no one said who they are ("She's so messy", "Mine was chocolate cake",
+#: "Their willingness to listen has been comforting").
+UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "they", "they're", "hers", "them", "him", "mine", "his", "her", "their",
+                          "theirs")
 #: 他 / 她 alone (not 他们, 她们): a singular third person in Chinese.
 THIRD_PERSON_ZH = ("他", "她")
 #: Verbs in the past, irregular, that say what someone named did ("Grandpa Joe sold the farm").

@@ -277,6 +277,7 @@ def test_someone_and_i_is_one_subject_not_a_cut(message: str, facts: list[str]) 
 @pytest.mark.parametrize("lines", [
     ["Nebraas: She's so messy lol"], ["Vanessa: Mine was chocolate mousse cake"],
     ["They really feel a girl can't run a business."], ["他特别喜欢狗。"], ["她上周去了北京。"],
+    ["Emi: Their willingness to lend an ear has been immensely comforting"], ["Nicolas: His grilled cheese was atrocious"],
 ])
 def test_a_fact_that_opens_on_a_pronoun_no_one_answers_is_not_proposed(lines: list[str]) -> None:
     t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
@@ -316,3 +317,9 @@ def test_a_greeting_or_a_quantity_between_people_is_no_fact(text: str) -> None:
     proposed = [s.fact.text for s in choose(scored_facts(Transcript("s1", lines)))]
     assert not [f for f in proposed if f.split(": ")[-1].rstrip("!！") in text], proposed
     assert any("Tirana" in f for f in proposed), proposed
+
+
+def test_a_name_said_of_someone_unnamed_is_still_proposed() -> None:
+    t = Transcript("s1", (TranscriptLine(1, "user", "Vanessa: Her name is Latte and she loves tuna"),
+                          TranscriptLine(2, "user", "Nebraas: Cute! My cat is called Mittens")))
+    assert "Her name is Latte and she loves tuna" in [s.fact.text for s in choose(scored_facts(t))]
