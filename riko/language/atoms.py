@@ -178,7 +178,11 @@ def _points_back(clause: str) -> bool:
 
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 # what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
-_FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$", _I)
+_FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$"
+                       # a reply cut to its auxiliary ("I haven't", "We did", "I really can't")
+                       r"|^(?:i|we|they)\s+(?:\w+ly\s+|just\s+|still\s+)?(?:have|haven't|has|hasn't|had|hadn't|did|didn't|do|"
+                       r"don't|will|won't|would|wouldn't|can|can't|could|couldn't|should|shouldn't|am|'m|was|wasn't|were|"
+                       r"weren't|are|aren't)$", _I)
 _HEADLESS = re.compile(r"^(?:for|to|of|about|with|from|than|as|at|on|in)\s", _I)  # after a stripped lead
 # a statement about the speaker that does not start with "I": "Family time matters to me"
 _ABOUT_ME = re.compile(

@@ -518,7 +518,7 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
 #: "Here's my new address: 12 Elm Street" names what it shows, after a colon, and stays a fact.
 PASSING_TALK_EN = (
     # an apology to the other side, not for something in the speaker's life ("I'm sorry", "so sorry to hear that")
-    r"^(?:(?:look|oh|ah|well|hey)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:so\s+|really\s+|very\s+|truly\s+|terribly\s+)?sorry\b"
+    r"^(?:(?:look|oh|ah|well|hey|no|nah|aw+|omg)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:so\s+|really\s+|very\s+|truly\s+|terribly\s+)?sorry\b"
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
     r"your|the)|if|you|that\b))",
     r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",

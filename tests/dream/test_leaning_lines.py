@@ -118,6 +118,8 @@ LEANING = {
     "agreeing with what was given": ["Reducing the weight to get the form right makes perfect sense.",
                                      "I appreciate that it's designed to be flexible.",
                                      "The level of detail and the specific recommendations are what I expected."],
+    "a reply cut to its auxiliary": ["I haven't.", "We did!", "I really can't"],
+    "an apology after a no": ["no I'm so sorry"],
     "stuck on what was just said": ["I'm stuck.", "I'm having trouble combining them."],
     "ready to move forward": ["I'm ready to move forward."],
     "thanks for what was given": ["I appreciate the step-by-step breakdown."],
