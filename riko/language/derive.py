@@ -463,7 +463,8 @@ class _Names:
 
 _MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
 # one name, or several ("Luna and Oliver", "Luna, Oliver and Max"): the names a plural relation ties
-_TIED_NAMES = r"([A-Z][a-z][\w\-]*(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)[A-Z][a-z][\w\-]*)?)"
+_TIED_NAMES = r"([A-Z][a-z][\w\-]*(?:\s+[A-Z][a-z][\w\-]*)?(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)" \
+              r"[A-Z][a-z][\w\-]*)?)"
 _TIE_EN = (
     # "my sister Lena", "our dog Max", "my cats Luna and Oliver" (the name keeps its capital: no IGNORECASE on it)
     re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
@@ -677,6 +678,10 @@ def _ties(text: str, names: _Names) -> dict[str, str]:
                 continue
             phrase = f"my {mod.casefold()}{rel_key}"
             for name in re.split(r",\s*|,?\s+(?i:and)\s+|\s*&\s*", tied):
+                if " " in name and (_common(name.split()[1]) or name.split()[1].casefold() in _RELATIONS
+                                    or not could_be_name(name.split()[1])
+                                    or re.fullmatch(r"[A-Z][a-z]{2,}(?:ed|ing)", name.split()[1])):
+                    name = name.split()[0]  # "my sister Lena Monday": the name is one word
                 if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
                     continue
                 if re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing)", name) and re.match(

@@ -96,3 +96,14 @@ def test_a_verb_that_opens_the_line_is_no_relatives_name(text):
 def test_a_name_before_its_relation_is_tied(text):
     from riko.language.derive import derive
     assert any(e.aliases and e.aliases[0].startswith("my ") for e in derive(text).entities)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Emergency contacts: My sister, Lin Xiaoyu (+86 138-1234-5678)", "Lin Xiaoyu"),
+    ("My friend Jon Smith lives in Rome.", "Jon Smith"),
+    ("My sister Lena Moved to Rome.", "Lena"),
+])
+def test_a_relatives_full_name_is_tied_whole(text, name):
+    from riko.language.derive import derive
+    tied = [e.name for e in derive(text).entities if "my sister" in e.aliases or "my friend" in e.aliases]
+    assert tied == [name]
