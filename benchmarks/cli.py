@@ -62,7 +62,7 @@ def main() -> None:
     print(f"machine load {os.getloadavg()[0]:.1f}; {opts.runs} runs each; baseline `python -c pass` "
           f"median {b * 1000:.0f} ms (best {min(base) * 1000:.0f} ms)")
     print(f"{'command':<20} {'median':>8} {'best':>8} {'- baseline':>11} {'ratio':>6}  target (best run)")
-    for name, (argv, targeted) in cases.items():
+    for name, (_argv, targeted) in cases.items():
         m = statistics.median(times[name])
         verdict = ("met" if min(times[name]) <= TARGET_S else "MISSED") if targeted else "(opens the warehouse)"
         print(f"{name:<20} {m * 1000:>6.0f}ms {min(times[name]) * 1000:>6.0f}ms {(m - b) * 1000:>9.0f}ms "

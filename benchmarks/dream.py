@@ -84,7 +84,7 @@ def write_logs(directory: Path, sessions: int, seed: int = 7) -> None:
         def event(etype: str, data: dict[str, Any]) -> None:
             nonlocal seq, now
             now += rng.randint(200, 5_000)
-            lines.append({"seq": seq, "time": now, "type": etype, "data": data})
+            lines.append({"seq": seq, "time": now, "type": etype, "data": data})  # noqa: B023 (called in this loop)
             seq += 1
 
         for turn in range(1, rng.randint(3, 6) + 1):

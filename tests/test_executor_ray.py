@@ -16,11 +16,11 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-import riko
-from riko.clock import FixedClock
-from riko.dream import HeuristicProvider
-from riko.executor import LocalExecutor, RayExecutor, open_executor
-from riko.evaluation.samples import generate_samples
+import riko  # noqa: E402 (after the skip when Ray is missing)
+from riko.clock import FixedClock  # noqa: E402 (after the skip when Ray is missing)
+from riko.dream import HeuristicProvider  # noqa: E402 (after the skip when Ray is missing)
+from riko.executor import LocalExecutor, RayExecutor, open_executor  # noqa: E402 (after the skip when Ray is missing)
+from riko.evaluation.samples import generate_samples  # noqa: E402 (after the skip when Ray is missing)
 
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
 CONFIG = {"candidate_auto_confirm": "user_grounded", "embedding_provider": "deterministic",

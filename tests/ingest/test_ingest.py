@@ -18,7 +18,7 @@ from riko.evaluation.samples import SAMPLE_INJECTIONS, generate_samples, generat
 
 
 def _frame(lines):
-    return zstandard.ZstdCompressor(write_checksum=True).compress(("".join(json.dumps(l) + "\n" for l in lines)).encode())
+    return zstandard.ZstdCompressor(write_checksum=True).compress(("".join(json.dumps(line) + "\n" for line in lines)).encode())
 
 
 def _header(sid, preset="companion"):

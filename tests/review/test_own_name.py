@@ -44,7 +44,7 @@ def cases() -> list[tuple[str, str, bool]]:
 @pytest.mark.parametrize("statement, name, whole", cases())
 def test_the_name_a_user_gives_is_an_alias_of_their_own_page(tmp_path, statement, name, whole):
     with riko.open(tmp_path, preset="companion") as mem:
-        for i, line in enumerate(session(len(statement), statement)):
+        for line in session(len(statement), statement):
             mem.capture(user_event("s1", line))
         mem.dream(progress=False)
         cands = mem.context.review.cands.records()

@@ -209,7 +209,7 @@ def test_the_page_fits_420_and_1280_px_windows_with_a_cjk_font(page: Page, live:
         context = browser.new_context(viewport={"width": width, "height": 900})
         tab = context.new_page()
         errors: list[str] = []
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
         _connect(tab, url, TOKENS["companion"])
         expect(tab.locator("#resident-version")).not_to_have_text("–")
         _no_horizontal_overflow(tab)
