@@ -737,9 +737,9 @@ __all__ += ["ROLE_HEADS_EN"]
 #: just taken or finished ("I've just run the code in my notebook", "I've just finished running
 #: through the first exercise"), heading off to do the next thing ("I'm off to get those quotes
 #: sorted"), what they can now start on ("I can start making a call"), wanting to know how the
-#: task stands ("I need to know what's happening with that charge") and keeping the work going
-#: ("We must keep the momentum going"). "I just finished my PhD" and "I'm off to Japan" say
-#: something of the speaker and stay facts.
+#: task stands ("I need to know what's happening with that charge"), keeping the work going
+#: ("We must keep the momentum going") and the exercise in hand down to its variable ("solve for
+#: x"). "I just finished my PhD" and "I'm off to Japan" say something of the speaker and stay facts.
 TASK_PROGRESS_EN = (
     r"^(?:(?:so|now|ok(?:ay)?|alright|right)[,!.\s]+)*(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:now\s+|currently\s+|still\s+|"
     r"already\s+|just\s+)*(?:on|at|up\s+to|stuck\s+on)\s+(?:a\s+|the\s+|this\s+|that\s+)?(?:step|page|slide|question|"
@@ -763,6 +763,9 @@ TASK_PROGRESS_EN = (
     r"figure\s+out)\s+(?:what|how(?!\s+to\b)|why|which|where|when|whether|if)\b",
     r"\b(?:we|i)\s+(?:must|need\s+to|have\s+to|gotta|got\s+to)\s+keep\s+(?:the\s+)?(?:momentum|ball\s+rolling|pushing|moving|"
     r"going|at\s+it)\b",
+    # the exercise in hand, down to its variable ("solve for x", "I need to find the values of r", "prove n")
+    r"\b(?:prove|show|find|solve\s+for|values?\s+of|compute|calculate|evaluate|simplify|differentiate|integrate)\s+"
+    r"(?-i:[a-z])[\s.!?]*$",
 )
 #: The same, in Chinese: 我现在在第三步, 我刚做完第一个练习, 我们得保持这个势头.
 TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第[0-9一二三四五六七八九十]+(?:步|页|题|节|课|部分)",

@@ -123,6 +123,8 @@ LEANING = {
     "stuck on what was just said": ["I'm stuck.", "I'm having trouble combining them."],
     "ready to move forward": ["I'm ready to move forward."],
     "thanks for what was given": ["I appreciate the step-by-step breakdown."],
+    "the exercise down to its variable": ["I can set the two equations equal to each other and solve for x.",
+                                          "I need to find the values of r."],
     "keeping the work going": ["We must keep the momentum going.", "我们得保持这个势头"],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
@@ -138,6 +140,7 @@ STAYS = {
     "I'm at a point in my life where I want stability.": "I'm at a point in my life where I want stability",
     "I appreciate all forms of art.": "I appreciate all forms of art",
     "I appreciate the little things in life.": "I appreciate the little things in life",
+    "I need to find a new job.": "I need to find a new job",
     "I'm stuck in traffic on the I-5.": "I'm stuck in traffic on the I-5",
     "We can continue our coastal walks and explore other hobbies together.":
         "We can continue our coastal walks and explore other hobbies together",
