@@ -392,6 +392,13 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
     return m is not None and m.group(1).split()[0].casefold() not in _CALENDAR and could_be_name(m.group(1))
 
 
+#: A verb that takes a person and then a thing: "her" after it is who gets it ("I gave her flowers"
+#: → "I gave Lena flowers", not "Lena's flowers").
+_GIVES = re.compile(r"\b(?:give|gave|given|giving|gives|buy|bought|buying|send|sent|sending|show|showed|shown|tell|told|"
+                    r"bring|brought|offer|offered|owe|owed|lend|lent|hand|handed|teach|taught|make|made|get|got|pay|paid|"
+                    r"wish|wished|ask|asked|promise|promised|text|texted|call|called)\s+$", _I)
+
+
 def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
     """Replace a pronoun pointing outside the clause by the one person it can point to."""
     if not people:
@@ -413,7 +420,8 @@ def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
     low = word.casefold()
     if low in ("his",) or (low == "her" and m.start() == 0) or (
             low == "her" and not re.match(r"\s+(?:to|about|with|and|at|for|on)\b", clause[m.end():])
-            and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0):
+            and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0
+            and not _GIVES.search(clause[:m.start()])):
         repl = f"{name}'s"  # ("Her car is red": at the start "her" owns what follows)
     else:
         repl = name

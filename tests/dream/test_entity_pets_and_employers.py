@@ -107,3 +107,13 @@ def test_a_relatives_full_name_is_tied_whole(text, name):
     from riko.language.derive import derive
     tied = [e.name for e in derive(text).entities if "my sister" in e.aliases or "my friend" in e.aliases]
     assert tied == [name]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I gave her flowers.", "I gave Lena flowers"),
+    ("I bought her a bike for her birthday.", "I bought Lena a bike for her birthday"),
+    ("I love her cooking.", "I love Lena's cooking"),
+    ("I met her husband yesterday.", "I met Lena's husband yesterday"),
+])
+def test_her_after_a_verb_of_giving_is_who_gets_it(text, fact):
+    assert [f.text for f in extract_facts(text, context=["My sister Lena lives in Rome."])] == [fact]
