@@ -271,6 +271,13 @@ def constants(weights: np.ndarray, bias: float, threshold: float) -> str:
     return f"WEIGHTS: tuple[float, ...] = (\n{names}\n)\nBIAS = {bias:+.3f}\nTHRESHOLD = {threshold:.2f}"
 
 
+class _CacheReader(pickle.Unpickler):
+    """Reads a cache whoever wrote it: run as a script, this module pickles ``__main__.Facts``."""
+
+    def find_class(self, module: str, name: str) -> type:
+        return Facts if name == "Facts" else super().find_class(module, name)
+
+
 def load_sets(args: argparse.Namespace) -> list[Facts]:
     """Every set's labelled facts, each from ``<--cache>.<set>.pkl`` when it exists (written once)."""
     sets: list[Facts] = []
@@ -278,7 +285,7 @@ def load_sets(args: argparse.Namespace) -> list[Facts]:
         cache = Path(f"{args.cache}.{name}.pkl") if args.cache else None
         if cache is not None and cache.is_file():
             with cache.open("rb") as f:
-                sets.append(pickle.load(f))
+                sets.append(_CacheReader(f).load())
             continue
         started = time.perf_counter()
         folder = extract(Path(args.shared) / f"{name}.tar.zst", Path(args.scratch), GOLD[name])

@@ -132,7 +132,6 @@ def main() -> None:
     parser.add_argument("--cache", default=None, help="prefix of extraction_fit.py's per-set pickles")
     parser.add_argument("--datasets", default=",".join(ef.DATASETS))
     args = parser.parse_args()
-    sys.modules["__main__"].Facts = ef.Facts  # type: ignore[attr-defined]  # caches written by extraction_fit.py
     sets = ef.load_sets(args)
     for f in sets:
         y = np.nan_to_num(f.y, nan=0.0)

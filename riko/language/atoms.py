@@ -30,6 +30,7 @@ from ..language.lexicon import (
     FIRST_PERSON_ZH,
     FIRST_PLURAL_EN,
     FIRST_PLURAL_ZH,
+    GIVING_VERBS_EN,
     GREETINGS_EN,
     GREETINGS_ZH,
     IRREGULAR_PAST_EN,
@@ -394,9 +395,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
 
 #: A verb that takes a person and then a thing: "her" after it is who gets it ("I gave her flowers"
 #: → "I gave Lena flowers", not "Lena's flowers").
-_GIVES = re.compile(r"\b(?:give|gave|given|giving|gives|buy|bought|buying|send|sent|sending|show|showed|shown|tell|told|"
-                    r"bring|brought|offer|offered|owe|owed|lend|lent|hand|handed|teach|taught|make|made|get|got|pay|paid|"
-                    r"wish|wished|ask|asked|promise|promised|text|texted|call|called)\s+$", _I)
+_GIVES = re.compile(rf"\b{alternation(GIVING_VERBS_EN)}\s+$", _I)
 
 
 def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
@@ -520,7 +519,7 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             original = sentence[at:at + len(fact)] if at >= 0 else fact
             # a clause that names its own people keeps its pronouns ("My mom said she …"); in Chinese
             # a relation alone does not (我婶婶她是 … : 她 is the aunt the context named)
-            own = [p for p in named if not (_CJK.search(fact) and p[0].startswith("my "))]
+            own = [p for p in named if not p[0].startswith("my ")] if _CJK.search(fact) else named
             resolved = original if own else _resolve(original, people)
             here_groups = _groups(fact, here)
             resolved = resolved if here_groups else _resolve_group(resolved, groups)

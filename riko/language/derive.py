@@ -461,24 +461,26 @@ class _Names:
         return tuple(Entity(n, self.kinds[n], tuple(self.aliases[n])) for n in self.order)
 
 
-_MOD = r"(?i:((?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
+_MOD = r"(?i:(?P<mod>(?:older|younger|little|big|best|oldest|youngest|twin)\s+)?)"
 # one name, or several ("Luna and Oliver", "Luna, Oliver and Max"): the names a plural relation ties
-_TIED_NAMES = r"([A-Z][a-z][\w\-]*(?:\s+[A-Z][a-z][\w\-]*)?(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)" \
+_TIED_NAMES = r"(?P<name>[A-Z][a-z][\w\-]*(?:\s+[A-Z][a-z][\w\-]*)?(?:(?:,\s*[A-Z][a-z][\w\-]*)*(?:,?\s+(?i:and)\s+|\s*&\s*)" \
               r"[A-Z][a-z][\w\-]*)?)"
+_REL_GROUP = r"(?i:(?P<rel>" + _REL_EN + r"))"
+# each names its groups: ``name`` (the names tied), ``mod`` (older, little …) and ``rel`` (the relation)
 _TIE_EN = (
     # "my sister Lena", "our dog Max", "my cats Luna and Oliver" (the name keeps its capital: no IGNORECASE on it)
-    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?,?\s+(?i:named\s+|called\s+)?" + _TIED_NAMES),
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + _REL_GROUP
+               + r"(?:s)?,?\s+(?i:named\s+|called\s+)?" + _TIED_NAMES),
     # "Lena, my sister" / "Lena (my sister)" / "Luna is my cat"; with nothing between, not at the start
     # of a sentence, where the capital is a verb's ("Remember my puppy", "Meet my sister")
-    re.compile(r"\b([A-Z][a-z][\w\-]*)(?:,\s*|\s+\(|\s+(?i:is|was)\s+)(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
-    re.compile(r"(?<=[a-z,;]\s)([A-Z][a-z][\w\-]*)\s+(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN + r"))\b"),
+    re.compile(r"\b(?P<name>[A-Z][a-z][\w\-]*)(?:,\s*|\s+\(|\s+(?i:is|was)\s+)(?i:my|our)\s+" + _MOD + _REL_GROUP + r"\b"),
+    re.compile(r"(?<=[a-z,;]\s)(?P<name>[A-Z][a-z][\w\-]*)\s+(?i:my|our)\s+" + _MOD + _REL_GROUP + r"\b"),
     # "my sister is Lena" / "my sister's name is Lena" / "my cats' names are Luna and Oliver"
-    re.compile(r"\b(?i:my|our)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?(?i:'s\s+name|'?\s+names|s'\s+names)?\s+(?i:is|are)\s+(?i:called\s+|named\s+)?" + _TIED_NAMES),
+    re.compile(r"\b(?i:my|our)\s+" + _MOD + _REL_GROUP
+               + r"(?:s)?(?i:'s\s+name|'?\s+names|s'\s+names)?\s+(?i:is|are)\s+(?i:called\s+|named\s+)?" + _TIED_NAMES),
     # "I have a sister named Lena", "we adopted two cats, Luna and Oliver"
-    re.compile(r"\b(?i:have|has|had|got|adopted|rescued|own)\s+(?i:a|an|two|three|four|\d+)\s+" + _MOD + r"(?i:(" + _REL_EN
-               + r"))(?:s)?(?:\s+(?i:named|called)|,)\s+" + _TIED_NAMES),
+    re.compile(r"\b(?i:have|has|had|got|adopted|rescued|own)\s+(?i:a|an|two|three|four|\d+)\s+" + _MOD + _REL_GROUP
+               + r"(?:s)?(?:\s+(?i:named|called)|,)\s+" + _TIED_NAMES),
 )
 # a nickname said to be one (the full name first, or the nickname): "Jonathan, Jon for short",
 # "Jonathan (we call him Jon)", "Jonathan goes by Jon", "Jon is short for Jonathan"
@@ -664,24 +666,21 @@ def _zh_name_at(text: str, i: int) -> tuple[str, int] | None:
 def _ties(text: str, names: _Names) -> dict[str, str]:
     """Relation phrases tied to a name by the text: ``{"my sister": "Lena", "妹妹": "Lena"}``."""
     ties: dict[str, str] = {}
-    for i, pattern in enumerate(_TIE_EN):
+    for pattern in _TIE_EN:
         for m in pattern.finditer(text):
-            if i in (1, 2):  # the name before the relation ("Lena, my sister")
-                tied, mod, rel = m.group(1), m.group(2) or "", m.group(3)
-                if any(a.startswith("my ") for a in names.aliases.get(tied, ())):
-                    continue  # "my sister Lena, my brother Tom": Lena is already tied
-            else:
-                mod, rel, tied = m.group(1) or "", m.group(2), m.group(3)
+            tied, mod, rel = m.group("name"), m.group("mod") or "", m.group("rel")
+            if m.start("name") < m.start("rel") and any(a.startswith("my ") for a in names.aliases.get(tied, ())):
+                continue  # "Lena, my sister" after "my sister Lena, my brother Tom": Lena is already tied
             rel_key = rel.casefold().rstrip("s") if rel.casefold().rstrip("s") in _RELATIONS else rel.casefold()
             info = _RELATIONS.get(rel_key)
             if info is None:
                 continue
             phrase = f"my {mod.casefold()}{rel_key}"
             for name in re.split(r",\s*|,?\s+(?i:and)\s+|\s*&\s*", tied):
-                if " " in name and (_common(name.split()[1]) or name.split()[1].casefold() in _RELATIONS
-                                    or not could_be_name(name.split()[1])
-                                    or re.fullmatch(r"[A-Z][a-z]{2,}(?:ed|ing)", name.split()[1])):
-                    name = name.split()[0]  # "my sister Lena Monday": the name is one word
+                first, _, second = name.partition(" ")
+                if second and (_common(second) or second.casefold() in _RELATIONS or not could_be_name(second)
+                               or re.fullmatch(r"[A-Z][a-z]{2,}(?:ed|ing)", second)):
+                    name = first  # "my sister Lena Monday": the name is one word
                 if name.casefold() in _NOT_NAMES or name.casefold() in _RELATIONS:
                     continue
                 if re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing)", name) and re.match(

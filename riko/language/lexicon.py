@@ -727,6 +727,13 @@ KEEPING_IN_TOUCH_EN = r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be
                       r"keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|report\s+back|circle\s+back|touch\s+base)\b"
 __all__ += ["KEEPING_IN_TOUCH_EN"]
 
+#: Verbs that take a person and then a thing: "her" after one is who gets it ("I gave her flowers").
+GIVING_VERBS_EN = ("give", "gave", "given", "giving", "gives", "buy", "bought", "buying", "send", "sent", "sending", "show",
+                   "showed", "shown", "tell", "told", "bring", "brought", "offer", "offered", "owe", "owed", "lend", "lent",
+                   "hand", "handed", "teach", "taught", "make", "made", "get", "got", "pay", "paid", "wish", "wished",
+                   "ask", "asked", "promise", "promised", "text", "texted", "call", "called")
+__all__ += ["GIVING_VERBS_EN"]
+
 #: Roles before "of" ("the President of Kenya", "Head of Marketing"): the name, if any, is what follows.
 ROLE_HEADS_EN = frozenset(("head", "chief", "minister", "king", "queen", "prince", "princess", "governor", "mayor"))
 __all__ += ["ROLE_HEADS_EN"]

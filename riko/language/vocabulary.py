@@ -59,6 +59,7 @@ class Vocabulary:
         self._prose: list[str] = []    # all prose, user and assistant
         self._text: tuple[str, str] | None = None  # both joined, on first use after a change
         self._phrases: dict[str, tuple[int, int, int]] = {}
+        self._counts: dict[tuple[str, str], int] = {}  # (question, name) -> how often the prose has it
         self._code: Counter[str] = Counter()  # what inline code holds, whole
         self._heads: dict[str, set[str]] = {}  # a capitalised word -> the capitalised words written after it
 
@@ -80,7 +81,7 @@ class Vocabulary:
         if user:
             self._said.append(user)
         self._prose.append(f"{user}\n{assistant}")
-        self._text, self._phrases = None, {}
+        self._text, self._phrases, self._counts = None, {}, {}
 
     def _ready(self) -> None:
         """Read what is to be read before a question is answered (nothing here: fed by :meth:`add`)."""
@@ -106,12 +107,21 @@ class Vocabulary:
         self._phrases[name] = known = (typed, written, capital)
         return known
 
+    def _prose_count(self, question: str, name: str, pattern: str) -> int:
+        """How often ``pattern`` (about ``name``) occurs in all the prose, counted once per name and
+        question until more lines are added: a scope asks of the same names fact after fact."""
+        prose = self._joined()[1]  # first: lines read in now reset the counts
+        key = (question, name)
+        known = self._counts.get(key)
+        if known is None:
+            known = self._counts[key] = len(re.findall(pattern, prose))
+        return known
+
     def _determined(self, name: str) -> int:
         """How often anyone writes ``name`` after a determiner ("the Quantified Learning Dashboard",
         "your Glute Bridges"), as a common noun phrase is written and a business's name seldom is."""
-        prose = self._joined()[1]
-        return len(re.findall(r"\b(?i:the|a|an|my|your|our|this|that|these|those|his|her|their|its)\s+"
-                              + re.escape(name) + r"(?![\w'’])", prose))
+        return self._prose_count("determined", name, r"\b(?i:the|a|an|my|your|our|this|that|these|those|his|her|"
+                                 r"their|its)\s+" + re.escape(name) + r"(?![\w'’])")
 
     def mid_sentence(self, name: str) -> int:
         """How often the lines write the whole of ``name`` capitalised mid-sentence."""
@@ -132,7 +142,7 @@ class Vocabulary:
         as often at least as they write it in prose: an identifier or a column of the work, not a
         name. A product the prose names ("we use Redis", and once "`Redis`") stays a name."""
         code = self._code[name]
-        return bool(code) and code >= len(re.findall(r"(?<![\w'’])" + re.escape(name) + r"(?![\w'’])", self._joined()[1]))
+        return bool(code) and code >= self._prose_count("prose", name, r"(?<![\w'’])" + re.escape(name) + r"(?![\w'’])")
 
     def heads_names(self, word: str) -> bool:
         """Whether ``word`` is a common noun that leads names: written in lower case three times at
@@ -213,10 +223,10 @@ class Vocabulary:
             for part in word.split("-"):
                 if not _PLAIN.fullmatch(part) or self.capital(part) > self.lower(part):
                     return False
-        prose = self._joined()[1]
         for k in range(2, len(words)):  # "World Nomads" of "the World Nomads Standard Plan", a name alone too
-            lead = r"\s+".join(re.escape(w) for w in words[:k])
-            if len(re.findall(r"(?<=[a-z,;] )" + lead + r"(?![\w'’\-])(?!\s+[A-Z])", prose)) >= 2:
+            lead = " ".join(words[:k])
+            pattern = r"(?<=[a-z,;] )" + r"\s+".join(re.escape(w) for w in words[:k]) + r"(?![\w'’\-])(?!\s+[A-Z])"
+            if self._prose_count("leads", lead, pattern) >= 2:
                 return False
         return True
 
