@@ -25,7 +25,7 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
 
-__all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS"]
+__all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -80,7 +80,7 @@ _PROGRESS = re.compile("|".join(TASK_PROGRESS_EN), _I)
 _PROGRESS_ZH = re.compile("|".join(TASK_PROGRESS_ZH))
 #: An instruction: a clause that opens on a bare verb, after at most a discourse word or two.
 _IMPERATIVE = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|then|next|first|great|perfect|cool|thanks|"
-                         rf"thank\s+you|immediately|quickly|simply|just|please|[a-z]+ly)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
+                         rf"thank\s+you|immediately|quickly|simply|just|please|rather|instead|[a-z]+ly)[,!.\s]+)*{alternation(TASK_IMPERATIVES_EN)}\b(?!\s+(?:to|of|it|myself)\b)", _I)
 #: What an instruction is for ("so I can see it", "for me"): it is still the other side's work.
 _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|could|'ll|will|may|might)\b.*$"
                      r"|\b(?:for|to|with)\s+me\b", _I)
@@ -100,13 +100,23 @@ _SPEAKER_WORD = re.compile(r"(?<![\w'’])" + alternation((*FIRST_PERSON_EN, *FI
                            + r"(?![\w'’])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH)), _I)
 
 
+#: A message at least this long whose only first-person words are plural (we, our, 我们) is written in
+#: an organisation's or a plan's voice for the task: a company profile, a hiring plan, a proof.
+PASTED_PLURAL_MIN_CHARS = 600
+_SINGULAR_WORD = re.compile(r"(?<![\w'’])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN))
+                            + r"(?![\w'’])|我(?!们)", _I)
+
+
 def pasted(message: str) -> bool:
     """Whether a message is text pasted or written for the task rather than the speaker's own
     statement: at least ``PASTED_MIN_CHARS`` characters and not one first-person word (I, my, we,
-    我, 我们) — a story's scene, a syllabus, a company's description, a list of results. What such
+    我, 我们), or at least ``PASTED_PLURAL_MIN_CHARS`` and only plural ones (we, our, 我们) — a
+    story's scene, a syllabus, a company's description, a hiring plan, a list of results. What such
     a message says is about its characters or its subject, not about the speaker."""
-    said = _PREFIX.sub("", message.strip(), count=1)
-    return len(said) >= PASTED_MIN_CHARS and not _SPEAKER_WORD.search(said.replace("’", "'"))
+    said = _PREFIX.sub("", message.strip(), count=1).replace("’", "'")
+    if len(said) < PASTED_MIN_CHARS or _SINGULAR_WORD.search(said):
+        return False
+    return len(said) >= PASTED_PLURAL_MIN_CHARS or not _SPEAKER_WORD.search(said)
 
 
 def task_talk(text: str) -> bool:

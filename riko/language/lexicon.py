@@ -303,7 +303,7 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"this|that|it|them|how|what|why|which)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
-                    r"question\s+to\b", r"prompt\s*:",
+                    r"question\s+to\b", r"prompt\s*:", r"feel\s+free\s+to\b",
                     # what the work needs from the other side ("Need the confirmations", "I need the breakdown now")
                     r"(?:still\s+|just\s+)?need\s+(?:the|those|these|that|this|your|more|it|them)\b",
                     r"i\s+(?:need|want)\s+(?:the|this|that|those|these|it|them|your)\b.*\b(?:now|immediately|right\s+away|asap)\b",
@@ -403,7 +403,7 @@ CONVERSATION_TALK_EN = (
     r"your|these|those)\s+(?:above\s+|previous\s+|last\s+)?(?:content|discussion|conversation|chat|information|info|analysis|advice|answer|"
     r"suggestions?|recommendations?|breakdown|list|plan|outline|points?|details|above)\b",
     r"\b(?:i'm|i\s+am|im|the\s+user\s+is)\s+(?:still\s+|just\s+|now\s+|right\s+)*(?:(?:sitting|standing)\s+here|waiting|all\s+ears|"
-    r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|move\s+forward|proceed|continue|resume|dive|get\s+started)|for\s+the\s+next|"
+    r"starting\s+now|ready\s+(?:to\s+(?:start|begin|go|move\s+on|move\s+forward|proceed|continue|resume|dive|delve|dig\s+(?:in|deeper)|go\s+deeper|get\s+started)|for\s+the\s+next|"
     r"when\s+you)|(?:here|back)(?:\s+(?:now|again|on\s+deck|with\s+you))*[\s.!,~]*$)",
     r"\b(?:to|can|could|should|will|'ll)\s+(?:work\s+on|go\s+over|get\s+back\s+to|move\s+on\s+to|revisit|finaliz(?:e|ing))\s+"
     r"(?:\w+ing\s+)?(?:our|this|that|these|those)\b",
@@ -438,6 +438,9 @@ CONVERSATION_TALK_EN = (
     r"suggestions|feedback|clarification|details|summary|overview|guidance|support|reminder|update|walkthrough|examples?|"
     r"info|information|insight|insights|input|options|ideas|plan|list)\b|"
     r"your|you|it|this|all\s+(?:your|the|this|that|of\s+(?:your|this|that|it))|everything\s+you)\b",
+    # agreeing with what the other side said ("I agree that frozen waterfall is pretty sick", "I agree with that
+    # last sentiment"): what is agreed to is theirs
+    r"^(?:(?:oh|yeah|yes|yep|and|well|honestly|lol|haha)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+|100%\s+)?agree\b",
     # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
     r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"
     r"very|pretty|super|quite|kinda|absolutely|totally)\s+)?[a-z]+[\s.!~]*$",
@@ -479,6 +482,18 @@ CONVERSATION_TALK_EN = (
     r"^(?:the|this|that|these|those)\s+(?:\w+\s+){0,5}?(?:is|are)\s+(?:now\s+|all\s+)?(?:ready|done|finished|complete|sent|"
     r"uploaded|attached|drafted|set)[\s.!,~]*$",
     r"\bon\s+the\s+right\s+track\b",
+    r"\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:\w+\s+)?(?:back\s+)?on\s+track(?:\s+now)?[\s.!,~]*$",
+    r"\b(?:we|you)\s+did\s+(?:a\s+|such\s+a\s+)?(?:good|great|nice|solid|fantastic|brilliant|amazing)\s+job\b",
+    # what the work should hand over ("I need that as a clear checklist", "I want to see it added to our itinerary")
+    r"^(?:(?:so|but|and|now|ok(?:ay)?)[,\s]+)*i\s+(?:really\s+|just\s+|still\s+|definitely\s+|absolutely\s+)*(?:need|want|'d\s+like|"
+    r"would\s+like)\s+(?:to\s+see\s+)?(?:that|this|these|those|it|them)\s+(?:\w+\s+){0,3}?(?:as\s+an?|in\s+an?|added|included|done|"
+    r"ready|sorted|finished|formatted|laid\s+out|broken\s+down|organi[sz]ed|written|updated|revised|(?:\w+\s+)?(?:list|summary|"
+    r"breakdown|table|draft|checklist|outline|itinerary|overview|report|version|template|document|analysis)s?)\b",
+    # judging what the other side proposed ("The proposed channels are acceptable", "… aligns perfectly with my objectives")
+    r"\b(?:aligns?|fits?|matches|resonates)\s+(?:\w+ly\s+)?with\s+(?:my|our|the\s+user's)\s+(?:\w+\s+)?(?:objectives?|goals?|"
+    r"vision|needs|requirements|criteria|brief|priorities)\b",
+    r"^(?:regarding\s+[^,]+,\s*)?the\s+(?:proposed|suggested|recommended|revised|updated)\s+(?:\w+\s+){0,3}?(?:is|are|looks?|"
+    r"seems?|sounds?)\s+(?:\w+\s+)?(?:acceptable|fine|good|great|perfect|solid|ok(?:ay)?)\b",
     # an answer to a quiz ("I reckon B. Wash the bite site …")
     r"^i\s+(?:reckon|think|guess|choose|pick|'ll\s+go\s+with|go\s+with|'d\s+say|would\s+say)\s+(?:option\s+|answer\s+)?(?-i:[A-D])\b(?!['’])",
     r"^i\s+feel\s+like\s+(?:that's|thats|it's|its|this\s+is|that\s+is)\b",
@@ -517,6 +532,13 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
 #: "Here's my new address: 12 Elm Street" names what it shows, after a colon, and stays a fact.
 PASSING_TALK_EN = (
+    # a passing state of mind ("My brain is completely fried", "My head is still spinning"); "My brain is
+    # usually too fried for pressure" is how the speaker is
+    r"^(?:(?:honestly|ugh|man|and|but|so|plus)[,!.\s]+)*my\s+(?:head|brain|mind)\s+(?:(?:is|'s|feels|was)\s+)?(?:(?:still|just|"
+    r"completely|totally|so|really|absolutely|a\s+bit|a\s+little|kind\s+of|already|literally|like|finally|officially)\s+)*"
+    r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
+    r"all\s+over\s+the\s+place|clear(?:er)?)\b"
+    r"(?![^.!?]*\b(?:usually|often|always|every|whenever|tends?)\b)",
     # an apology to the other side, not for something in the speaker's life ("I'm sorry", "so sorry to hear that")
     r"^(?:(?:look|oh|ah|well|hey|no|nah|aw+|omg)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:so\s+|really\s+|very\s+|truly\s+|terribly\s+)?sorry\b"
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"

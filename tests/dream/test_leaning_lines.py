@@ -126,6 +126,22 @@ LEANING = {
     "the exercise down to its variable": ["I can set the two equations equal to each other and solve for x.",
                                           "I need to find the values of r."],
     "keeping the work going": ["We must keep the momentum going.", "我们得保持这个势头"],
+    "where the work stands": ["We're fully on track now.", "I'm back on track!"],
+    "praising the work done together": ["I think we did a good job with Anna's character."],
+    "what the work should hand over": ["I need that as a clear, logical checklist.",
+                                       "I need that curated list of the top 3 rifugios for each night.",
+                                       "I want to see it added to our actual itinerary.",
+                                       "I want this table to be an easy reference for the team."],
+    "judging what was proposed": ["The emphasis on critical acclaim aligns perfectly with my objectives.",
+                                  "Regarding instructors, the proposed channels are acceptable.",
+                                  "The revised Day 6 plan is acceptable."],
+    "an instruction after rather or feel free": ["Rather provide a summary of the information so far.",
+                                                 "Feel free to be creative here and provide other concepts."],
+    "ready to go deeper into the work": ["I'm ready to delve deeper.", "I'm ready to dig in."],
+    "agreeing with the other speaker": ["I agree that frozen waterfall is pretty sick.",
+                                        "Yeah I totally agree with that last sentiment."],
+    "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
+                                "My mind is racing."],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
 
@@ -205,6 +221,12 @@ STAYS = {
     "Regarding my setup: my calendar and email live in Microsoft Outlook.":
         "Regarding my setup: my calendar and email live in Microsoft Outlook",
     "Considering my oldest is leaving for college, we need a smaller car.": "Considering my oldest is leaving for college",
+    # near the rules above, about the speaker
+    "I'm on track to finish my degree in May.": "I'm on track to finish my degree in May",
+    "I need this job to pay off my student loans.": "I need this job to pay off my student loans",
+    "I agreed to move to Berlin with my wife.": "I agreed to move to Berlin with my wife",
+    "My brain is usually too fried for pressure by Friday.": "My brain is usually too fried for pressure by Friday",
+    "My head still aches from the concussion.": "My head still aches from the concussion",
 }
 
 

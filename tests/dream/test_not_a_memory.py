@@ -104,7 +104,18 @@ BLURB_ZH = ("这款智能手表采用一点四三英寸高清屏幕，支持全�
             "配套的运动健康应用能够记录每天的步数、卡路里消耗和运动时长，并生成每周报告，帮助培养良好的作息习惯。")
 
 
-@pytest.mark.parametrize("message", [STORY, BLURB_ZH])
+#: Written in an organisation's voice for the task: only "we" and "our", 600+ characters.
+PROFILE = ("We are a post Series C startup in the Edtech industry. Our mission is to connect talented individuals with "
+           "innovative tech startups, creating a community of creators, thinkers, and doers. We use the latest encryption "
+           "techniques to ensure that all of the information we collect is secure. Recruitment: we'll post job listings on "
+           "platforms like LinkedIn, Indeed, and specialized tech forums. Screening: initial resume screening followed by "
+           "phone interviews. Interviews: technical assessments and in-person interviews with the team. We're raising a $5M "
+           "seed round to scale, and we've got pilot projects showing a strong return, reducing operational costs by 20% "
+           "within months.")
+PROFILE_ZH = "我们公司成立于二零一五年，专注智能穿戴设备。" + BLURB_ZH + "我们的新款手环同样" + BLURB_ZH
+
+
+@pytest.mark.parametrize("message", [STORY, BLURB_ZH, PROFILE, PROFILE_ZH])
 def test_a_long_message_that_never_says_i_is_pasted_and_proposes_nothing(message: str) -> None:
     assert pasted(message)
     t = Transcript("s1", (TranscriptLine(1, "user", message),))
@@ -115,6 +126,9 @@ def test_a_long_message_that_never_says_i_is_pasted_and_proposes_nothing(message
     STORY.replace("Toren had always been", "My brother Toren has always been"),   # the speaker's own words
     BLURB_ZH.replace("官方售价", "我买的时候售价"),
     "Toren was generous, and extremely naive.",                                   # short: not a paste
+    PROFILE.replace("We are a post", "I run a post"),                             # the speaker's own company
+    PROFILE[:500],                                                                # "we" under 600 characters: a family, a couple
+    PROFILE_ZH.replace("我们的新款", "我的新款"),
     "张丽华在江苏南京工作。",
 ])
 def test_a_message_that_says_i_or_is_short_is_not_pasted(message: str) -> None:
