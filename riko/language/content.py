@@ -159,9 +159,15 @@ def _instruction(said: str) -> bool:
         and (bool(_FOR_NOW.search(said)) or not _SINGULAR_EN.search(_FOR_ME.sub("", said)))
 
 
+#: A taste of what was just given ("I like that it's not too extreme", "I love how you laid it out").
+_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:that|how)\s+(?:it|it's|this|these|they|they're|you|you've|you're|that)\b", _I)
+
+
 def _reaches_something(rest: str) -> bool:
     """Whether what a taste or boundary verb governs names something ("short answers"), not
-    only "it", "that" or "your advice"."""
+    only "it", "that", "your advice" or "that it's not too extreme"."""
+    if _OF_WHAT_WAS_GIVEN.match(rest):
+        return False
     if _CJK.search(rest):
         return sum(1 for ch in _DEICTIC_ZH.sub("", rest) if _CJK.match(ch)) >= 2
     return any(w.casefold().strip("'-") not in _DEICTIC for w in _CONTENT_WORD.findall(rest))

@@ -36,6 +36,8 @@ from ..language.lexicon import (
     GERMAN_PLURAL_ENDINGS,
     HEADING_LABELS_EN,
     INDEFINITE_PRONOUNS_EN,
+    JOB_NOUNS_EN,
+    JOB_NOUNS_ZH,
     LABEL_NOUNS_EN,
     MONTHS_EN,
     NAME_ABBREVIATIONS,
@@ -43,6 +45,7 @@ from ..language.lexicon import (
     NAMES_LIKE_TOPICS,
     NEGATION_EN,
     NEGATION_ZH,
+    PEOPLE_NOUNS_EN,
     RELATIONS,
     ROLE_HEADS_EN,
     ROUTINE_NOUNS_EN,
@@ -171,12 +174,11 @@ _NOT_NAMES = frozenset("""
 i i'm i've i'll i'd im ive a an the and but or so if then this that these those it its my our your his her
 their we you he she they me us them hi hello hey ok okay yes no yeah well oh also just please thanks
 thank sorry sure great good nice cool wow lol what when where why how who which there here today
-tomorrow yesterday tonight monday tuesday wednesday thursday friday saturday sunday january february
-march april may june july august september october november december next last every after before
+tomorrow yesterday tonight next last every after before
 since until once my mine let let's can could would should will shall do does did is are was were be
 been am have has had not don't can't won't didn't doesn't isn't aren't wasn't i'd maybe perhaps
 actually honestly really still now then first second third one two three four five dear mr mrs ms dr like even
-ah aha yep yup nope hmm huh oops haha hooray alright mondays tuesdays wednesdays thursdays fridays saturdays sundays
+ah aha yep yup nope hmm huh oops haha hooray alright
 in on at for with from to of by about into as most many some all any ill while because although though unless whether
 they're we're you're he's she's it's that's there's what's here's
 english french german spanish italian chinese japanese korean greek russian dutch swedish norwegian danish finnish
@@ -186,7 +188,8 @@ christmas easter halloween thanksgiving ramadan diwali years covid
 summer winter autumn spring fall summers winters
 only total overall basically luckily hopefully currently additionally note update
 ohh ohhh ahh ahhh umm um uh uhh hm mhm yay omg lmao haha hahaha wow fahrenheit celsius
-""".split()) | {day for day in WEEKDAY_ABBREVIATIONS_EN if day != "sun"}  # "Last Fri"; "Sun" may be a name
+""".split()) | set(WEEKDAYS_EN) | {day + "s" for day in WEEKDAYS_EN} | set(MONTHS_EN) \
+    | {day for day in WEEKDAY_ABBREVIATIONS_EN if day != "sun"}  # "Last Fri"; "Sun" may be a name
 _ORG_SUFFIX = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Company|Co|Bank|University|College|School|Institute|"
     r"Hospital|Group|Labs?|Studio|Studios|Agency|Foundation|Clinic|Cafe|Café|Restaurant|Hotel|Association|"
@@ -232,7 +235,7 @@ _ADDRESS_TERMS = frozenset(ADDRESS_TERMS_EN)
 _HEADING_LABEL = re.compile(r"^[\s*_#>\-•]*(?i:" + alternation(HEADING_LABELS_EN)[3:] + r"(?:\s+(?:\d+[a-z]?|[IVX]+|[A-Z]))?"
                             r"\s*(?::|\s[-–—]\s)\s*[*_\"“]*")
 _TITLE_WORD = re.compile(r"[A-Z0-9][\w'’\-&/]*|(?i:a|an|the|of|and|or|in|on|for|to|at|by|with|from|vs|via|&|-|–)")
-_PEOPLE_NOUNS = r"(?:friend|guy|girl|boy|man|woman|lady|person|someone|kid|son|daughter|" + "|".join(
+_PEOPLE_NOUNS = r"(?:" + "|".join(PEOPLE_NOUNS_EN) + "|" + "|".join(
     sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "person"), key=len, reverse=True)) + ")"
 _PET_NOUNS = r"(?:" + "|".join(sorted((re.escape(r) for r, (_, k, _g) in _RELATIONS.items() if k == "pet"), key=len,
                                       reverse=True)) + r")"
@@ -256,38 +259,15 @@ _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 _NEG_EN = re.compile(r"(?<![\w'])" + alternation((*NEGATION_EN, *DISLIKE_EN)) + r"(?![\w'])|n't\b", _I)
 _NEG_ZH = re.compile(NEGATION_ZH + "|" + alternation(DISLIKE_ZH)[3:-1])
 
-# Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
-_JOB_NOUNS_EN = """
-accountant actor actress administrator agent analyst animator architect artist assistant attorney auditor author
-baker banker barber barista bartender blogger bookkeeper broker builder businessman businesswoman butcher carpenter cashier caregiver carer
-ceo cfo chef chemist cleaner clerk coach composer consultant contractor cook copywriter counselor counsellor
-courier cto dancer dentist designer detective developer dietitian diplomat director doctor driver economist
-editor electrician engineer entrepreneur executive farmer firefighter fisherman founder freelancer gardener
-guard guide hairdresser historian housekeeper illustrator influencer instructor intern janitor journalist judge
-landlord lawyer lecturer librarian lifeguard lobbyist machinist manager marketer mechanic midwife miner model
-musician nanny novelist nurse officer painter paralegal paramedic pharmacist photographer physician physicist
-physio physiotherapist pilot plumber poet policeman policewoman politician postdoc president producer professor
-programmer psychiatrist psychologist publisher realtor receptionist recruiter reporter researcher salesman
-salesperson saleswoman scientist secretary senator singer soldier solicitor statistician streamer student
-supervisor surgeon surveyor tailor teacher technician therapist tradesman tradie trader translator tutor underwriter vet
-veterinarian waiter waitress welder writer youtuber
-""".split()
 # a word before the job noun ("data engineer", "retired teacher"), never one that starts a phrase of its own
 # or judges ("a good cook", "an incredible director" say how well, not what someone does for a living)
 _JOB_MODIFIER = (r"(?:(?!(?:of|the|a|an|for|with|to|in|at|on|or|but|who|that|which|my|your|his|her|their|our|"
                  r"like|than|as|not|from|by|big|huge|total|complete|bit|little|lot|good|great|bad|best|better|amazing|incredible|"
                  r"talented|brilliant|excellent|awesome|wonderful|fantastic|terrible|horrible|famous|real|true|natural|"
                  r"born|decent|terrific|genius|crazy)\b)[\w\-/&.']+\s+){0,4}")
-_JOB_EN = (_JOB_MODIFIER + r"(?:" + "|".join(sorted(_JOB_NOUNS_EN, key=len, reverse=True))
+_JOB_EN = (_JOB_MODIFIER + r"(?:" + "|".join(sorted(JOB_NOUNS_EN, key=len, reverse=True))
            + r"|\w+(?:ologist|ician|grapher|iatrist))s?\b")
-_JOB_NOUNS_ZH = """
-工程师 程序员 设计师 医生 护士 老师 教师 律师 会计 会计师 审计师 学生 大学生 研究生 博士生 硕士生 本科生 高中生 中学生
-小学生 留学生 实习生 记者 作家 编辑 厨师 司机 警察 销售 经理 产品经理 项目经理 公务员 员工 店员 服务员 演员 歌手 画家
-摄影师 翻译 教授 研究员 科学家 分析师 架构师 咨询师 顾问 主管 老板 创业者 自由职业者 农民 工人 军人 飞行员 空姐 导游 药剂师
-牙医 兽医 保安 快递员 外卖员 主播 博主 模特 运动员 教练 音乐家 艺术家 建筑师 心理咨询师 治疗师 营养师 健身教练 律师助理
-会计助理 秘书 前台 客服 兵 士兵 主任 主席 总监 总经理 董事长 经纪人 导演 制片人 主持人 网红 厨子 木匠 电工 技术员 操作员 数据分析师 产品经理 运营 策划
-""".split()
-_JOB_ZH = (r"[" + CJK_RANGE + r"]{0,4}(?:" + "|".join(sorted(set(_JOB_NOUNS_ZH), key=len, reverse=True))
+_JOB_ZH = (r"[" + CJK_RANGE + r"]{0,4}(?:" + "|".join(sorted(set(JOB_NOUNS_ZH), key=len, reverse=True))
            + r"|(?<!会)(?<!成)(?<!党)(?<!队)(?<!团)(?<!学)员|[" + CJK_RANGE + r"]师)")
 
 # (attribute, kind, multi-valued, English pattern, Chinese pattern); the first that matches wins.
@@ -900,7 +880,7 @@ def _find_entities(text: str, names: _Names) -> None:
             names.add(run, "person" if someone and len(words) <= 2 and not camel else "other")
 
 
-_JOB_WORDS = frozenset(_JOB_NOUNS_EN)
+_JOB_WORDS = frozenset(JOB_NOUNS_EN)
 
 
 def _job_title(word: str) -> bool:

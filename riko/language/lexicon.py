@@ -438,6 +438,15 @@ CONVERSATION_TALK_EN = (
     r"suggestions|feedback|clarification|details|summary|overview|guidance|support|reminder|update|walkthrough|examples?|"
     r"info|information|insight|insights|input|options|ideas|plan|list)\b|"
     r"your|you|it|this|all\s+(?:your|the|this|that|of\s+(?:your|this|that|it))|everything\s+you)\b",
+    # taking up what was proposed ("I'm definitely on board with trying that modified version", "I like that it's not
+    # too extreme", "I'm so glad we cleared that up", "The recalculated critical path is noted")
+    r"\bon\s+board\s+with\s+(?:\w+ing\s+)?(?:that|this|these|those|it|them|your|the\s+(?:idea|plan|suggestion|proposal|"
+    r"approach|change|changes|update|version|modified|revised))\b",
+    r"^(?:(?:ok(?:ay)?|yes|yeah|and|also)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+)?(?:like|love|appreciate)\s+(?:that|how)\s+"
+    r"(?:it|it's|this|these|they|they're|you|you've|you're|that)\b",
+    r"\b(?:glad|relieved|happy|pleased)\s+(?:that\s+)?we(?:'ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:cleared|sorted|figured|worked|"
+    r"straightened|settled|squared|ironed|nailed)\s+(?:that|this|it|those|these|them|everything|all\s+that)\b",
+    r"^(?:(?:ok(?:ay)?|right|got\s+it)[,!.\s]+)*(?:(?:the|this|that|your)\s+(?:[\w-]+\s+){0,4}?(?:is|are)\s+|duly\s+)noted[\s.!,~]*$",
     # agreeing with what the other side said ("I agree that frozen waterfall is pretty sick", "I agree with that
     # last sentiment"): what is agreed to is theirs
     r"^(?:(?:oh|yeah|yes|yep|and|well|honestly|lol|haha)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+|100%\s+)?agree\b",
@@ -788,6 +797,8 @@ TASK_PROGRESS_EN = (
     r"^(?:(?:so|now|then)[,\s]+)*(?:i|we)\s+can\s+(?:now\s+|finally\s+|then\s+)?(?:(?:start|begin)\s+(?:\w+ing\b|(?:on|with)\s+"
     r"(?:the|this|that|it|these|those)\b|now\b|[\s.!,~]*$)|get\s+started|move\s+on|get\s+going|"
     r"(?:proceed|continue)(?:\s+(?:with|to)\s+(?:the|this|that|it|these|those)\b|[\s.!,~]*$))",
+    r"^(?:(?:ok(?:ay)?|so|alright|right)[,!.\s]+)*(?:i'm|im|i\s+am|we're|we\s+are)\s+(?:now\s+|finally\s+|all\s+)?done\s+\w+ing\s+"
+    r"(?:through\s+|over\s+)?(?:the|this|that|these|those|it|them|your)\b",
     r"^(?:(?:so|but|and|look)[,\s]+)*i\s+(?:just\s+|really\s+|still\s+)?(?:need|want)\s+to\s+(?:know|understand|see|find\s+out|"
     r"figure\s+out)\s+(?:what|how(?!\s+to\b)|why|which|where|when|whether|if)\b",
     r"\b(?:we|i)\s+(?:must|need\s+to|have\s+to|gotta|got\s+to)\s+keep\s+(?:the\s+)?(?:momentum|ball\s+rolling|pushing|moving|"
@@ -801,3 +812,37 @@ TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第
                     r"^我(?:刚|刚刚)(?:做完|完成|写完|看完|弄完)了?(?:第[0-9一二三四五六七八九十]+个|这个|那个|你给的)?(?:练习|步骤|任务|作业|题|部分|章节)",
                     r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)")
 __all__ += ["TASK_PROGRESS_EN", "TASK_PROGRESS_ZH"]
+
+# -- occupations and people ------------------------------------------------------------------------
+#: Job nouns: what makes "I'm a …" or "是…" an occupation rather than any self-description.
+JOB_NOUNS_EN = (
+    "accountant", "actor", "actress", "administrator", "agent", "analyst", "animator", "architect", "artist",
+    "assistant", "attorney", "auditor", "author", "baker", "banker", "barber", "barista", "bartender", "blogger",
+    "bookkeeper", "broker", "builder", "businessman", "businesswoman", "butcher", "carpenter", "cashier",
+    "caregiver", "carer", "ceo", "cfo", "chef", "chemist", "cleaner", "clerk", "coach", "composer", "consultant",
+    "contractor", "cook", "copywriter", "counselor", "counsellor", "courier", "cto", "dancer", "dentist", "designer",
+    "detective", "developer", "dietitian", "diplomat", "director", "doctor", "driver", "economist", "editor",
+    "electrician", "engineer", "entrepreneur", "executive", "farmer", "firefighter", "fisherman", "founder",
+    "freelancer", "gardener", "guard", "guide", "hairdresser", "historian", "housekeeper", "illustrator",
+    "influencer", "instructor", "intern", "janitor", "journalist", "judge", "landlord", "lawyer", "lecturer",
+    "librarian", "lifeguard", "lobbyist", "machinist", "manager", "marketer", "mechanic", "midwife", "miner",
+    "model", "musician", "nanny", "novelist", "nurse", "officer", "painter", "paralegal", "paramedic", "pharmacist",
+    "photographer", "physician", "physicist", "physio", "physiotherapist", "pilot", "plumber", "poet", "policeman",
+    "policewoman", "politician", "postdoc", "president", "producer", "professor", "programmer", "psychiatrist",
+    "psychologist", "publisher", "realtor", "receptionist", "recruiter", "reporter", "researcher", "salesman",
+    "salesperson", "saleswoman", "scientist", "secretary", "senator", "singer", "soldier", "solicitor",
+    "statistician", "streamer", "student", "supervisor", "surgeon", "surveyor", "tailor", "teacher", "technician",
+    "therapist", "tradesman", "tradie", "trader", "translator", "tutor", "underwriter", "vet", "veterinarian",
+    "waiter", "waitress", "welder", "writer", "youtuber",
+)
+JOB_NOUNS_ZH = (
+    "工程师", "程序员", "设计师", "医生", "护士", "老师", "教师", "律师", "会计", "会计师", "审计师", "学生", "大学生", "研究生", "博士生", "硕士生", "本科生",
+    "高中生", "中学生", "小学生", "留学生", "实习生", "记者", "作家", "编辑", "厨师", "司机", "警察", "销售", "经理", "产品经理", "项目经理", "公务员", "员工",
+    "店员", "服务员", "演员", "歌手", "画家", "摄影师", "翻译", "教授", "研究员", "科学家", "分析师", "架构师", "咨询师", "顾问", "主管", "老板", "创业者",
+    "自由职业者", "农民", "工人", "军人", "飞行员", "空姐", "导游", "药剂师", "牙医", "兽医", "保安", "快递员", "外卖员", "主播", "博主", "模特", "运动员",
+    "教练", "音乐家", "艺术家", "建筑师", "心理咨询师", "治疗师", "营养师", "健身教练", "律师助理", "会计助理", "秘书", "前台", "客服", "兵", "士兵", "主任",
+    "主席", "总监", "总经理", "董事长", "经纪人", "导演", "制片人", "主持人", "网红", "厨子", "木匠", "电工", "技术员", "操作员", "数据分析师", "运营", "策划",
+)
+#: Nouns for someone that a name may follow ("a friend called Jon"), beside the person relations.
+PEOPLE_NOUNS_EN = ("friend", "guy", "girl", "boy", "man", "woman", "lady", "person", "someone", "kid", "son", "daughter")
+__all__ += ["JOB_NOUNS_EN", "JOB_NOUNS_ZH", "PEOPLE_NOUNS_EN"]

@@ -140,6 +140,11 @@ LEANING = {
     "ready to go deeper into the work": ["I'm ready to delve deeper.", "I'm ready to dig in."],
     "agreeing with the other speaker": ["I agree that frozen waterfall is pretty sick.",
                                         "Yeah I totally agree with that last sentiment."],
+    "taking up what was proposed": ["I'm definitely on board with trying that modified version with the leg slide.",
+                                    "I like that it's not too extreme and focuses on walking.",
+                                    "I love how you laid it out.", "I'm so glad we cleared that up.",
+                                    "The recalculated critical path is noted."],
+    "done with a step of the work": ["I'm done watching the video."],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My mind is racing."],
 }
@@ -227,6 +232,9 @@ STAYS = {
     "I agreed to move to Berlin with my wife.": "I agreed to move to Berlin with my wife",
     "My brain is usually too fried for pressure by Friday.": "My brain is usually too fried for pressure by Friday",
     "My head still aches from the concussion.": "My head still aches from the concussion",
+    "I like that my job lets me travel.": "I like that my job lets me travel",
+    "I'm on board with the new job offer from Google.": "I'm on board with the new job offer from Google",
+    "I'm done studying for the day.": "I'm done studying for the day",
 }
 
 
