@@ -95,6 +95,8 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
+#: An example that leans on what was just said ("like when I watched Inception for the first time").
+_LIKE_WHEN = re.compile(r"^like\s+(?:when|the\s+time|that\s+time)\b", _I)
 _TACT = re.compile(TACT_EN, _I)
 _GREETING = re.compile(f"{GREETINGS_EN}|{GREETINGS_ZH}", _I)
 # a line of a list of quantities ("2 Tbsp Oat Bran"): a number, a unit and at most three words
@@ -181,7 +183,7 @@ _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 # what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
 _FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$"
                        # a reply cut to its auxiliary ("I haven't", "We did", "I really can't")
-                       r"|^(?:i|we|they)\s+(?:\w+ly\s+|just\s+|still\s+)?(?:have|haven't|has|hasn't|had|hadn't|did|didn't|do|"
+                       r"|^(?:(?:because|cause|'cause|cuz|coz|since|and|but|so)\s+)?(?:i|we|they)\s+(?:\w+ly\s+|just\s+|still\s+)?(?:have|haven't|has|hasn't|had|hadn't|did|didn't|do|"
                        r"don't|will|won't|would|wouldn't|can|can't|could|couldn't|should|shouldn't|am|'m|was|wasn't|were|"
                        r"weren't|are|aren't)$", _I)
 _HEADLESS = re.compile(r"^(?:for|to|of|about|with|from|than|as|at|on|in)\s", _I)  # after a stripped lead
@@ -383,7 +385,8 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return False  # about what the other side said, not about the speaker's world
     if _FRAGMENT.search(clause):
         return False
-    if (_SUBORDINATE.match(clause) and n <= 5) or (_REASON.match(clause) and not _FIRST.search(clause)):
+    if (_SUBORDINATE.match(clause) and n <= 5) or (_REASON.match(clause) and not _FIRST.search(clause)) \
+            or _LIKE_WHEN.match(clause):
         return False
     if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause) or _ABOUT_ME.search(clause):
         return True

@@ -457,11 +457,20 @@ CONVERSATION_TALK_EN = (
     # the conversation's earlier turns ("I saw a suggestion earlier", "when we talked about the pantry")
     r"\b(?:suggestion|answer|response|reply|message|list|point|idea)s?\s+(?:you\s+(?:made|gave|had)\s+)?(?:earlier|"
     r"before|above|last\s+time)\b", r"\bwhen\s+we\s+(?:talked|discussed|spoke|chatted|went\s+over)\b",
+    r"^we\s+(?:already\s+|just\s+|briefly\s+)?(?:talked|spoke|chatted)\s+about\s+(?:the|this|that|these|those|it|them)\b"
+    r"(?![^.!?]*\bwith\s+(?:my|our|his|her|their|(?-i:[A-Z])))",
+    r"^we\s+(?:already\s+|just\s+|briefly\s+)?(?:discussed|covered|went\s+over)\s+(?:the|this|that|these|those|it|them)\b"
+    r"(?![^.!?]*\bwith\s+(?:my|our|his|her|their|(?-i:[A-Z])))",
+    r"\bbefore\s+we\s+(?:dive|get|jump|go)\s+(?:deep\s+|deeper\s+|right\s+)?(?:in|into)\b",
+    # what is pasted beside the words ("I received this below sales email", "the following text")
+    r"\b(?:this|the)\s+(?:below|following|attached)\b(?!\s+(?:day|days|week|weeks|weekend|month|months|year|years|quarter|"
+    r"season|semester|term|morning|afternoon|evening|night|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b)",
     # agreeing on when to meet ("Monday works for me", "3pm is fine with us"); "Yoga works for me" is a taste
-    r"^(?:(?:oh|ok(?:ay)?|yeah|yes|sure|great|perfect)[,!.\s]+)*(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-    r"tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|any\s*time|that\s+time|"
-    r"that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works|suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))"
-    r"\s+(?:for|with)\s+(?:me|us)\b",
+    r"^(?:(?:oh|ok(?:ay)?|yeah|yes|sure|great|perfect)[,!.\s]+)*(?:(?:next|this|on)\s+)?(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|"
+    r"any\s*time|that\s+time|that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works\s+a\s+treat\b|(?:works|"
+    r"suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))\s+(?:for|with)\s+(?:me|us)\b)",
     # acting on what was just given ("I'll download some of these songs right away", "I'll try them tonight")
     r"^(?:(?:ok(?:ay)?|so|alright|great|perfect|thanks|yes|yeah|right|cool)[,!.\s]+)*(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|"
     r"'m\s+gonna|\s+am\s+going\s+to)\s+(?:\w+\s+){0,4}?(?:these|those|them|this|that)\b(?!\s+(?:morning|afternoon|evening|"

@@ -145,6 +145,13 @@ LEANING = {
                                     "I love how you laid it out.", "I'm so glad we cleared that up.",
                                     "The recalculated critical path is noted."],
     "done with a step of the work": ["I'm done watching the video."],
+    "what was said before, or pasted beside": ["We talked about the meals, but what about the numbers?",
+                                               "We already covered the budget.",
+                                               "Wanted to share before we dive deep into this",
+                                               "I received this below sales email, what does it do well?"],
+    "agreeing on a day": ["Yeah, sweet as, mate. Next Sunday works a treat."],
+    "an example that leans on what was said": ["like when I watched inception for the first time"],
+    "a reply cut to its auxiliary after because": ["Because i am too!"],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My mind is racing."],
 }
@@ -233,6 +240,10 @@ STAYS = {
     "My brain is usually too fried for pressure by Friday.": "My brain is usually too fried for pressure by Friday",
     "My head still aches from the concussion.": "My head still aches from the concussion",
     "I like that my job lets me travel.": "I like that my job lets me travel",
+    "I moved to Lisbon and started a new job the following month.":
+        "I moved to Lisbon and started a new job the following month",
+    "We talked about it with my parents and they agreed to help with the deposit.":
+        "We talked about it with my parents and they agreed to help with the deposit",
     "I'm on board with the new job offer from Google.": "I'm on board with the new job offer from Google",
     "I'm done studying for the day.": "I'm done studying for the day",
 }
