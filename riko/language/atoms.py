@@ -486,6 +486,31 @@ def _people(derived: Derived) -> list[tuple[str, str]]:
     return out
 
 
+#: A question asked in a statement's words, ending on "?" ("Like I choose one super hero and I get all
+#: of their powers?"). A word that asks or reaches the other side anywhere in it ("…, was it worth it?",
+#: "I'm wondering if …?", "… for me?") leaves the statements before it said, and "…, right?" or
+#: "…, you know?" only seeks a nod.
+_ASKS_SOMEWHERE = re.compile(r"\b(?:what|what's|why|how|how's|when|where|who|whom|whose|which|whether|if|can|could|would|"
+                             r"should|will|shall|do|does|did|is|are|was|were|am|may|might|must|any|anyone|anything|"
+                             r"anybody|wonder|wondering|know|help|advice|suggest|suggestions|recommend|recommendations|"
+                             r"tips|ideas|thoughts|think|you|your|you're|u|ur|right|okay|ok|eh|huh|no|yeah)\b", _I)
+_ASKED_AT_END = re.compile(r"(?<![.!。！])[?？]+[\s\"'”’)）]*$")
+#: Longer than this, a "?" after statements is more often a slip than a question asked in their words.
+_ASKED_MAX_WORDS = 20
+
+
+def _asked_whole(clauses: Sequence[str]) -> bool:
+    """Whether a sentence of several clauses is one question: it ends on "?" and no word in it asks
+    or turns to the other side, so every clause is asked in a statement's words, not said. "I have a
+    dog named Rex, can you suggest a name for a cat?" and "I tried it, was it worth it?" state their
+    first clause."""
+    if len(clauses) < 2:
+        return False
+    sentence = " ".join(clauses)
+    return bool(_ASKED_AT_END.search(clauses[-1].strip())) and not _CJK.search(sentence) \
+        and _words(sentence) <= _ASKED_MAX_WORDS and not _ASKS_SOMEWHERE.search(sentence)
+
+
 @lru_cache(maxsize=1 << 14)
 def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[Fact, ...]:
     facts: list[Fact] = []
@@ -504,7 +529,10 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
         folded = sentence.replace("’", "'").replace("‘", "'")
         if is_hypothetical(folded) or has_secret(folded):
             continue
-        for clause in _clauses(folded):
+        clauses = _clauses(folded)
+        if _asked_whole(clauses):
+            continue
+        for clause in clauses:
             fact = _trim(clause)
             headless = bool(_HEADLESS.match(fact)) and not _HEADLESS.match(clause.strip().strip("\"'“”‘’()[]")) \
                 and not _FIRST.search(fact)

@@ -311,6 +311,22 @@ def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fac
 
 
 @pytest.mark.parametrize(("message", "facts"), [
+    ("Like I choose one super hero and I get all of their powers?", []),
+    ("So I moved to Berlin and I start the new job on Monday?", []),
+    ("I moved to Berlin and I love it, you know?", ["I moved to Berlin"]),
+    ("I have a dog named Rex, can you suggest a good name for a cat?", ["I have a dog named Rex"]),
+    ("Lately I have been catching up on tv shows, I'm finishing Gossip Girl, have you watched it?",
+     ["Lately I have been catching up on tv shows"]),
+    ("I'm a huge fan of waterslides, any recommendations for San Francisco?", ["I'm a huge fan of waterslides"]),
+    ("我上个月搬到了上海，有什么推荐的餐厅吗？", ["我上个月搬到了上海"]),
+    ("I'm feeling overwhelmed with all the changes at work but it's all worth it to see my team grow and "
+     "I'm hoping to keep this progress up?", ["I'm feeling overwhelmed with all the changes at work"]),  # a long one: a slip
+])
+def test_a_question_in_a_statements_words_is_asked_whole(message: str, facts: list[str]) -> None:
+    assert [f.text for f in extract_facts(message)] == facts
+
+
+@pytest.mark.parametrize(("message", "facts"), [
     ("My wife and I moved to Lisbon last year.", ["My wife and I moved to Lisbon last year"]),
     ("I can't cover the funeral costs that my family and I spent.", ["I can't cover the funeral costs that my family and I spent"]),
     ("Tom and I met in 2019.", ["Tom and I met in 2019"]),
