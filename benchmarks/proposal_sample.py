@@ -51,7 +51,9 @@ def sample(folder: Path, conversations: int, per_set: int, seed: int) -> list[di
     # same facts again, less the dropped ones, so two trees compare fact for fact
     def draw(row: dict[str, str]) -> str:
         return hashlib.sha256(f"{seed}\0{row['conversation']}\0{row['fact']}".encode()).hexdigest()
-    return sorted(chosen, key=draw)[:per_set]
+    # a fact a conversation proposes in several sessions is drawn once, not once per session
+    distinct = list({(row["conversation"], row["fact"]): row for row in chosen}.values())
+    return sorted(distinct, key=draw)[:per_set]
 
 
 def main() -> None:
