@@ -95,10 +95,10 @@ class Vocabulary:
     def _phrase(self, name: str) -> tuple[int, int, int]:
         """How often the user types the whole of ``name`` in lower case ("toy story"), how often
         anyone writes it so, and how often it stands capitalised mid-sentence ("we walked the High Line")."""
+        said, prose = self._joined()  # first: lines read in now reset the cached answers
         known = self._phrases.get(name)
         if known is not None:
             return known
-        said, prose = self._joined()
         tokens = _TOKEN.findall(name)
         lower = r"(?<![\w'’])" + r"[\s\-]+".join(re.escape(w.casefold()) for w in tokens) + r"(?![\w'’])"
         typed, written = len(re.findall(lower, said)), len(re.findall(lower, prose))
@@ -141,6 +141,7 @@ class Vocabulary:
         """Whether the lines set ``name`` alone as inline code ("`CalculationDelta`", "`FamilySize`")
         as often at least as they write it in prose: an identifier or a column of the work, not a
         name. A product the prose names ("we use Redis", and once "`Redis`") stays a name."""
+        self._ready()
         code = self._code[name]
         return bool(code) and code >= self._prose_count("prose", name, r"(?<![\w'’])" + re.escape(name) + r"(?![\w'’])")
 

@@ -125,3 +125,27 @@ def test_the_scopes_words_grow_with_new_lines_and_forget_a_purged_session(tmp_pa
         assert words.lower("recall") == 2 and words.lower("exercise") == 0
     finally:
         mem.close()
+
+
+class _Pending(Vocabulary):
+    """Words that read lines held back until the next question, as a scope reads lines stored since."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: list[tuple[str, str]] = []
+
+    def _ready(self) -> None:
+        if self.pending:
+            lines, self.pending = self.pending, []
+            self.add(lines)
+
+
+def test_a_question_asked_again_after_new_lines_counts_them():
+    words = _Pending()
+    words.pending = [("user", "We walked the High Line again on Sunday.")]
+    assert words.mid_sentence("High Line") == 1
+    assert not words.written_as_code("CalculationDelta")
+    words.pending = [("user", "Then we walked the High Line once more."),
+                     ("assistant", "Set `CalculationDelta` as the column name.")]
+    assert words.mid_sentence("High Line") == 2       # not the answer cached before the new lines
+    assert words.written_as_code("CalculationDelta")
