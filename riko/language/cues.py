@@ -96,6 +96,10 @@ _STANDING_OPENS_EN = _en(
 # "Answer in Spanish from now on", "Call me Sam going forward"
 _STANDING_CLOSES_EN = _en(r"^(?:please[,!]?\s+)?(?:(?:always|don't|do\s+not)\s+)?" + alternation(STANDING_VERBS_EN)
                           + r"\b.*\b" + alternation(w for w in STANDING_EN if w != "never") + r"\b")
+# "Always confirm delivery dates when I ask about accessory orders": any verb, for whenever the speaker asks
+_STANDING_ON_ASKING_EN = _en(r"^(?:please[,!]?\s+)?(?:always|never|don't|do\s+not)\s+[a-z]+\b[^.?!]*\bwhen(?:ever)?\s+"
+                             r"(?:i|i'm|i\s+am)\s+(?:ask|asking|request|requesting|inquire|inquiring|mention|mentioning|"
+                             r"bring\s+up|talk\s+about|discuss|discussing)\b")
 # (an instruction to the other side says nothing of him or her: 每次给我打电话他都很开心 is no rule)
 _STANDING_ZH = re.compile(
     r"^(?!.*[他她])(?:请|麻烦)?你?" + alternation(STANDING_ZH) + r"[，,]?\s*(?:请|麻烦|你|都|也|就|要|一律|一定要|务必|再)*"
@@ -116,7 +120,7 @@ def is_standing(text: str) -> bool:
     said = text.strip().replace("’", "'")
     if _STANDING_ZH.search(said):
         about = _ABOUT_ZH
-    elif _STANDING_OPENS_EN.search(said) or _STANDING_CLOSES_EN.search(said):
+    elif _STANDING_OPENS_EN.search(said) or _STANDING_CLOSES_EN.search(said) or _STANDING_ON_ASKING_EN.search(said):
         about = _ABOUT_EN
     else:
         return False
@@ -163,8 +167,13 @@ _QUESTION_START = re.compile(
     _I,
 )
 _QUESTION_END = re.compile(r"(?:[?？]|[吗呢嘛][\s。.!！~～]*)\s*$")
+#: An "if" that is "whether" after a verb of asking, knowing or checking ("I'm wondering if I should",
+#: "not sure if", "to see if"), or "even if" / "as if": no condition on what the sentence says.
+_IF_WHETHER = r"(?<!\bwondering\s)(?<!\bwonder\s)(?<!\bwondered\s)(?<!\bknow\s)(?<!\bsure\s)(?<!\bsee\s)" \
+              r"(?<!\bcheck\s)(?<!\bask\s)(?<!\basking\s)(?<!\bunsure\s)(?<!\bcurious\s)(?<!\btell\s)" \
+              r"(?<!\bdecide\s)(?<!\beven\s)(?<!\bas\s)(?<!\bverify\s)(?<!\bconfirm\s)(?<!\bout\s)"
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|suppose|supposing|imagine|hypothetically|pretend|assuming|unless|in\s+theory|"
+    rf"{_IF_WHETHER}\bif\b|\b(?:suppose|supposing|imagine|hypothetically|pretend|assuming|unless|in\s+theory|"
     r"what\s+if|would\s+you)\b|如果|假如|假设|要是|假使|万一|想象一下|倘若",
     _I,
 )

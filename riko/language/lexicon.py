@@ -321,6 +321,7 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"(?:this|that|it|these|those|them)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+)?(?:stuck|lost|confused)[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
+                    r"i\s+(?:just\s+|also\s+|sometimes\s+|really\s+|always\s+)?wonder(?:ed)?\s+(?:if|whether|how|what|why|which)\b",
                     r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
                     r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.

@@ -65,6 +65,15 @@ def test_requests_questions_small_talk_hypotheticals_and_secrets_state_nothing(m
     assert texts(message) == []
 
 
+@pytest.mark.parametrize(("message", "fact"), [
+    ("I've already saved $450 on my phone, so I'm wondering if I should buy a case.", "I've already saved $450 on my phone"),
+    ("I moved to Lisbon in May and I'm not sure if I should buy a car.", "I moved to Lisbon in May"),
+    ("I run every morning even if it rains.", "I run every morning even if it rains"),
+])
+def test_an_if_that_means_whether_is_no_condition(message: str, fact: str) -> None:
+    assert fact in texts(message)
+
+
 def test_negations_hedges_and_boundaries_are_kept_as_said():
     neg = extract_facts("I don't eat pork.")
     assert [f.text for f in neg] == ["I don't eat pork"] and neg[0].derived.negated

@@ -152,6 +152,7 @@ LEANING = {
     "agreeing on a day": ["Yeah, sweet as, mate. Next Sunday works a treat."],
     "an example that leans on what was said": ["like when I watched inception for the first time"],
     "a reply cut to its auxiliary after because": ["Because i am too!"],
+    "wondering aloud": ["I wonder if germs sleep.", "I also wonder if it's better to stay in ignorance or not."],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My mind is racing."],
 }

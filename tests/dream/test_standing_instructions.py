@@ -28,6 +28,10 @@ STANDING_EN = [
     "In the future, give me the short version first.",
     "Never write more than three paragraphs for me.",
     "Whenever I ask for a recipe, give me the amounts in grams.",
+    # any verb, for whenever the speaker asks
+    "Always confirm delivery dates when I ask about accessory orders.",
+    "Always clarify the difference between P(A|B) and P(B|A) when I ask about Bayes' theorem problems.",
+    "Never skip the units when I'm asking about physics problems.",
 ]
 STANDING_ZH = [
     "以后都用中文回答我。",
