@@ -243,6 +243,10 @@ TOLERANCE = 0.005
 FAMILIES = {
     "threshold, the budget's 20 features": selection.FEATURES[:20],
     "threshold, 23 features (+ content, session facts, to you)": selection.FEATURES,
+    # whether the session-level features, a soft limit on long sessions, earn their place
+    "threshold, 22 features (no session facts)": tuple(f for f in selection.FEATURES if f != "session_facts"),
+    "threshold, 21 features (no session facts, no session asks)":
+        tuple(f for f in selection.FEATURES if f not in ("session_facts", "session_asks")),
 }
 
 
