@@ -141,12 +141,12 @@ def task_talk(text: str) -> bool:
     if _CJK.search(said):
         return bool(_TASK_ZH.search(said) or _CONVERSATION_ZH.search(said) or _PASSING_ZH.search(said)
                     or _PROGRESS_ZH.search(said) or is_one_off_zh(said))
-    if _KEEPING_IN_TOUCH.search(said):
-        return True
+    if _KEEPING_IN_TOUCH.search(said) or _PASSING.search(said):
+        return True  # said in passing, whatever day it names ("My head is already spinning about tonight")
     if _DATED.search(said):
         return False
     return bool(_TASK_REQUEST.search(said) or _TASK_OPENING.search(said) or _CONVERSATION.search(said)
-                or _PASSING.search(said) or _PROGRESS.search(said)
+                or _PROGRESS.search(said)
                 or (bool(_PLEASE_DO.search(said)) and not _STANDING.search(said)) or _instruction(said))
 
 

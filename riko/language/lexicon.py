@@ -319,7 +319,8 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"(?:unsure|uncertain|confused|stuck|lost|having\s+(?:some\s+)?(?:trouble|difficulty|a\s+hard\s+time)|struggling)\s+"
                     r"(?:(?:about|on|with|as\s+to|by|figuring\s+out|\w+ing)\s+)?"
                     r"(?:this|that|it|these|those|them)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
-                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+)?(?:stuck|lost|confused)[\s.!,~]*$",
+                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+|completely\s+|totally\s+)?(?:stuck|lost|"
+    r"confused)[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
                     r"i\s+(?:just\s+|also\s+|sometimes\s+|really\s+|always\s+)?wonder(?:ed)?\s+(?:if|whether|how|what|why|which)\b",
                     r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
@@ -445,7 +446,7 @@ CONVERSATION_TALK_EN = (
     r"approach|change|changes|update|version|modified|revised))\b",
     r"^(?:(?:ok(?:ay)?|yes|yeah|and|also)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+)?(?:like|love|appreciate)\s+(?:that|how)\s+"
     r"(?:it|it's|this|these|they|they're|you|you've|you're|that)\b",
-    r"\b(?:glad|relieved|happy|pleased)\s+(?:that\s+)?we(?:'ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:cleared|sorted|figured|worked|"
+    r"\b(?:glad|relieved|happy|pleased)\s+(?:that\s+)?we(?:'ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:cleared|clarified|sorted|figured|worked|"
     r"straightened|settled|squared|ironed|nailed)\s+(?:that|this|it|those|these|them|everything|all\s+that)\b",
     r"^(?:(?:ok(?:ay)?|right|got\s+it)[,!.\s]+)*(?:(?:the|this|that|your)\s+(?:[\w-]+\s+){0,4}?(?:is|are)\s+|duly\s+)noted[\s.!,~]*$",
     # agreeing with what the other side said ("I agree that frozen waterfall is pretty sick", "I agree with that

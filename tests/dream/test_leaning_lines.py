@@ -122,6 +122,7 @@ LEANING = {
     "an apology after a no": ["no I'm so sorry"],
     "stuck on what was just said": ["I'm stuck.", "I'm having trouble combining them."],
     "ready to move forward": ["I'm ready to move forward."],
+    "stuck on the work": ["I'm completely stuck."],
     "thanks for what was given": ["I appreciate the step-by-step breakdown."],
     "the exercise down to its variable": ["I can set the two equations equal to each other and solve for x.",
                                           "I need to find the values of r."],
@@ -143,6 +144,7 @@ LEANING = {
     "taking up what was proposed": ["I'm definitely on board with trying that modified version with the leg slide.",
                                     "I like that it's not too extreme and focuses on walking.",
                                     "I love how you laid it out.", "I'm so glad we cleared that up.",
+                                    "I'm glad we clarified that range for the list.",
                                     "The recalculated critical path is noted."],
     "done with a step of the work": ["I'm done watching the video."],
     "what was said before, or pasted beside": ["We talked about the meals, but what about the numbers?",
@@ -154,6 +156,7 @@ LEANING = {
     "a reply cut to its auxiliary after because": ["Because i am too!"],
     "wondering aloud": ["I wonder if germs sleep.", "I also wonder if it's better to stay in ignorance or not."],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
+                                "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
