@@ -505,10 +505,13 @@ CONVERSATION_TALK_EN = (
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:\w+\s+)?(?:back\s+)?on\s+track(?:\s+now)?[\s.!,~]*$",
     r"\b(?:we|you)\s+did\s+(?:a\s+|such\s+a\s+)?(?:good|great|nice|solid|fantastic|brilliant|amazing)\s+job\b",
     # what the work should hand over ("I need that as a clear checklist", "I want to see it added to our itinerary")
-    r"^(?:(?:so|but|and|now|ok(?:ay)?)[,\s]+)*i\s+(?:really\s+|just\s+|still\s+|definitely\s+|absolutely\s+)*(?:need|want|'d\s+like|"
+    r"^(?:(?:so|but|and|now|ok(?:ay)?)[,\s]+)*(?:i|we)\s+(?:really\s+|just\s+|still\s+|definitely\s+|absolutely\s+)*(?:need|want|'d\s+like|"
     r"would\s+like)\s+(?:to\s+see\s+)?(?:that|this|these|those|it|them)\s+(?:\w+\s+){0,3}?(?:as\s+an?|in\s+an?|added|included|done|"
     r"ready|sorted|finished|formatted|laid\s+out|broken\s+down|organi[sz]ed|written|updated|revised|(?:\w+\s+)?(?:list|summary|"
     r"breakdown|table|draft|checklist|outline|itinerary|overview|report|version|template|document|analysis)s?)\b",
+    # a piece of the work just settled together ("We fixed that pixelation bug"; "We fixed the roof" is the speaker's life)
+    r"^(?:(?:ok(?:ay)?|so|great|perfect|nice)[,!.\s]+)*we(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:fixed|solved|"
+    r"resolved|cracked|nailed|squashed|debugged|sorted\s+out|ironed\s+out)\s+(?:that|this|those|these)\b",
     # judging what the other side proposed ("The proposed channels are acceptable", "… aligns perfectly with my objectives")
     r"\b(?:aligns?|fits?|matches|resonates)\s+(?:\w+ly\s+)?with\s+(?:my|our|the\s+user's)\s+(?:\w+\s+)?(?:objectives?|goals?|"
     r"vision|needs|requirements|criteria|brief|priorities)\b",

@@ -147,6 +147,7 @@ LEANING = {
                                     "I'm glad we clarified that range for the list.",
                                     "The recalculated critical path is noted."],
     "done with a step of the work": ["I'm done watching the video."],
+    "a piece of the work settled together": ["We fixed that pixelation bug.", "We need that as a one-page summary."],
     "what was said before, or pasted beside": ["We talked about the meals, but what about the numbers?",
                                                "We already covered the budget.",
                                                "Wanted to share before we dive deep into this",
@@ -250,6 +251,8 @@ STAYS = {
         "We talked about it with my parents and they agreed to help with the deposit",
     "I'm on board with the new job offer from Google.": "I'm on board with the new job offer from Google",
     "I'm done studying for the day.": "I'm done studying for the day",
+    "We fixed the roof last summer.": "We fixed the roof last summer",
+    "We need the money for the house.": "We need the money for the house",
 }
 
 
