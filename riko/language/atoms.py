@@ -39,6 +39,7 @@ from ..language.lexicon import (
     PREPOSED_LEADS_EN,
     PREPOSED_LEADS_ZH,
     QUANTITY_UNITS_EN,
+    QUESTION_OPENERS_EN,
     SUBJECT_ADVERBS_EN,
     TACT_EN,
     THIRD_PERSON_EN,
@@ -110,8 +111,8 @@ _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就�
 
 # -- what a clause is --------------------------------------------------------------------------------
 _QUESTION = re.compile(
-    r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:do|does|did|are|is|am|can|could|would|should|will|shall|may|have|has|"
-    r"what|why|how|when|where|who|whom|whose|which|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)", _I)
+    r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:" + alternation(QUESTION_OPENERS_EN)[3:-1]
+    + r"|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)", _I)
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:let's(?!\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|"
     r"target|lock\s+in)\b)|let\s+us|let\s+me\s+know|show|tell|give|write|explain|describe|list|create|generate|"
@@ -490,10 +491,10 @@ def _people(derived: Derived) -> list[tuple[str, str]]:
 #: of their powers?"). A word that asks or reaches the other side anywhere in it ("…, was it worth it?",
 #: "I'm wondering if …?", "… for me?") leaves the statements before it said, and "…, right?" or
 #: "…, you know?" only seeks a nod.
-_ASKS_SOMEWHERE = re.compile(r"\b(?:what|what's|why|how|how's|when|where|who|whom|whose|which|whether|if|can|could|would|"
-                             r"should|will|shall|do|does|did|is|are|was|were|am|may|might|must|any|anyone|anything|"
-                             r"anybody|wonder|wondering|know|help|advice|suggest|suggestions|recommend|recommendations|"
-                             r"tips|ideas|thoughts|think|you|your|you're|u|ur|right|okay|ok|eh|huh|no|yeah)\b", _I)
+_ASKS_SOMEWHERE = re.compile(r"\b(?:" + alternation(QUESTION_OPENERS_EN)[3:-1] + r"|what's|how's|whether|if|was|were|might|"
+                             r"must|any|anyone|anything|anybody|wonder|wondering|know|help|advice|suggest|suggestions|"
+                             r"recommend|recommendations|tips|ideas|thoughts|think|you|your|you're|u|ur|right|okay|ok|eh|"
+                             r"huh|no|yeah)\b", _I)
 _ASKED_AT_END = re.compile(r"(?<![.!。！])[?？]+[\s\"'”’)）]*$")
 #: Longer than this, a "?" after statements is more often a slip than a question asked in their words.
 _ASKED_MAX_WORDS = 20

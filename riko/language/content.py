@@ -23,7 +23,7 @@ from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
-                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH)
+                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, WHAT_WAS_GIVEN_EN)
 
 __all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
 
@@ -160,7 +160,7 @@ def _instruction(said: str) -> bool:
 
 
 #: A taste of what was just given ("I like that it's not too extreme", "I love how you laid it out").
-_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:that|how)\s+(?:it|it's|this|these|they|they're|you|you've|you're|that)\b", _I)
+_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:that|how)\s+" + alternation(WHAT_WAS_GIVEN_EN) + r"\b", _I)
 
 
 def _reaches_something(rest: str) -> bool:

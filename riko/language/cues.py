@@ -23,12 +23,14 @@ from ..language.lexicon import (
     FIRST_PERSON_ZH,
     ONE_OFF_EN,
     ONE_OFF_ZH,
+    QUESTION_OPENERS_EN,
     STANDING_ABOUT_EN,
     STANDING_ABOUT_ZH,
     STANDING_EN,
     STANDING_VERBS_EN,
     STANDING_VERBS_ZH,
     STANDING_ZH,
+    WHETHER_BEFORE_IF_EN,
     alternation,
 )
 
@@ -161,22 +163,15 @@ def is_emotion(text: str) -> bool:
     return any(p.search(folded) for p in EMOTION)
 
 
-_QUESTION_START = re.compile(
-    r"^\s*(?:do|does|did|are|is|am|can|could|would|should|will|shall|may|have|has|what|why|how|when|"
-    r"where|who|whom|whose|which)\b(?!['’]|\s+not\b)",
-    _I,
-)
+_QUESTION_START = re.compile(r"^\s*" + alternation(QUESTION_OPENERS_EN) + r"\b(?!['’]|\s+not\b)", _I)
 _QUESTION_END = re.compile(r"(?:[?？]|[吗呢嘛][\s。.!！~～]*)\s*$")
-#: An "if" that is "whether" after a verb of asking, knowing or checking ("I'm wondering if I should",
-#: "not sure if", "to see if"), or "even if" / "as if": no condition on what the sentence says.
-_IF_WHETHER = r"(?<!\bwondering\s)(?<!\bwonder\s)(?<!\bwondered\s)(?<!\bknow\s)(?<!\bsure\s)(?<!\bsee\s)" \
-              r"(?<!\bcheck\s)(?<!\bask\s)(?<!\basking\s)(?<!\bunsure\s)(?<!\bcurious\s)(?<!\btell\s)" \
-              r"(?<!\bdecide\s)(?<!\beven\s)(?<!\bas\s)(?<!\bverify\s)(?<!\bconfirm\s)(?<!\bout\s)"
 _HYPOTHETICAL = re.compile(
-    rf"{_IF_WHETHER}\bif\b|\b(?:suppose|supposing|imagine|hypothetically|pretend|assuming|unless|in\s+theory|"
+    r"\b(?:suppose|supposing|imagine|hypothetically|pretend|assuming|unless|in\s+theory|"
     r"what\s+if|would\s+you)\b|如果|假如|假设|要是|假使|万一|想象一下|倘若",
     _I,
 )
+_IF = re.compile(r"\bif\b", _I)
+_WORD_BEFORE = re.compile(r"\b(\w+)\s$")
 _SECRET = re.compile(
     r"\b(?:password|passcode|passphrase|pin\s+code|api\s+key|secret\s+key|private\s+key|ssn|"
     r"social\s+security|credit\s+card|card\s+number|bank\s+account|account\s+number|cvv)\b"
@@ -209,7 +204,15 @@ def is_question(sentence: str) -> bool:
 
 
 def is_hypothetical(sentence: str) -> bool:
-    return bool(_HYPOTHETICAL.search(sentence))
+    """Whether a sentence states a condition or an imagined case ("If I won the lottery …"), not an
+    "if" that means whether ("I'm wondering if I should …", :data:`WHETHER_BEFORE_IF_EN`)."""
+    if _HYPOTHETICAL.search(sentence):
+        return True
+    for m in _IF.finditer(sentence):
+        before = _WORD_BEFORE.search(sentence, 0, m.start())
+        if before is None or before.group(1).casefold() not in WHETHER_BEFORE_IF_EN:
+            return True
+    return False
 
 
 def has_secret(sentence: str) -> bool:

@@ -319,8 +319,8 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"(?:unsure|uncertain|confused|stuck|lost|having\s+(?:some\s+)?(?:trouble|difficulty|a\s+hard\s+time)|struggling)\s+"
                     r"(?:(?:about|on|with|as\s+to|by|figuring\s+out|\w+ing)\s+)?"
                     r"(?:this|that|it|these|those|them)(?:\s+(?:one|part|step|problem|question|bit|equation|exercise))?[\s.!,~]*$",
-                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+|completely\s+|totally\s+)?(?:stuck|lost|"
-    r"confused)[\s.!,~]*$",
+                    r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|kinda\s+|really\s+|so\s+|completely\s+|totally\s+)?"
+                    r"(?:stuck|lost|confused)[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
                     r"i\s+(?:just\s+|also\s+|sometimes\s+|really\s+|always\s+)?wonder(?:ed)?\s+(?:if|whether|how|what|why|which)\b",
                     r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
@@ -390,6 +390,18 @@ ONE_OFF_EN = ("this", "these", "those", "here", "now", "right now", "for now", "
               "the draft", "the document", "the essay", "the article", "the paragraph", "the passage")
 ONE_OFF_ZH = ("这次", "这一次", "这回", "这个", "这篇", "这份", "这段", "这些", "这里", "这儿", "上面", "下面", "刚才",
               "现在", "今天", "今晚", "这道", "这题")
+#: What a taste may be of that the other side just gave ("I like that *it's* not too extreme", "I love
+#: how *you* laid it out"): no thing of the speaker's own.
+WHAT_WAS_GIVEN_EN = ("it", "it's", "this", "these", "they", "they're", "you", "you've", "you're", "that")
+#: Words that open a question ("Do you …", "What …"), in English.
+QUESTION_OPENERS_EN = ("do", "does", "did", "are", "is", "am", "can", "could", "would", "should", "will", "shall", "may",
+                       "have", "has", "what", "why", "how", "when", "where", "who", "whom", "whose", "which")
+#: Verbs after which "if" means whether ("I'm wondering if I should", "not sure if", "to see if"), and "even"
+#: or "as" before it: no condition on what the sentence says.
+WHETHER_BEFORE_IF_EN = frozenset(("wondering", "wonder", "wondered", "know", "sure", "see", "check", "ask", "asking",
+                                  "unsure", "curious", "tell", "decide", "even", "as", "verify", "confirm", "out"))
+__all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
+
 #: Talk about the conversation itself: where it stands, what was covered, what comes next
 #: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
 #: outline", "I'm still sitting here, waiting").
@@ -445,7 +457,7 @@ CONVERSATION_TALK_EN = (
     r"\bon\s+board\s+with\s+(?:\w+ing\s+)?(?:that|this|these|those|it|them|your|the\s+(?:idea|plan|suggestion|proposal|"
     r"approach|change|changes|update|version|modified|revised))\b",
     r"^(?:(?:ok(?:ay)?|yes|yeah|and|also)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+)?(?:like|love|appreciate)\s+(?:that|how)\s+"
-    r"(?:it|it's|this|these|they|they're|you|you've|you're|that)\b",
+    + alternation(WHAT_WAS_GIVEN_EN) + r"\b",
     r"\b(?:glad|relieved|happy|pleased)\s+(?:that\s+)?we(?:'ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:cleared|clarified|sorted|figured|worked|"
     r"straightened|settled|squared|ironed|nailed)\s+(?:that|this|it|those|these|them|everything|all\s+that)\b",
     r"^(?:(?:ok(?:ay)?|right|got\s+it)[,!.\s]+)*(?:(?:the|this|that|your)\s+(?:[\w-]+\s+){0,4}?(?:is|are)\s+|duly\s+)noted[\s.!,~]*$",
@@ -466,11 +478,11 @@ CONVERSATION_TALK_EN = (
     r"\bbefore\s+we\s+(?:dive|get|jump|go)\s+(?:deep\s+|deeper\s+|right\s+)?(?:in|into)\b",
     # what is pasted beside the words ("I received this below sales email", "the following text")
     r"\b(?:this|the)\s+(?:below|following|attached)\b(?!\s+(?:day|days|week|weeks|weekend|month|months|year|years|quarter|"
-    r"season|semester|term|morning|afternoon|evening|night|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday)\b)",
+    r"season|semester|term|morning|afternoon|evening|night|summer|winter|spring|autumn|fall|" + alternation(WEEKDAYS_EN)[3:-1]
+    + r")\b)",
     # agreeing on when to meet ("Monday works for me", "3pm is fine with us"); "Yoga works for me" is a taste
-    r"^(?:(?:oh|ok(?:ay)?|yeah|yes|sure|great|perfect)[,!.\s]+)*(?:(?:next|this|on)\s+)?(?:monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|"
+    r"^(?:(?:oh|ok(?:ay)?|yeah|yes|sure|great|perfect)[,!.\s]+)*(?:(?:next|this|on)\s+)?(?:" + alternation(WEEKDAYS_EN)[3:-1]
+    + r"|tomorrow|today|tonight|next\s+week|this\s+weekend|the\s+weekend|noon|midnight|either|both|"
     r"any\s*time|that\s+time|that\s+day|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b[^.!?]{0,24}?\b(?:works\s+a\s+treat\b|(?:works|"
     r"suits|is\s+(?:fine|good|great|perfect|ok(?:ay)?))\s+(?:for|with)\s+(?:me|us)\b)",
     # acting on what was just given ("I'll download some of these songs right away", "I'll try them tonight")
