@@ -112,7 +112,10 @@ _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就�
 # -- what a clause is --------------------------------------------------------------------------------
 _QUESTION = re.compile(
     r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:" + alternation(QUESTION_OPENERS_EN)[3:-1]
-    + r"|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)", _I)
+    + r"|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)"
+    # asked after a joining word, in question order ("Or is there a way to share the funds")
+    r"|^\s*(?:or|and|but|also|so|plus)[,\s]+(?:is|are|am|was|were|do|does|did|can|could|would|should|will|shall|may|"
+    r"have|has)\s+(?:there|i|you|we|it|this|that|he|she|they)\b", _I)
 _REQUEST = re.compile(
     r"^\s*(?:please\s+)?(?:let's(?!\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|"
     r"target|lock\s+in)\b)|let\s+us|let\s+me\s+know|show|tell|give|write|explain|describe|list|create|generate|"

@@ -427,7 +427,7 @@ CONVERSATION_TALK_EN = (
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|absolutely\s+|now\s+|more\s+than\s+|all\s+|definitely\s+)*"
     r"ready[\s.!,~]*$",
     r"^(?:i'm|i\s+am|im)\s+(?:so\s+|really\s+|totally\s+|fully\s+|all\s+|now\s+)*ready\s+for\s+(?:the\s+(?:next|new)|this|"
-    r"that|it|these|those|day\s+\d|step|part|phase|round|section|more)\b",
+    r"that|it|these|those|day\s+\d|step|part|phase|round|section|more|what(?:'s|\s+is|\s+comes)\s+next)\b",
     r"^(?:i|we)\s+feel\s+(?:(?:a\s+little|a\s+bit|much|so|a\s+lot|way)\s+)?(?:more\s+)?ready[\s.!,~]*$",
     r"\b(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|still\s+|just\s+)*(?:ready|eager|keen|itching|curious)\s+"
     r"to\s+(?:\w+ly\s+)?(?:see|hear|read|tackle|dive|focus|get|integrate|look|review|work|try|keep\s+\w+ing|build|crunch|plug|"

@@ -34,6 +34,7 @@ LEANING = {
                                              "我不太确定该怎么做"],
     "asking how something is done": ["I'd like to know more about how to implement a hybrid recommendation system.",
                                      "I'm ready to properly plan for this cross-border remittance business."],
+    "ready for what comes next": ["Hi! I'm ready for what's next.", "I'm so ready for what comes next!"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
     "asking for help": ["I need help in deriving the formula for the area of a spherical triangle.",
@@ -326,6 +327,10 @@ def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fac
      ["Lately I have been catching up on tv shows"]),
     ("I'm a huge fan of waterslides, any recommendations for San Francisco?", ["I'm a huge fan of waterslides"]),
     ("我上个月搬到了上海，有什么推荐的餐厅吗？", ["我上个月搬到了上海"]),
+    # asked after a joining word, in question order, without a question mark
+    ("Or is there a way to share donated funds to support attorneys with small incomes", []),
+    ("And can I still file an annual report this year", []),
+    ("And I have lived in Lyon for five years.", ["I have lived in Lyon for five years"]),
     ("I'm feeling overwhelmed with all the changes at work but it's all worth it to see my team grow and "
      "I'm hoping to keep this progress up?", ["I'm feeling overwhelmed with all the changes at work"]),  # a long one: a slip
 ])
