@@ -87,7 +87,7 @@ _LEAD = re.compile(
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
     r"absolutely|definitely|indeed|true|fair\s+enough|"
-    r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so)\b[\s,.!:;\-–—]*)+", _I)
+    r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so|i\s+mean)\b[\s,.!:;\-–—]*)+", _I)
 _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
                     r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)
 #: A clause that leans on another: it opens on a subordinating word ("After we talked last", cut
@@ -96,8 +96,17 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
-#: An example that leans on what was just said ("like when I watched Inception for the first time").
-_LIKE_WHEN = re.compile(r"^like\s+(?:when|the\s+time|that\s+time)\b", _I)
+#: The speaker, alone or with others, as a word.
+_SPEAKER_WORD = alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN)) + r"(?![\w'’])"
+#: An example that leans on what was just said: "like when I watched Inception for the first time",
+#: and "like" before anything but the speaker in a clause that does not name them ("Like the old
+#: Final Fantasy games", "Like their job is purely to make salads").
+_LIKE_WHEN = re.compile(r"^like[\s,]+(?:when|while|whenever|if|the\s+time|that\s+time)\b", _I)
+_LIKE_OTHER = re.compile(rf"^like\b(?![\s,]+{_SPEAKER_WORD})", _I)
+#: "Like" as a filler before the speaker ("Like i love gordon ramsay" says "I love gordon ramsay"), and
+#: "like I said," before what is said again ("As I said before, I'm vegan").
+_LIKE_FILLER = re.compile(r"^(?:like|as)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier))?\s*,\s*"
+                          rf"|^like[\s,]+(?:(?:for\s+example|for\s+instance)[\s,]+)?(?={_SPEAKER_WORD})", _I)
 _TACT = re.compile(TACT_EN, _I)
 _GREETING = re.compile(f"{GREETINGS_EN}|{GREETINGS_ZH}", _I)
 # a line of a list of quantities ("2 Tbsp Oat Bran"): a number, a unit and at most three words
@@ -336,7 +345,7 @@ def _trim(clause: str) -> str:
     out = _unwrap(clause)
     for _ in range(3):
         before = out
-        out = _LEAD.sub("", out).strip()
+        out = _LIKE_FILLER.sub("", _LEAD.sub("", out)).strip()
         out = _ZH_LEAD.sub("", out).strip()
         out = _TRAIL.sub("", out).strip()
         if out == before:
@@ -390,7 +399,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
     if _FRAGMENT.search(clause):
         return False
     if (_SUBORDINATE.match(clause) and n <= 5) or (_REASON.match(clause) and not _FIRST.search(clause)) \
-            or _LIKE_WHEN.match(clause):
+            or _LIKE_WHEN.match(clause) or (_LIKE_OTHER.match(clause) and not _FIRST.search(clause)):
         return False
     if _STATE_EN.search(clause) or _DECLARATIVE.search(clause) or _SUBJECTLESS.match(clause) or _ABOUT_ME.search(clause):
         return True

@@ -489,6 +489,15 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|so|alright|great|perfect|thanks|yes|yeah|right|cool)[,!.\s]+)*(?:i|we)(?:'ll|\s+will|'m\s+going\s+to|"
     r"'m\s+gonna|\s+am\s+going\s+to)\s+(?:\w+\s+){0,4}?(?:these|those|them|this|that)\b(?!\s+(?:morning|afternoon|evening|"
     r"week|weekend|month|year|summer|winter|spring|fall|autumn|time|day|night|semester|term|season)\b)",
+    # a wish for how something turns out ("I really hope this template helps", "I hope so"); "I hope to
+    # become a doctor" is an aim, and a dated one stays ("I hope my demo on August 30 goes well")
+    r"^(?:(?:and|but|so|well)[,\s]+)*(?:i|we)\s+(?:really\s+|just\s+|truly\s+|do\s+|sure\s+)*hope\b(?!\s+to\b)",
+    # taking up the advice just given ("I'll definitely try the gevent worker class", "I'll keep an eye on my
+    # spending", "I'll give it a shot"); a dated plan stays ("I'll make sure to attend mass on June 13th")
+    r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
+    r"(?:definitely\s+|certainly\s+|also\s+|surely\s+|for\s+sure\s+|probably\s+|def\s+)*(?:try(?!\s+to\b)(?:\s+out)?|"
+    r"give\s+(?:\w+\s+){1,3}?an?\s+(?:try|shot|go)|keep\s+(?:\w+\s+){1,3}?in\s+mind|keep\s+an\s+eye|look\s+into|consider|"
+    r"make\s+sure)\b",
     # what the work needs next, said of "we" ("We can refine it later", "We need a strategy to handle this")
     r"^(?:we\s+(?:can|could|should|will)|we'll)\s+(?:always\s+|just\s+|then\s+)?(?:refine|sort\s+out|revisit|fix|adjust|tweak|"
     r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",

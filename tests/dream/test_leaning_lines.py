@@ -34,6 +34,13 @@ LEANING = {
                                              "我不太确定该怎么做"],
     "asking how something is done": ["I'd like to know more about how to implement a hybrid recommendation system.",
                                      "I'm ready to properly plan for this cross-border remittance business."],
+    "a wish for how something turns out": ["I really hope this template helps me understand it.",
+                                           "I hope so, I didn't have time to set a time with them.",
+                                           "I hope these keyword triggers really make a difference."],
+    "taking up the advice just given": ["Thanks! I'll definitely try the gevent worker class to see if it helps.",
+                                        "I'll keep an eye on my spending and make adjustments as needed.",
+                                        "I'll give it a shot and see how my body responds.",
+                                        "I'll definitely keep those points in mind."],
     "ready for what comes next": ["Hi! I'm ready for what's next.", "I'm so ready for what comes next!"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
@@ -154,7 +161,10 @@ LEANING = {
                                                "Wanted to share before we dive deep into this",
                                                "I received this below sales email, what does it do well?"],
     "agreeing on a day": ["Yeah, sweet as, mate. Next Sunday works a treat."],
-    "an example that leans on what was said": ["like when I watched inception for the first time"],
+    "an example that leans on what was said": ["like when I watched inception for the first time",
+                                               "Like the old Final Fantasy games",
+                                               "Like their job is purely to just make salads",
+                                               "Like, while I'm having my coffee, before the kids are all up"],
     "a reply cut to its auxiliary after because": ["Because i am too!"],
     "wondering aloud": ["I wonder if germs sleep.", "I also wonder if it's better to stay in ignorance or not."],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
@@ -254,6 +264,12 @@ STAYS = {
     "I'm done studying for the day.": "I'm done studying for the day",
     "We fixed the roof last summer.": "We fixed the roof last summer",
     "We need the money for the house.": "We need the money for the house",
+    "I'll try to run a marathon next year.": "I'll try to run a marathon next year",
+    "I hope to become a doctor one day.": "I hope to become a doctor one day",
+    "I hope my baking demo on August 30 at the library goes well.":
+        "I hope my baking demo on August 30 at the library goes well",
+    "I'll make sure to attend mass at St. Anthony's Church on June 13th.":
+        "I'll make sure to attend mass at St. Anthony's Church on June 13th",
 }
 
 
@@ -316,6 +332,17 @@ def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fac
     assert [f.text for f in extract_facts(message)] == [fact]
     t = Transcript("s1", (TranscriptLine(1, "user", message),))
     assert [s.fact.text for s in choose(scored_facts(t))] == [fact]
+
+
+@pytest.mark.parametrize(("message", "fact"), [
+    ("Like i love gordon ramsay", "i love gordon ramsay"),
+    ("Like I've played Kingdom Hearts and stuff like that", "I've played Kingdom Hearts and stuff like that"),
+    ("As I said before, I'm vegan.", "I'm vegan"),
+    ("Like I said, my sister lives in Oslo.", "my sister lives in Oslo"),
+    ("I mean I've been studying discrete math.", "I've been studying discrete math"),
+])
+def test_like_or_i_mean_before_the_speaker_is_a_filler(message: str, fact: str) -> None:
+    assert _proposed(message) == [fact]
 
 
 @pytest.mark.parametrize(("message", "facts"), [
