@@ -17,6 +17,11 @@ F1 is printed beside the first-person-sentence rule. The candidates:
 * ``turn place`` / ``first turn``: where its line stands among the session's user lines;
 * ``hashed words``: its words and word pairs hashed into 512 columns (a lexical model; a
   stronger L2 penalty), once for the whole fact and once for its first four words.
+* ``sentence vector`` (``--vectors e5,use``): the fact's embedded sentence vector (``local``:
+  multilingual-e5-small, 384 columns; ``local-fast``: USE, 512), whole under a strong L2 penalty
+  or as its top principal components (fitted on the three training sets only). Embedding every
+  fact takes about half an hour for e5 on one core, so the vectors are cached beside the facts
+  (``<cache>.<set>.<model>.npy``).
 
 It also prints two references per set: every fact kept, and an *oracle* that keeps exactly the
 facts the label calls precise, the best any selection of these facts could do. The oracle shows
@@ -112,11 +117,41 @@ def hashed_columns(f: ef.Facts, lead: int | None) -> np.ndarray:
     return out
 
 
-def held_out(sets: list[ef.Facts], matrices: dict[str, np.ndarray], l2: float = ef.L2) -> list[tuple[float, ...]]:
-    """Per set held out: threshold, R, P, F1 and gain over the first-person rule, fitted on the others."""
+def sentence_vectors(f: ef.Facts, model: str, cache: str | None) -> np.ndarray:
+    """The embedded sentence vector of every fact of ``f`` (``e5`` or ``use``), cached as ``.npy``."""
+    path = Path(f"{cache}.{f.name}.{model}.npy") if cache else None
+    if path is not None and path.is_file():
+        return np.load(path).astype(np.float64)
+    from riko.dense.providers import E5Provider, USEProvider
+
+    provider = E5Provider(num_threads=1) if model == "e5" else USEProvider(threads=1)
+    rows = [provider.embed_passages(f.text[i:i + 64]) for i in range(0, len(f.text), 64)]
+    vectors = np.vstack(rows) if rows else np.zeros((0, provider.dimension))
+    if path is not None:
+        np.save(path, vectors.astype(np.float32))
+    return vectors.astype(np.float64)
+
+
+def components(vectors: dict[str, np.ndarray], train: list[str], k: int) -> dict[str, np.ndarray]:
+    """Every set's vectors projected on the top ``k`` whitened principal components of ``train``
+    (each training set weighing the same), so the held-out set shapes nothing."""
+    mean = np.mean([vectors[n].mean(0) for n in train], axis=0)
+    cov = sum(np.cov((vectors[n] - mean).T, bias=True) for n in train) / len(train)
+    values, axes = np.linalg.eigh(cov)
+    top = axes[:, ::-1][:, :k] / np.sqrt(np.maximum(values[::-1][:k], 1e-12))
+    return {n: (v - mean) @ top for n, v in vectors.items()}
+
+
+def held_out(sets: list[ef.Facts], matrices: dict[str, np.ndarray], l2: float = ef.L2,
+             vectors: dict[str, np.ndarray] | None = None, k: int = 0) -> list[tuple[float, ...]]:
+    """Per set held out: threshold, R, P, F1 and gain over the first-person rule, fitted on the
+    others (``vectors`` with ``k``: their top components on the training sets join the columns)."""
     rows = []
     for held in sets:
         train = [f for f in sets if f is not held]
+        if vectors is not None and k:
+            projected = components(vectors, [f.name for f in train], k)
+            matrices = {f.name: np.hstack([f.x, projected[f.name]]) for f in sets}
         weights, bias = ef.fit(train, matrices=matrices, l2=l2)
         probs = {f.name: 1.0 / (1.0 + np.exp(-np.clip(matrices[f.name] @ weights + bias, -40, 40))) for f in sets}
         threshold, _ = ef.choose_threshold(train, probs)
@@ -131,7 +166,11 @@ def main() -> None:
     parser.add_argument("--scratch", default="/tmp/riko-datasets")
     parser.add_argument("--cache", default=None, help="prefix of extraction_fit.py's per-set pickles")
     parser.add_argument("--datasets", default=",".join(ef.DATASETS))
+    parser.add_argument("--vectors", default="", help="comma-separated sentence vectors to try: e5, use")
     args = parser.parse_args()
+    models = [m for m in args.vectors.split(",") if m]
+    if any(m not in ("e5", "use") for m in models):
+        parser.error(f"--vectors takes e5 and/or use, got {args.vectors!r}")
     sets = ef.load_sets(args)
     for f in sets:
         y = np.nan_to_num(f.y, nan=0.0)
@@ -152,11 +191,22 @@ def main() -> None:
         "+ hashed words (L2 10)": (lambda f: np.hstack([f.x, hashed_columns(f, None)]), 10.0),
         "+ hashed first four words (L2 10)": (lambda f: np.hstack([f.x, hashed_columns(f, 4)]), 10.0),
     }
+    rows_of: dict[str, list[tuple[float, ...]]] = {}
+    for model in models:
+        vectors = {f.name: sentence_vectors(f, model, args.cache) for f in sets}
+        for l2 in (1.0, 100.0):
+            rows_of[f"+ {model} vector (L2 {l2:g})"] = held_out(
+                sets, {f.name: np.hstack([f.x, vectors[f.name]]) for f in sets}, l2)
+        rows_of[f"+ {model} top 16 components"] = held_out(sets, {}, ef.L2, vectors, 16)
     names = [f.name for f in sets]
     print("| candidate | " + " | ".join(f"{n} held out: t / R / P / F1 / gain" for n in names) + " | worst | mean |")
     print("| --- |" + " --- |" * (len(names) + 2))
     for label, (columns, l2) in candidates.items():
         rows = held_out(sets, {f.name: columns(f) for f in sets}, l2)
+        cells = [f"{t:.2f} / {r:.3f} / {p:.3f} / {f1:.3f} / {g:+.3f}" for t, r, p, f1, g in rows]
+        gains = [row[-1] for row in rows]
+        print(f"| {label} | " + " | ".join(cells) + f" | {min(gains):+.3f} | {np.mean(gains):+.3f} |", flush=True)
+    for label, rows in rows_of.items():
         cells = [f"{t:.2f} / {r:.3f} / {p:.3f} / {f1:.3f} / {g:+.3f}" for t, r, p, f1, g in rows]
         gains = [row[-1] for row in rows]
         print(f"| {label} | " + " | ".join(cells) + f" | {min(gains):+.3f} | {np.mean(gains):+.3f} |", flush=True)
