@@ -126,7 +126,7 @@ _QUESTION = re.compile(
     r"|^\s*(?:or|and|but|also|so|plus)[,\s]+(?:is|are|am|was|were|do|does|did|can|could|would|should|will|shall|may|"
     r"have|has)\s+(?:there|i|you|we|it|this|that|he|she|they)\b", _I)
 _REQUEST = re.compile(
-    r"^\s*(?:please\s+)?(?:let's(?!\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|"
+    r"^\s*(?:(?:please|just|simply)\s+)*(?:let's(?!\s+(?:go\s+with|do|use|choose|pick|stick\s+with|start\s+with|focus\s+on|aim\s+for|"
     r"target|lock\s+in)\b)|let\s+us|let\s+me\s+know|show|tell|give|write|explain|describe|list|create|generate|"
     r"make|draft|summari[sz]e|provide|suggest|recommend|help|continue|rewrite|translate|find|check|send|add|include|"
     r"remove|keep|go\s+ahead|proceed|start|begin|elaborate|expand|outline|break\s+down|walk\s+me|calculate|compare|"

@@ -406,6 +406,7 @@ __all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
 #: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
 #: outline", "I'm still sitting here, waiting").
 CONVERSATION_TALK_EN = (
+    r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
     r"(?:^|[,;:]\s*|\b(?:so|then|and|now|but|reckon|think|first|next)\s+)(?:let's|let\s+us)\s+(?:just\s+|definitely\s+|now\s+)*"
     r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep)\b)",
@@ -576,6 +577,10 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
 #: "Here's my new address: 12 Elm Street" names what it shows, after a colon, and stays a fact.
 PASSING_TALK_EN = (
+    # no energy or time for something right now ("I don't have the energy to search their website right now");
+    # "I don't have time to cook on weekdays" is how the speaker's week goes
+    r"^(?:(?:honestly|ugh|man|and|but|so)[,!.\s]+)*i\s+(?:don't|do\s+not|dont)\s+have\s+(?:the\s+|any\s+|much\s+|enough\s+)?"
+    r"(?:energy|time|patience|bandwidth|headspace|strength)\b[^.!?]*\b(?:right\s+now|today|tonight|at\s+the\s+moment|now)\b",
     # a passing state of mind ("My brain is completely fried", "My head is still spinning"); "My brain is
     # usually too fried for pressure" is how the speaker is
     r"^(?:(?:honestly|ugh|man|and|but|so|plus)[,!.\s]+)*my\s+(?:head|brain|mind)\s+(?:(?:is|'s|feels|was)\s+)?(?:(?:still|just|"

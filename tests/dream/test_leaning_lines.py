@@ -34,6 +34,12 @@ LEANING = {
                                              "我不太确定该怎么做"],
     "asking how something is done": ["I'd like to know more about how to implement a hybrid recommendation system.",
                                      "I'm ready to properly plan for this cross-border remittance business."],
+    "an instruction after 'just'": ["Just tell me what accounts or information I need to prepare.",
+                                    "Just make sure it's a day I can truly unwind."],
+    "picking up where the conversation left off": ["Anyways continuing from where we left off.",
+                                                   "Let's pick up where I left off yesterday."],
+    "no energy for something right now": ["I don't have the energy to search their website right now to find the page.",
+                                          "I dont have time today to look at the whole plan."],
     "a wish for how something turns out": ["I really hope this template helps me understand it.",
                                            "I hope so, I didn't have time to set a time with them.",
                                            "I hope these keyword triggers really make a difference."],
@@ -266,6 +272,8 @@ STAYS = {
     "We need the money for the house.": "We need the money for the house",
     "I'll try to run a marathon next year.": "I'll try to run a marathon next year",
     "I hope to become a doctor one day.": "I hope to become a doctor one day",
+    "I don't have time to cook on weekdays.": "I don't have time to cook on weekdays",
+    "Just started my new job at Google.": "Just started my new job at Google",
     "I hope my baking demo on August 30 at the library goes well.":
         "I hope my baking demo on August 30 at the library goes well",
     "I'll make sure to attend mass at St. Anthony's Church on June 13th.":
