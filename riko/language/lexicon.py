@@ -366,7 +366,7 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
 #: What makes an instruction standing rather than one-off: a standing one is a boundary to keep.
 STANDING_EN = ("always", "never", "from now on", "going forward", "in future", "in the future", "every time",
-               "whenever", "each time")
+               "whenever", "each time", "as always")
 #: The same, in Chinese: 以后都用中文回答我, 从现在开始叫我小李, 每次回答我都先给结论.
 STANDING_ZH = ("以后", "今后", "往后", "从此", "从今以后", "从今往后", "从现在开始", "从现在起", "从今天开始", "从今天起",
                "每次", "每一次", "永远", "总是", "始终")
@@ -375,14 +375,15 @@ STANDING_ZH = ("以后", "今后", "往后", "从此", "从今以后", "从今�
 STANDING_VERBS_EN = ("use", "answer", "reply", "respond", "write", "speak", "talk to me", "call me", "address me",
                      "refer to me", "keep", "give me", "include", "avoid", "format", "cite", "add", "ask me",
                      "remind me", "greet me", "start", "end", "stick to", "skip", "leave out", "show me", "explain",
-                     "list", "convert", "round", "double-check", "check", "mention", "put", "spell", "be")
+                     "list", "convert", "round", "double-check", "check", "mention", "put", "spell", "be",
+                     "make sure", "ensure")
 STANDING_VERBS_ZH = ("用", "使用", "以", "回答", "回复", "答复", "叫我", "称呼我", "称我", "跟我说", "和我说", "对我说",
                      "给我", "提醒我", "问我", "先给", "先说", "保持", "控制", "加上", "附上", "写")
 #: The other side's answers, which a standing instruction is about when it does not name the speaker
 #: ("keep your *answers* short", "*answer* in Spanish"; "for me", "call me" name the speaker):
 #: "Always keep your head up" is about neither.
 STANDING_ABOUT_EN = ("answer", "answers", "answering", "reply", "replies", "replying", "respond", "response",
-                     "responses", "message", "messages", "explanation", "explanations")
+                     "responses", "message", "messages", "explanation", "explanations", "example", "examples")
 STANDING_ABOUT_ZH = ("回答", "回复", "答复", "称呼")
 #: What makes an instruction one-off: it points at what is in hand ("in *this* draft", "*now*",
 #: "*here*", "the paragraph *above*"), however "always" it is said.

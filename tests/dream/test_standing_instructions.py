@@ -32,6 +32,9 @@ STANDING_EN = [
     "Always confirm delivery dates when I ask about accessory orders.",
     "Always clarify the difference between P(A|B) and P(B|A) when I ask about Bayes' theorem problems.",
     "Never skip the units when I'm asking about physics problems.",
+    # making sure of something, said as always
+    "Just please make sure, as always, that the examples we use are rooted in real-world social science issues.",
+    "Always make sure the examples you give me are real.",
 ]
 STANDING_ZH = [
     "以后都用中文回答我。",
@@ -60,6 +63,8 @@ ONE_OFF_EN = [
     "Never use that word in this essay.",
     "Always keep your head up!",
     "Never give up on your dreams.",
+    "Always make sure to double-check this draft.",
+    "Just make sure the numbers in this table add up.",
 ]
 ONE_OFF_ZH = [
     "这次用中文回答我。",
