@@ -191,25 +191,24 @@ def main() -> None:
         "+ hashed words (L2 10)": (lambda f: np.hstack([f.x, hashed_columns(f, None)]), 10.0),
         "+ hashed first four words (L2 10)": (lambda f: np.hstack([f.x, hashed_columns(f, 4)]), 10.0),
     }
-    rows_of: dict[str, list[tuple[float, ...]]] = {}
-    for model in models:
-        vectors = {f.name: sentence_vectors(f, model, args.cache) for f in sets}
-        for l2 in (1.0, 100.0):
-            rows_of[f"+ {model} vector (L2 {l2:g})"] = held_out(
-                sets, {f.name: np.hstack([f.x, vectors[f.name]]) for f in sets}, l2)
-        rows_of[f"+ {model} top 16 components"] = held_out(sets, {}, ef.L2, vectors, 16)
     names = [f.name for f in sets]
     print("| candidate | " + " | ".join(f"{n} held out: t / R / P / F1 / gain" for n in names) + " | worst | mean |")
     print("| --- |" + " --- |" * (len(names) + 2))
     for label, (columns, l2) in candidates.items():
-        rows = held_out(sets, {f.name: columns(f) for f in sets}, l2)
-        cells = [f"{t:.2f} / {r:.3f} / {p:.3f} / {f1:.3f} / {g:+.3f}" for t, r, p, f1, g in rows]
-        gains = [row[-1] for row in rows]
-        print(f"| {label} | " + " | ".join(cells) + f" | {min(gains):+.3f} | {np.mean(gains):+.3f} |", flush=True)
-    for label, rows in rows_of.items():
-        cells = [f"{t:.2f} / {r:.3f} / {p:.3f} / {f1:.3f} / {g:+.3f}" for t, r, p, f1, g in rows]
-        gains = [row[-1] for row in rows]
-        print(f"| {label} | " + " | ".join(cells) + f" | {min(gains):+.3f} | {np.mean(gains):+.3f} |", flush=True)
+        _print_row(label, held_out(sets, {f.name: columns(f) for f in sets}, l2))
+    for model in models:
+        vectors = {f.name: sentence_vectors(f, model, args.cache) for f in sets}
+        for l2 in (1.0, 100.0):
+            _print_row(f"+ {model} vector (L2 {l2:g})",
+                       held_out(sets, {f.name: np.hstack([f.x, vectors[f.name]]) for f in sets}, l2))
+        _print_row(f"+ {model} top 16 components", held_out(sets, {}, ef.L2, vectors, 16))
+
+
+def _print_row(label: str, rows: list[tuple[float, ...]]) -> None:
+    """One candidate's line of the table: every held-out set's cell, then the worst and mean gain."""
+    cells = [f"{t:.2f} / {r:.3f} / {p:.3f} / {f1:.3f} / {g:+.3f}" for t, r, p, f1, g in rows]
+    gains = [row[-1] for row in rows]
+    print(f"| {label} | " + " | ".join(cells) + f" | {min(gains):+.3f} | {np.mean(gains):+.3f} |", flush=True)
 
 
 if __name__ == "__main__":
