@@ -96,8 +96,9 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
-#: The speaker, alone or with others, as a word.
-_SPEAKER_WORD = alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN)) + r"(?![\w'’])"
+#: The speaker, alone or with others (I, im, we, our …); as a word in :data:`_SPEAKER_WORD` and :data:`_FIRST`.
+_SPEAKER_EN = alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+_SPEAKER_WORD = _SPEAKER_EN + r"(?![\w'’])"
 #: An example that leans on what was just said: "like when I watched Inception for the first time",
 #: and "like" before anything but the speaker in a clause that does not name them ("Like the old
 #: Final Fantasy games", "Like their job is purely to make salads").
@@ -140,8 +141,7 @@ _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
     r"\b(?:thank(?:s|\s+you)|cheers\s+for|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"
     r"well\s+said|no\s+problem|you\s+too|nice\s+to\s+meet)\b|^\s*(?:你|您|谢谢|感谢)", _I)
-_FIRST = re.compile(r"(?<![\w'])" + alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
-                    + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)
+_FIRST = re.compile(r"(?<![\w'])" + _SPEAKER_EN + r"(?![\w'])|" + alternation((*FIRST_PERSON_ZH, *FIRST_PLURAL_ZH))[3:-1], _I)
 _THIRD = re.compile(rf"^\s*{alternation(THIRD_PERSON_EN)}\b|^\s*{alternation(THIRD_PERSON_ZH)}(?!们)", _I)
 _STATE_EN = re.compile(
     r"\b(?:Im|Ive|Id)\s+[a-z]{2,}\b|\b(?:I|we)(?:'ve|'m|'d|'ll|'re|ve|m)?\s+(?:\w+\s+){0,2}?(?:am|'m|was|were|have|'ve|had|got|get|live|lived|work|worked|study|studied|"

@@ -90,13 +90,15 @@ EMOTION: tuple[re.Pattern[str], ...] = (
 
 
 _WHEN_EN = ("whenever", "every time", "each time")
+#: "Just please …" before a standing instruction.
+_POLITE_LEAD = r"^(?:(?:just|please)[,!]?\s+)*"
 # "From now on, (please) (always) answer …", "Never use emoji …", "Whenever I ask for a recipe, give me …"
 _STANDING_OPENS_EN = _en(
-    r"^(?:(?:just|please)[,!]?\s+)*(?:" + alternation(w for w in STANDING_EN if w not in _WHEN_EN)[3:-1]
+    _POLITE_LEAD + r"(?:" + alternation(w for w in STANDING_EN if w not in _WHEN_EN)[3:-1]
     + r"|" + alternation(_WHEN_EN)[3:-1] + r"\s+[^,;]{1,60},)[,!]?\s+(?:please[,!]?\s+)?(?:you\s+(?:should|must)\s+)?"
     r"(?:(?:always|never|don't|do\s+not|only)\s+)?" + alternation(STANDING_VERBS_EN) + r"\b")
 # "Answer in Spanish from now on", "Call me Sam going forward"
-_STANDING_CLOSES_EN = _en(r"^(?:(?:just|please)[,!]?\s+)*(?:(?:always|don't|do\s+not)\s+)?" + alternation(STANDING_VERBS_EN)
+_STANDING_CLOSES_EN = _en(_POLITE_LEAD + r"(?:(?:always|don't|do\s+not)\s+)?" + alternation(STANDING_VERBS_EN)
                           + r"\b.*\b" + alternation(w for w in STANDING_EN if w != "never") + r"\b")
 # "Always confirm delivery dates when I ask about accessory orders": any verb, for whenever the speaker asks
 _STANDING_ON_ASKING_EN = _en(r"^(?:please[,!]?\s+)?(?:always|never|don't|do\s+not)\s+[a-z]+\b[^.?!]*\bwhen(?:ever)?\s+"

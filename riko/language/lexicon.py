@@ -581,7 +581,7 @@ PASSING_TALK_EN = (
     # no energy or time for something right now ("I don't have the energy to search their website right now");
     # "I don't have time to cook on weekdays" is how the speaker's week goes
     r"^(?:(?:honestly|ugh|man|and|but|so)[,!.\s]+)*i\s+(?:don't|do\s+not|dont)\s+have\s+(?:the\s+|any\s+|much\s+|enough\s+)?"
-    r"(?:energy|time|patience|bandwidth|headspace|strength)\b[^.!?]*\b(?:right\s+now|today|tonight|at\s+the\s+moment|now)\b",
+    r"(?:energy|time|patience|bandwidth|headspace|strength)\b[^.!?]*\b(?:now|today|tonight|at\s+the\s+moment)\b",
     # a passing state of mind ("My brain is completely fried", "My head is still spinning"); "My brain is
     # usually too fried for pressure" is how the speaker is
     r"^(?:(?:honestly|ugh|man|and|but|so|plus)[,!.\s]+)*my\s+(?:head|brain|mind)\s+(?:(?:is|'s|feels|was)\s+)?(?:(?:still|just|"
