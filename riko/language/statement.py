@@ -311,13 +311,34 @@ def relative_dates(text: str) -> list[str]:
     return [m.group(0) for m in _EN_RELATIVE.finditer(text)] + [m.group(0) for m in _ZH_RELATIVE.finditer(text)]
 
 
+_NOWADAYS = re.compile(r"today['’]s\s+(?:\w+\s+)?(?:world|society|audiences?|markets?|economy|youth|generation|kids|"
+                       r"children|students|standards|age|climate|landscape|culture|times|technology|workplace|"
+                       r"workforce|consumers|media|industry)\b", _I)
+
+
+def _in_place(m: re.Match[str], resolved: str) -> str:
+    """``resolved`` as the text around ``m`` needs it: a date that owns a noun takes no preposition
+    ("today's activities" → "2024-01-06's activities"), a capital stays a capital, and a name that
+    only begins like a date ("Today.io") is left alone."""
+    after = m.string[m.end():m.end() + 2]
+    if re.fullmatch(r"\.[a-z]", after, _I):  # a name, not a day: "Today.io"
+        return m.group(0)
+    if after in ("'s", "’s") and _NOWADAYS.match(m.string, m.start()):
+        return m.group(0)  # "today's audiences" are audiences of these times, not of one day
+    if after in ("'s", "’s"):
+        resolved = re.sub(r"^(?:on|in|around)\s+", "", resolved)
+    # a sentence that opened on the date still opens on a capital
+    return resolved[:1].upper() + resolved[1:] if m.group(0)[:1].isupper() else resolved
+
+
 def resolve_dates(text: str, when: datetime | None) -> str:
     """``text`` with every relative date turned into the absolute one it means when said at ``when``
     ("yesterday" → "on 2023-05-07", "last month" → "in April 2023", "上周五" → "2023年5月5日"). Without
-    a time nothing changes. A preposition the text already put before the date is not repeated."""
+    a time nothing changes. A preposition the text already put before the date is not repeated, and a
+    date that owns a noun takes none ("yesterday's game" → "2023-05-07's game")."""
     if when is None:
         return text
-    out = _EN_RELATIVE.sub(lambda m: _resolve_en(m, when), text)
+    out = _EN_RELATIVE.sub(lambda m: _in_place(m, _resolve_en(m, when)), text)
     # "on last Friday" / "in last month": the resolved date brings its own preposition
     out = re.sub(r"\b(?:on|in|at|during)\s+(?=(?:on|in|around)\s+(?:the\s+)?\d|(?:on|in)\s+the\s+(?:week|weekend|night|"
                  r"morning|afternoon|evening)\s+of\s+\d)", "", out, flags=_I)

@@ -106,6 +106,11 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         "I started a new job last week": "I started a new job in the week of 2023-05-01",
         "I saw her on last Friday": "I saw her on 2023-05-05",
         "I was sick this past week": "I was sick in the week of 2023-05-01",
+        "I'm exhausted from today's activities": "I'm exhausted from 2023-05-08's activities",
+        "Yesterday’s game was close": "2023-05-07’s game was close",
+        "Last week's class ran late": "The week of 2023-05-01's class ran late",
+        "I explain how the Today.io product works": "I explain how the Today.io product works",
+        "I write for today's young audiences": "I write for today's young audiences",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said
