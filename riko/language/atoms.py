@@ -83,6 +83,7 @@ _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|aft
 _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
+    r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:i|i'm|im|i've|ive|i'd|id|my|we|but|and)\b)|"
     r"o+h+|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"

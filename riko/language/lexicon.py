@@ -494,6 +494,29 @@ CONVERSATION_TALK_EN = (
     # a wish for how something turns out ("I really hope this template helps", "I hope so"); "I hope to
     # become a doctor" is an aim, and a dated one stays ("I hope my demo on August 30 goes well")
     r"^(?:(?:and|but|so|well)[,\s]+)*(?:i|we)\s+(?:really\s+|just\s+|truly\s+|do\s+|sure\s+)*hope\b(?!\s+to\b)",
+    # the same said to the other side without an "I" ("Hope ya had a fun day out", "Fingers crossed it works out")
+    r"^(?:(?:and|but|so|well|oh)[,!.\s]+)*(?:hope\s+(?:you|ya|u|y'all|you're|your|it|it's|this|that|all|everything|things|"
+    r"the|he|she|they)\b|fingers\s+crossed\b)",
+    # looking forward to how the work turns out or to the next talk ("Looking forward to seeing how it goes",
+    # "Looking forward to our Friday chat"); "I'm looking forward to visiting Golden Gate Park" is a plan
+    r"^(?:(?:i'm|i\s+am|im|we're|we\s+are)\s+(?:\w+ly\s+|so\s+|really\s+)*)?looking\s+forward\s+to\s+(?:seeing\s+(?:how|what|"
+    r"where|if|whether|the\s+(?:results|progress|difference))|hearing\s+(?:back|from\s+you|your|what|how)|(?:our|the|this|that)\s+"
+    r"(?:\w+\s+){0,2}?(?:session|chat|call|review|conversation|discussion|check-in|catch-up|iteration)s?\b|(?:getting|keeping|"
+    r"trying|putting|implementing|applying|testing|using|starting|continuing|making|working)\s+(?:on\s+)?(?:this|that|these|those|"
+    r"it|them)\b|(?:the\s+)?next\s+(?:steps?|session|part|phase|round|iteration)\b)",
+    # thanks, news taken in, nothing to add ("Thanks for the clarification", "I had no idea but that's great",
+    # "I cant think of any right now"); "I had no idea I was allergic" says what the speaker learned
+    r"^(?:(?:oh|ok(?:ay)?|and|well|hey|wow|aw+)[,!.\s]+)*(?:thanks|thank\s+you|thx)\s+(?:so\s+much\s+|a\s+lot\s+|again\s+)?for\b",
+    r"^(?:(?:oh|wow|omg|really|huh|ah)[,!.\s]+)*i\s+(?:had\s+no\s+idea|didn't\s+know|did\s+not\s+know|never\s+knew)"
+    r"(?=[\s.!,~]*$|\s+(?:that[\s.!~]*$|but\b|about\s+(?:that|this|it)\b|(?:that\s+)?(?:you|ya|u)\b))",
+    r"^i\s+(?:can't|cant|cannot)\s+think\s+of\s+(?:any|anything|one|much)(?:\s+(?:else|really|right\s+now|at\s+the\s+moment|"
+    r"off\s+the\s+top\s+of\s+my\s+head))*[\s.!,~]*$",
+    # a message about the conversation itself ("Just wanted to confirm the auto-save is on", "Just wanted to share")
+    r"^(?:(?:hi|hey|hello|ok(?:ay)?|so)[,!.\s]+)*(?:i\s+)?just\s+(?:wanted|want)\s+to\s+(?:confirm|make\s+sure|check|clarify|"
+    r"double[\s-]check|follow\s+up|touch\s+base|share(?=[\s.!,~]*$)|say\s+(?:hi|hello|thanks|thank\s+you|bye))\b",
+    # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
+    r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
+    r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",
     # taking up the advice just given ("I'll definitely try the gevent worker class", "I'll keep an eye on my
     # spending", "I'll give it a shot"); a dated plan stays ("I'll make sure to attend mass on June 13th")
     r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
@@ -572,7 +595,12 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         r"^我(?:已经|都)?准备好了[。！!~]*$", r"^我(?:已经)?准备好(?:开始|继续|听|看)",
                         r"^我(?:得|要|该|先)(?:走|下|撤|去忙)了[。！!~]*$",
                         r"(?:这个|这些|你的|那个)[^，。！？]{0,12}(?:看起来|听起来)(?:很|挺|非常|真)?(?:不错|好|棒|完美|清楚|实用)",
-                        r"(?:没有|没)(?:别的|其他的?|什么)(?:问题|要(?:问|讨论|补充)的)")
+                        r"(?:没有|没)(?:别的|其他的?|什么)(?:问题|要(?:问|讨论|补充)的)",
+                        # a wish to the other side, looking forward to the next talk, thanks, news taken in
+                        r"^(?:希望你|祝你|祝您)", r"^(?:我)?(?:很|真|好)?期待(?:我们的?)?(?:下次|下一次|明天|之后)的?(?:聊天|见面|交流|讨论|对话)",
+                        r"^(?:谢谢|感谢|多谢)(?:你|您)",
+                        r"^我?(?:都|还|竟然|真)?不知道(?:呢|诶|耶|啊|哎)?[，。！!~]*$", r"^我?(?:一时|暂时)?想不(?:出|起来)",
+                        r"^(?:准备好|可以)(?:继续|开始)了?[。！!~]*$")
 #: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the
 #: other day!", "Look at how nice the fresh pasta comes out!"), how the speaker is doing when
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
