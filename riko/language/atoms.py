@@ -76,7 +76,10 @@ _CLAUSE = re.compile(
     r"|(?:但是|不过|可是)"
     # a statement before the question it leads to: "I was diagnosed in May, how often should I …?"
     r"|,\s+(?=(?i:(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|why|who|can|could|would|should|do|does|did|is|"
-    r"are|any|anything)\b)[^.!?]*\?[\s\"'”’)]*$)|，(?=[^，。！？]*[？?]\s*$)")
+    r"are|any|anything)\b)[^.!?]*\?[\s\"'”’)]*$)|，(?=[^，。！？]*[？?]\s*$)"
+    # what a question is asked in view of: "What's the best way to prepare, considering I've never done one?"
+    r"|,\s+(?i:considering|given)\s+(?i:that\s+)?(?=(?:I|I'm|I've|we|we've|we're)\s)")
+_IN_VIEW = re.compile(r",\s+(?:considering|given)\b", _I)
 #: Who shares the subject with "I": "My wife and I", "… that my family and I spent".
 _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|after|before|and|so|but|then)\s+)"
                       r"(?:my\s+[a-z]+|[A-Z][a-z]+)\s*$", re.I)
@@ -84,6 +87,7 @@ _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
     r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:i|i'm|im|i've|ive|i'd|id|my|we|but|and)\b)|"
+    r"(?:given|considering)\s+that(?=\s+(?:i|i'm|i've|my|we|we've|we're|our)\b)|"
     r"o+h+|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
@@ -124,6 +128,9 @@ _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就�
 _QUESTION = re.compile(
     r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:" + alternation(QUESTION_OPENERS_EN)[3:-1]
     + r"|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)"
+    # asked without its "?" ("What's the best way to prepare for a visa interview"); "What's more, …" is not asked
+    r"|^\s*(?:what|how|where|which)['’]s\s+(?:the|a|an|your|some|any|good|best|better|easiest|quickest|fastest|"
+    r"simplest|cheapest)\b"
     # asked after a joining word, in question order ("Or is there a way to share the funds")
     r"|^\s*(?:or|and|but|also|so|plus)[,\s]+(?:is|are|am|was|were|do|does|did|can|could|would|should|will|shall|may|"
     r"have|has)\s+(?:there|i|you|we|it|this|that|he|she|they)\b", _I)
@@ -294,12 +301,23 @@ def multi_party(user_lines: Iterable[str]) -> bool:
 
 
 def _sentences(text: str) -> list[str]:
+    return [sentence for sentence, _ in _sentences_closing(text)]
+
+
+def _sentences_closing(text: str) -> list[tuple[str, str]]:
+    """The sentences of ``text``, each with the closing quotes and brackets the cut between it and
+    the next one took (’"” of ‘He said “hi.” Then …’): what :func:`_quotation` needs to see close."""
     if "&" in text:
         text = html.unescape(text)  # "Poincar&eacute;": an entity's ";" is no clause boundary
     text = _FENCE.sub("\n", text)
     text = _BULLET.sub("\n", text)
     text = _MARKUP.sub("", text)
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    out, start = [], 0
+    for m in _SENTENCE.finditer(text):
+        out.append((text[start:m.start()], m.group(0).strip()))
+        start = m.end()
+    out.append((text[start:], ""))
+    return [(sentence.strip(), closing) for sentence, closing in out if sentence and sentence.strip()]
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -307,12 +325,16 @@ def _clauses(sentence: str) -> list[str]:
     my family and I spent", "My wife and I moved to Lisbon")."""
     parts: list[str] = []
     start = 0
+    in_view = False
     for m in _CLAUSE.finditer(sentence):
         if m.group(0).strip() == "and" and _WITH_ME.search(sentence, 0, m.start()):
             continue
         parts.append(sentence[start:m.start()])
         start = m.end()
-    parts.append(sentence[start:])
+        in_view = in_view or bool(_IN_VIEW.match(m.group(0)))
+    last = sentence[start:]
+    # the "?" of "What's the best way …, considering I've never done one?" belongs to the question
+    parts.append(last.rstrip().rstrip("?？") if in_view else last)
     return [p for p in parts if p and p.strip()] or [sentence]
 
 
@@ -525,6 +547,32 @@ def _asked_whole(clauses: Sequence[str]) -> bool:
         and _words(sentence) <= _ASKED_MAX_WORDS and not _ASKS_SOMEWHERE.search(sentence)
 
 
+def _quotation(sentence: str, inside: bool) -> tuple[bool, bool]:
+    """Whether ``sentence`` is someone else's words in double quotes — wholly quoted ("“I eat
+    bread.” -> Yo como pan", an example or a line of a story) or inside a quotation an earlier
+    sentence opened — and whether a quotation is still open after it. A " after a letter or digit
+    closes (5'10"), one before a word opens."""
+    depth = 1 if inside else 0
+    opened_at_start = inside
+    closed_at = -1
+    for i, ch in enumerate(sentence):
+        before = sentence[i - 1] if i else " "
+        after = sentence[i + 1] if i + 1 < len(sentence) else " "
+        if ch == "“" or (ch == '"' and depth == 0 and (before.isspace() or before in "([{:") and not after.isspace()):
+            if depth == 0 and i == 0:
+                opened_at_start = True
+            depth += 1
+        elif ch == "”" or (ch == '"' and depth > 0 and not before.isspace()):
+            depth = max(0, depth - 1)
+            if depth == 0:
+                closed_at = i
+    if not opened_at_start:
+        return False, depth > 0
+    # a quotation that runs past the sentence, or closes at its end ("I eat bread.", "… dat," he said. is not)
+    whole = depth > 0 or not sentence[closed_at + 1:].strip(" .,!?;:…)]")
+    return whole or inside, depth > 0
+
+
 @lru_cache(maxsize=1 << 14)
 def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[Fact, ...]:
     facts: list[Fact] = []
@@ -537,8 +585,19 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
     seen: set[str] = set()
     before: list[str] = list(context)
     pasted = len(text) > _LONG_MESSAGE
-    for sentence in _sentences(text):
-        if len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
+    inside, opened = False, 0
+    split = _sentences_closing(text)
+    quoted = []
+    for index, (sentence, closing) in enumerate(split):
+        opened = opened if inside else index
+        asides, inside = _quotation(sentence + closing, inside)
+        quoted.append(asides)
+    if inside:  # a quote never closed ("buffet food that is "meh# at best") is a slip, not a quotation
+        quoted[opened:] = [False] * (len(quoted) - opened)
+    if all(quoted):
+        quoted = [False] * len(quoted)  # a message wrapped in quotes whole is the speaker's own
+    for (sentence, _), aside in zip(split, quoted):
+        if aside or len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
             continue
         folded = sentence.replace("’", "'").replace("‘", "'")
         if is_hypothetical(folded) or has_secret(folded):

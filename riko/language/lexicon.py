@@ -514,6 +514,14 @@ CONVERSATION_TALK_EN = (
     # a message about the conversation itself ("Just wanted to confirm the auto-save is on", "Just wanted to share")
     r"^(?:(?:hi|hey|hello|ok(?:ay)?|so)[,!.\s]+)*(?:i\s+)?just\s+(?:wanted|want)\s+to\s+(?:confirm|make\s+sure|check|clarify|"
     r"double[\s-]check|follow\s+up|touch\s+base|share(?=[\s.!,~]*$)|say\s+(?:hi|hello|thanks|thank\s+you|bye))\b",
+    # ready for the next piece of the work ("I'm ready to formalize our long-term maintenance plan", "I'm ready to
+    # roll"); a step in the speaker's life stays ("I think I'm ready to apply for the senior editor role", and a
+    # dated one: "I'm ready to move to Lisbon in May")
+    r"^(?:(?:ok(?:ay)?|so|alright|right|well|now|and)[,!.\s]+)*(?:i\s+think\s+|i\s+guess\s+|i\s+reckon\s+)?(?:i'm|i\s+am|im|"
+    r"we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|all\s+|just\s+|back\s+and\s+|relieved\s+and\s+)*ready\s+to\s+"
+    r"(?!(?:apply|quit|retire|resign|move\s+(?:to|out|in|house|abroad)|have\s+(?:a\s+)?(?:baby|kids|children|child)|take\s+the\s+"
+    r"plunge|get\s+married|propose|settle|buy\s+a\s+(?:house|home|car|flat|place)|adopt|start\s+(?:a\s+family|my\s+own|a\s+new\s+"
+    r"job|dating)|learn\s+(?!how\b|more\b|properly\b)\w+\s+\w))",
     # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
     r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
     r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",

@@ -361,6 +361,7 @@ _IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met fou
 felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam
 flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
 let quit shut hurt cost""".split())
+_PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
 _EN_SUBJECT = re.compile(r"(?<![\w'])(I)(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
 _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
@@ -369,7 +370,8 @@ _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 def _third(verb: str) -> str:
     """The third-person present of ``verb`` (love → loves, go → goes, study → studies)."""
     low = verb.casefold().replace("’", "'")
-    past = low.endswith("ed") and not low.endswith("eed")  # "need", "succeed" are present
+    # "need", "succeed" are present; "agreed", "freed" are past
+    past = low.endswith("ed") and (not low.endswith("eed") or low in _PAST_IN_EED)
     if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or low.endswith("n't"):
         return verb
     if low in _ADVERB or low.endswith("ly") or low in ("kind", "sort"):

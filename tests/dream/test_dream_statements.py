@@ -44,6 +44,8 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
     assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
     assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
+    assert name_subject("I agreed to stop by 10 PM", "The user") == "The user agreed to stop by 10 PM"
+    assert name_subject("I breed dogs", "The user") == "The user breeds dogs"
     assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
     assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"
     # a "my" before the subject is named names it; after, it is "their"
@@ -250,6 +252,31 @@ def test_no_proposal_drops_a_negation_of_its_fact(lines):
     for page in pages(*(("user", "I think " + line + ".") for line in lines)):
         assert not drops_negation(page.quote, page.title), page
         assert not drops_negation(page.quote, page.description) or page.description in " ".join(lines)
+
+
+def test_words_in_quotes_beside_the_speakers_own_are_someone_elses():
+    said = {text: [f.text for f in extract_facts(text)] for text in [
+        # an exercise: the sentences to translate are not the speaker's
+        'Saya coba ya ini. 1. "I eat bread." -> Yo como pan. 2. "The motorcycle is black." I love my bike.',
+        # a draft quoted over several sentences
+        'Here is my draft: "My retirement fund just got a huge boost. I feel great. We did it." I run a blog about money.',
+        "“I never seen such a cyclone as dat. I lost my hat.” I like storms.",
+        # a message in quotes whole is the speaker's own; a quote never closed is a slip; inches close nothing
+        '"I love hiking"',
+        'The buffet food is "meh# at best. Remember, everything is imported. I am a Diet Coke drinker.',
+        "I am 5'10\" tall. I love hiking.",
+        'I told him "I quit my job" and left.']}
+    assert said == {
+        'Saya coba ya ini. 1. "I eat bread." -> Yo como pan. 2. "The motorcycle is black." I love my bike.': ["I love my bike"],
+        'Here is my draft: "My retirement fund just got a huge boost. I feel great. We did it." I run a blog about money.':
+            ["I run a blog about money"],
+        "“I never seen such a cyclone as dat. I lost my hat.” I like storms.": ["I like storms"],
+        '"I love hiking"': ["I love hiking"],
+        'The buffet food is "meh# at best. Remember, everything is imported. I am a Diet Coke drinker.':
+            ["I am a Diet Coke drinker"],
+        "I am 5'10\" tall. I love hiking.": ["I am 5'10\" tall", "I love hiking"],
+        'I told him "I quit my job" and left.': ['I told him "I quit my job" and left'],
+    }
 
 
 def test_a_title_keeps_its_quotes_and_a_list_number_or_label_is_not_part_of_the_fact():

@@ -186,6 +186,10 @@ LEANING = {
     "ready for the work, without an I": ["Ready to get back into the remittance stuff now.", "Ready to get stuck in!",
                                          "准备好继续了"],
     "a taste of what is pasted below": ["I like the following:"],
+    "ready for the next piece of the work": ["I'm ready to roll.", "I'm ready to formalize our long-term maintenance plan.",
+                                             "I think I'm ready to pick things back up now."],
+    "a question asked without its question mark": ["What's the best way to report back once I've gone through it",
+                                                   "What's the minimum storage capacity I should consider"],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
@@ -289,6 +293,14 @@ STAYS = {
     "Just started my new job at Google.": "Just started my new job at Google",
     "I hope my baking demo on August 30 at the library goes well.":
         "I hope my baking demo on August 30 at the library goes well",
+    "I think I'm ready to quit my job at the bank.": "I think I'm ready to quit my job at the bank",
+    "I'm ready to have kids with Ana.": "I'm ready to have kids with Ana",
+    "I'm ready to learn R for the data analysis in my thesis.": "I'm ready to learn R for the data analysis in my thesis",
+    "What's the best way to prepare for a visa interview, considering I've never attended an interview before?":
+        "I've never attended an interview before",
+    "Given that I have never solved any induction problems, can you give me an example?":
+        "I have never solved any induction problems",
+    "What's more, I love jazz.": "I love jazz",
     "I am looking forward to visiting Golden Gate Park.": "I am looking forward to visiting Golden Gate Park",
     "Looking forward to the meeting with my landlord on June 5.": "Looking forward to the meeting with my landlord on June 5",
     "I had no idea I was allergic to cats.": "I had no idea I was allergic to cats",
