@@ -547,6 +547,9 @@ def _asked_whole(clauses: Sequence[str]) -> bool:
         and _words(sentence) <= _ASKED_MAX_WORDS and not _ASKS_SOMEWHERE.search(sentence)
 
 
+_QUOTE_MARK = re.compile(r'["“”]')
+
+
 def _quotation(sentence: str, inside: bool) -> tuple[bool, bool]:
     """Whether ``sentence`` is someone else's words in double quotes — wholly quoted ("“I eat
     bread.” -> Yo como pan", an example or a line of a story) or inside a quotation an earlier
@@ -555,7 +558,8 @@ def _quotation(sentence: str, inside: bool) -> tuple[bool, bool]:
     depth = 1 if inside else 0
     opened_at_start = inside
     closed_at = -1
-    for i, ch in enumerate(sentence):
+    for mark in _QUOTE_MARK.finditer(sentence):
+        i, ch = mark.start(), mark.group(0)
         before = sentence[i - 1] if i else " "
         after = sentence[i + 1] if i + 1 < len(sentence) else " "
         if ch == "“" or (ch == '"' and depth == 0 and (before.isspace() or before in "([{:") and not after.isspace()):
@@ -590,7 +594,8 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
     quoted = []
     for index, (sentence, closing) in enumerate(split):
         opened = opened if inside else index
-        asides, inside = _quotation(sentence + closing, inside)
+        asides, inside = _quotation(sentence + closing, inside) if inside or _QUOTE_MARK.search(sentence + closing) \
+            else (False, False)
         quoted.append(asides)
     if inside:  # a quote never closed ("buffet food that is "meh# at best") is a slip, not a quotation
         quoted[opened:] = [False] * (len(quoted) - opened)
