@@ -88,7 +88,7 @@ _LEAD = re.compile(
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
     r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:i|i'm|im|i've|ive|i'd|id|my|we|but|and)\b)|"
     r"(?:given|considering)\s+that(?=\s+(?:i|i'm|i've|my|we|we've|we're|our)\b)|"
-    r"o+h+|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
+    r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
     r"absolutely|definitely|indeed|true|fair\s+enough|"

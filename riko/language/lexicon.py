@@ -327,10 +327,15 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
-                  r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]")
+                  r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]",
+                  # working an exercise through ("I get 3^1 - 1 = 2", "the hypothesis that 7^k - 1 is divisible by 6");
+                  # a learner's state stays ("I'm having trouble with variation of parameters for y'' + 4y = tan 2x")
+                  r"^(?!.*\b(?:trouble|struggl\w*|working\s+on|practic\w*|stuck|learn\w*|stud(?:y|ying|ied)|completed|improved|"
+                  r"master\w*|confident|explored|drafted|solved)\b).*?(?:\w\s*\^\s*\(?[\w+-]|[\w)]\s*[=≡]\s*[\w(-]|\(mod\s+\d)")
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
-                    "such as", "are", "is", "include", "just", "includes", "as follows")
+                    "such as", "are", "is", "include", "just", "includes", "as follows", "and then", "and suddenly",
+                    "then suddenly")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
@@ -451,8 +456,8 @@ CONVERSATION_TALK_EN = (
     # designed to be flexible"); "I appreciate good coffee" is a taste
     r"^(?!(?:i|i'm|i've|my|we|our)\b)[^.!?]{0,80}?\bmakes?\s+(?:(?:perfect|total|complete|good|so\s+much|a\s+lot\s+of)\s+)?sense\b",
     r"^(?:(?:ok(?:ay)?|and|also|yes|yeah|thanks)[,!.\s]+)*i\s+(?:really\s+|truly\s+|do\s+|also\s+)*appreciate\s+(?:that|how|the\s+way|the\s+(?:[\w-]+\s+){0,3}?(?:breakdown|explanation|help|advice|tips|"
-    r"suggestions|feedback|clarification|details|summary|overview|guidance|support|reminder|update|walkthrough|examples?|"
-    r"info|information|insight|insights|input|options|ideas|plan|list)\b|"
+    r"suggestions?|feedback|clarification|details|summary|overview|guidance|support|reminder|update|walkthrough|examples?|"
+    r"info|information|insight|insights|input|options|ideas|plan|list|recommendations?|heads[\s-]up|offer|thought)\b|"
     r"your|you|it|this|all\s+(?:your|the|this|that|of\s+(?:your|this|that|it))|everything\s+you)\b",
     # taking up what was proposed ("I'm definitely on board with trying that modified version", "I like that it's not
     # too extreme", "I'm so glad we cleared that up", "The recalculated critical path is noted")

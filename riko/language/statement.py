@@ -362,7 +362,7 @@ felt thought knew came gave told said lost won sold began brought caught taught 
 flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
 let quit shut hurt cost""".split())
 _PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
-_EN_SUBJECT = re.compile(r"(?<![\w'])(I)(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
+_EN_SUBJECT = re.compile(r"(?<![\w'])(I|i(?!\.))(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
 _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 

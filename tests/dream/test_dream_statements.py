@@ -45,6 +45,8 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
     assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
     assert name_subject("I agreed to stop by 10 PM", "The user") == "The user agreed to stop by 10 PM"
+    assert name_subject("i purchased lots of food for my kids", "The user") == "The user purchased lots of food for their kids"
+    assert name_subject("I like apples, i.e. red ones", "The user") == "The user likes apples, i.e. red ones"
     assert name_subject("I breed dogs", "The user") == "The user breeds dogs"
     assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
     assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"

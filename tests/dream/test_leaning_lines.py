@@ -17,7 +17,7 @@ from riko.language.content import carries_content, task_talk
 
 #: rule -> messages that propose nothing.
 LEANING = {
-    "an interjection that acknowledges": ["Ohh i see lol", "Ahh I get it now", "Hmmm I think so", "哦哦我明白了",
+    "an interjection that acknowledges": ["Ohh i see lol", "Ooo i see", "Ahh I get it now", "Hmmm I think so", "哦哦我明白了",
                                           "嗯嗯我知道了"],
     "a reply that points back": ["I tried once", "Nah I said earlier", "I'll keep u updated", "I did the same thing",
                                  "我试过一次", "我之前说过了", "我会随时告诉你进展"],
@@ -186,6 +186,11 @@ LEANING = {
     "ready for the work, without an I": ["Ready to get back into the remittance stuff now.", "Ready to get stuck in!",
                                          "准备好继续了"],
     "a taste of what is pasted below": ["I like the following:"],
+    "an exercise worked through": ["I get 3^1 - 1 = 2, which is divisible by 2, so that's true.",
+                                   "I know I need to use the inductive hypothesis that 7^k - 1 is divisible by 6.",
+                                   "So x = 4 and y = -2."],
+    "a clause cut on 'and then'": ["I've spent so long just trying to disappear in those situations, and then suddenly"],
+    "thanks for a recommendation": ["I appreciate the recommendation—I'll definitely add it to my reading list."],
     "ready for the next piece of the work": ["I'm ready to roll.", "I'm ready to formalize our long-term maintenance plan.",
                                              "I think I'm ready to pick things back up now."],
     "a question asked without its question mark": ["What's the best way to report back once I've gone through it",
@@ -301,6 +306,9 @@ STAYS = {
     "Given that I have never solved any induction problems, can you give me an example?":
         "I have never solved any induction problems",
     "What's more, I love jazz.": "I love jazz",
+    "I reduced my 5k time from 30 to 28 minutes.": "I reduced my 5k time from 30 to 28 minutes",
+    "I scored 4/5 on my statistics quiz.": "I scored 4/5 on my statistics quiz",
+    "I've been working on solving Pell's equation x^2 - 2y^2 = 1.": "I've been working on solving Pell's equation x^2 - 2y^2 = 1",
     "I am looking forward to visiting Golden Gate Park.": "I am looking forward to visiting Golden Gate Park",
     "Looking forward to the meeting with my landlord on June 5.": "Looking forward to the meeting with my landlord on June 5",
     "I had no idea I was allergic to cats.": "I had no idea I was allergic to cats",
