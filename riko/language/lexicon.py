@@ -331,7 +331,7 @@ TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+insta
                   # working an exercise through ("I get 3^1 - 1 = 2", "the hypothesis that 7^k - 1 is divisible by 6");
                   # a learner's state stays ("I'm having trouble with variation of parameters for y'' + 4y = tan 2x")
                   r"^(?!.*\b(?:trouble|struggl\w*|working\s+on|practic\w*|stuck|learn\w*|stud(?:y|ying|ied)|completed|improved|"
-                  r"master\w*|confident|explored|drafted|solved)\b).*?(?:\w\s*\^\s*\(?[\w+-]|[\w)]\s*[=≡]\s*[\w(-]|\(mod\s+\d)")
+                  r"master\w*|confident|explored|drafted|solved)\b|.*(?:练习|学习|在学|不懂|不会|卡在|搞不懂|掌握|完成了)).*?(?:\w\s*\^\s*\(?[\w+-]|[\w)]\s*[=≡]\s*[\w(-]|\(mod\s+\d)")
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
                     "such as", "are", "is", "include", "just", "includes", "as follows", "and then", "and suddenly",
