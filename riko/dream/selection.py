@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..language.content import carries_content, pasted, task_talk
-from ..language.lexicon import CJK, THIRD_PERSON_ZH, UNRESOLVED_SUBJECTS_EN, alternation
+from ..language.lexicon import CJK, THIRD_PERSON_ZH, UNRESOLVED_SUBJECTS_EN, UNRESOLVED_SUBJECTS_ZH, alternation
 from ..language.atoms import _FIRST, _QUESTION, _REQUEST, Fact, _sentences, _multi_party, _trim, extract_facts, split_speaker
 from .transcript import Transcript, TranscriptLine
 
@@ -74,7 +74,7 @@ _CONTENT = FEATURES.index("content")
 #: "They really feel a girl can't run a business", "Mine was chocolate mousse cake", 她特别喜欢狗).
 #: ("Her name is Latte" still says a name worth a page, whoever she is.)
 _UNRESOLVED = re.compile(rf"^(?!(?:his|her|their)\s+names?\s+(?:is|are|was)\b){alternation(UNRESOLVED_SUBJECTS_EN)}\b"
-                         rf"|^{alternation(THIRD_PERSON_ZH)}(?!们|的)", re.IGNORECASE)
+                         rf"|^{alternation(THIRD_PERSON_ZH)}(?!们|的)|^{alternation(UNRESOLVED_SUBJECTS_ZH)}", re.IGNORECASE)
 #: Logistic weights and bias (see the module docstring for how they were chosen).
 WEIGHTS: tuple[float, ...] = (
     +0.068,  # first_person
@@ -224,16 +224,16 @@ def choose(scored: Sequence[Scored], threshold: float | None = None) -> list[Sco
     however many a session holds, that carries content (:func:`carries_content`: "I tried once"
     leans on what was said before) and is not task talk (:func:`riko.language.content.task_talk`),
     and every plainly stated taste or boundary (``ALWAYS_KINDS``); nothing from a message pasted for
-    the task (:func:`riko.language.content.pasted`)."""
+    the task (:func:`riko.language.content.pasted`), and nothing whose subject is a pronoun no one
+    in the session answers ("She loves dogs", "One of them is great"), taste or not."""
     limit = THRESHOLD if threshold is None else threshold
     seen: set[tuple[str | None, str]] = set()
     out = []
     for s in scored:
         key = (s.fact.speaker, " ".join(s.fact.text.casefold().split()))
-        if key not in seen and not s.pasted:
+        if key not in seen and not s.pasted and not _UNRESOLVED.match(s.fact.text):
             seen.add(key)
-            if (s.probability >= limit and s.features[_CONTENT] and not task_talk(s.fact.text)
-                    and not _UNRESOLVED.match(s.fact.text)) \
+            if (s.probability >= limit and s.features[_CONTENT] and not task_talk(s.fact.text)) \
                     or _stated_taste_or_boundary(s):
                 out.append(s)
     return out

@@ -229,7 +229,10 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _VAGUE = re.compile(
     r"^(?:I|we)\s+(?:think|guess|mean|see|know|agree|understand|hope\s+so|feel\s+like\s+(?:it|that))\b"
     r"(?:\s+(?:so|that|it|this))?[\s.!]*$"
-    r"|^I(?:'m|\s+am)\s+not\s+(?:sure|certain)\b|^I\s+(?:don't|do\s+not)\s+know\b"
+    r"|^I(?:'m|\s+am)\s+not\s+(?:sure|certain)\b"
+    # not knowing, said in passing ("I don't know if he's coming"); "I don't know how to swim" is a skill
+    r"|^I\s+(?:don't|do\s+not)\s+know\b(?=[\s.!,~]*$|\s+(?:if|whether|what|why|where|when|who|which|yet|for\s+sure|tbh|lol|"
+    r"exactly|either|man|haha|how(?!\s+to\b)))"
     # an object that names nothing: "I love it", "I like that one"
     r"|^(?:I|we)\s+(?:\w+\s+){0,2}(?:it|that|this|them|you|him|her|those|these)(?:\s+(?:one|too|so\s+much|a\s+lot))?[\s.!]*$"
     # ordering something, not a preference: "I'd like a coffee"

@@ -527,6 +527,18 @@ CONVERSATION_TALK_EN = (
     r"(?!(?:apply|quit|retire|resign|move\s+(?:to|out|in|house|abroad)|have\s+(?:a\s+)?(?:baby|kids|children|child)|take\s+the\s+"
     r"plunge|get\s+married|propose|settle|buy\s+a\s+(?:house|home|car|flat|place)|adopt|start\s+(?:a\s+family|my\s+own|a\s+new\s+"
     r"job|dating)|learn\s+(?!how\b|more\b|properly\b)\w+\s+\w))",
+    # what the work should deliver, said as a need ("I need a concrete plan, not more research", "I need the actual
+    # analysis"); "I need a new laptop for my design work" is the speaker's
+    r"^(?:(?:ok(?:ay)?|so|look|now|but)[,!.\s]+)*i\s+(?:really\s+|just\s+|still\s+|now\s+)*need\s+(?:a|an|the|your)\s+"
+    r"(?:[\w'-]+\s+){0,3}?(?:plan|analysis|recommendation|breakdown|summary|draft|answer|report|table|outline|checklist|"
+    r"overview|numbers|specifics|list|version|itinerary|schedule|proposal|script|template)s?\b(?=[\s.!,~]*$|,?\s+not\b|\s+(?:now|"
+    r"first|immediately|asap|today)\b|\s+(?:and|with|for|on|of)\s+(?:the|this|that|these|those|it|them)\b)",
+    # not knowing something said in passing ("i dunno how those pads work", "I don't know if he's coming"); "I don't
+    # know how to swim" is a skill
+    r"^(?:(?:oh|hmm+|well|idk|honestly)[,!.\s]+)*i\s+(?:dunno|don't\s+know|dont\s+know|do\s+not\s+know)\s+(?:if|whether|why|"
+    r"what\s+(?:to\s+)?(?:say|think|do|else)|how\s+(?:those|these|that|this|it|they|he|she|you|u)\b)",
+    r"^(?:(?:hmm+|well|oh)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:still\s+|just\s+)?trying\s+to\s+think\s+of\b",
+    r"^(?:(?:but|and|so|well|oh)[,!.\s]+)*nothing\s+(?:specific|special|much|really|in\s+particular)\b",
     # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
     r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
     r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",
@@ -613,7 +625,10 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         r"^(?:希望你|祝你|祝您)", r"^(?:我)?(?:很|真|好)?期待(?:我们的?)?(?:下次|下一次|明天|之后)的?(?:聊天|见面|交流|讨论|对话)",
                         r"^(?:谢谢|感谢|多谢)(?:你|您)",
                         r"^我?(?:都|还|竟然|真)?不知道(?:呢|诶|耶|啊|哎)?[，。！!~]*$", r"^我?(?:一时|暂时)?想不(?:出|起来)",
-                        r"^(?:准备好|可以)(?:继续|开始)了?[。！!~]*$")
+                        r"^(?:准备好|可以)(?:继续|开始)了?[。！!~]*$",
+                        r"^我(?:现在|只是)?(?:需要|要)(?:一个|一份|你的)?(?:具体的|详细的|真正的|实际的)?(?:计划|分析|建议|方案|清单|总结|报告)"
+                        r"[。！!~]*(?:$|，?而不是)",
+                        r"^我?(?:还)?在想(?:还能|还要|还可以|该)(?:做|吃|买|写)(?:点)?什么", r"^(?:没什么|没有什么)(?:特别|具体)的?")
 #: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the
 #: other day!", "Look at how nice the fresh pasta comes out!"), how the speaker is doing when
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
@@ -786,16 +801,19 @@ PERSON_PRONOUNS_EN = ("she", "he", "her", "him", "his")
 #: Subjects that read as nothing alone when no one said who they are ("She's so messy", "Mine was chocolate cake",
 #: "Their willingness to listen has been comforting").
 UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "they", "they're", "hers", "them", "him", "mine", "his", "her", "their",
-                          "theirs")
+                          "theirs", "one of them", "both of them", "some of them", "all of them", "most of them",
+                          "none of them", "either of them", "neither of them")
 #: 他 / 她 alone (not 他们, 她们): a singular third person in Chinese.
 THIRD_PERSON_ZH = ("他", "她")
+#: "One of them" in Chinese: a subject that leans on a group named before.
+UNRESOLVED_SUBJECTS_ZH = ("其中一个", "其中一只", "其中一位", "其中一件")
 #: Verbs in the past, irregular, that say what someone named did ("Grandpa Joe sold the farm").
 IRREGULAR_PAST_EN = ("went", "got", "made", "took", "left", "met", "came", "ran", "bought", "lost", "won", "sold", "told",
                      "began", "became", "grew", "moved", "found", "gave", "built", "wrote", "broke", "fell", "flew",
                      "drove", "sang")
 #: Adverbs that may come between a named subject and its verb ("Mia finally moved").
 SUBJECT_ADVERBS_EN = ("just", "finally", "also", "still", "recently", "always", "never", "usually")
-__all__ += ["THIRD_PERSON_EN", "PERSON_PRONOUNS_EN", "UNRESOLVED_SUBJECTS_EN", "THIRD_PERSON_ZH", "IRREGULAR_PAST_EN",
+__all__ += ["THIRD_PERSON_EN", "PERSON_PRONOUNS_EN", "UNRESOLVED_SUBJECTS_EN", "UNRESOLVED_SUBJECTS_ZH", "THIRD_PERSON_ZH", "IRREGULAR_PAST_EN",
             "SUBJECT_ADVERBS_EN"]
 
 # -- names: fields, roles and foreign common nouns a working chat capitalises (riko.language.derive) ----

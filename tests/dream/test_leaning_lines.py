@@ -190,6 +190,11 @@ LEANING = {
                                    "I know I need to use the inductive hypothesis that 7^k - 1 is divisible by 6.",
                                    "So x = 4 and y = -2.", "我算出来 3^2 = 9"],
     "a clause cut on 'and then'": ["I've spent so long just trying to disappear in those situations, and then suddenly"],
+    "what the work should deliver, as a need": ["I need a concrete plan, not more research.",
+                                                "I need the actual analysis and the 'Minimum Effective Dose' recommendation.",
+                                                "我需要一个具体的计划，而不是更多的研究"],
+    "not knowing something said in passing": ["Oh i dunno how those pads work", "I don't know if he's coming lol"],
+    "trying to think of something": ["Im trying to think of what else to make", "我在想还能做什么"],
     "thanks for a recommendation": ["I appreciate the recommendation—I'll definitely add it to my reading list."],
     "ready for the next piece of the work": ["I'm ready to roll.", "I'm ready to formalize our long-term maintenance plan.",
                                              "I think I'm ready to pick things back up now."],
@@ -308,6 +313,8 @@ STAYS = {
     "What's more, I love jazz.": "I love jazz",
     "I reduced my 5k time from 30 to 28 minutes.": "I reduced my 5k time from 30 to 28 minutes",
     "I scored 4/5 on my statistics quiz.": "I scored 4/5 on my statistics quiz",
+    "I don't know how to swim.": "I don't know how to swim",
+    "I need a plan for my retirement savings.": "I need a plan for my retirement savings",
     "I've been working on solving Pell's equation x^2 - 2y^2 = 1.": "I've been working on solving Pell's equation x^2 - 2y^2 = 1",
     "我最近在练习解方程，比如 x^2 = 4": "我最近在练习解方程，比如 x^2 = 4",
     "I am looking forward to visiting Golden Gate Park.": "I am looking forward to visiting Golden Gate Park",
@@ -430,6 +437,8 @@ def test_someone_and_i_is_one_subject_not_a_cut(message: str, facts: list[str]) 
     ["Nebraas: She's so messy lol"], ["Vanessa: Mine was chocolate mousse cake"],
     ["They really feel a girl can't run a business."], ["他特别喜欢狗。"], ["她上周去了北京。"],
     ["Emi: Their willingness to lend an ear has been immensely comforting"], ["Nicolas: His grilled cheese was atrocious"],
+    # a group named before, also as a taste ("… a bit like julio" is no taste of the speaker's)
+    ["Nebraas: One of them is great the other one is a bit like julio"], ["其中一个特别可爱。"], ["She loves dogs."],
 ])
 def test_a_fact_that_opens_on_a_pronoun_no_one_answers_is_not_proposed(lines: list[str]) -> None:
     t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
