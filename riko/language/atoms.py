@@ -82,7 +82,10 @@ _CLAUSE = re.compile(
 _IN_VIEW = re.compile(r",\s+(?:considering|given)\b", _I)
 #: Who shares the subject with "I": "My wife and I", "… that my family and I spent".
 _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|after|before|and|so|but|then)\s+)"
-                      r"(?:my\s+[a-z]+|[A-Z][a-z]+)\s*$", re.I)
+                      r"(?:my\s+[a-z]+|[A-Z][a-z]+)\s*$"
+                      # after a word of time, only "my family" or a name ("Finally my family and I", not "finally home and my bed")
+                      r"|\b(?:finally|now|also|actually|recently|today|yesterday|tomorrow|soon|later|eventually)\s+"
+                      r"(?:my\s+[a-z]+|(?-i:[A-Z][a-z]+))\s*$", re.I)
 _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"

@@ -169,7 +169,11 @@ _QUESTION_START = re.compile(r"^\s*" + alternation(QUESTION_OPENERS_EN) + r"\b(?
 _QUESTION_END = re.compile(r"(?:[?？]|[吗呢嘛][\s。.!！~～]*)\s*$")
 _HYPOTHETICAL = re.compile(
     r"\b(?:suppose|supposing|imagine|hypothetically|pretend|assuming|unless|in\s+theory|"
-    r"what\s+if|would\s+you)\b|如果|假如|假设|要是|假使|万一|想象一下|倘若",
+    r"what\s+if|would\s+you)\b"
+    # an imagined case at the head of a sentence ("Let's say I had a million dollars"); mid-sentence it
+    # brings an example ("the derivative of a function, let's say f(x) = x^3")
+    r"|^(?:(?:ok(?:ay)?|alright|so|now|well)[,!.\s]+)*(?:let's\s+say|say\s+that)\b"
+    r"|如果|假如|假设|要是|假使|万一|想象一下|倘若",
     _I,
 )
 _IF = re.compile(r"\bif\b", _I)

@@ -471,6 +471,10 @@ CONVERSATION_TALK_EN = (
     # agreeing with what the other side said ("I agree that frozen waterfall is pretty sick", "I agree with that
     # last sentiment"): what is agreed to is theirs
     r"^(?:(?:oh|yeah|yes|yep|and|well|honestly|lol|haha)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+|100%\s+)?agree\b",
+    # a verdict on what was just shown ("Aww thats a cute cat", "What a lovely view")
+    r"^(?:(?:aw+|oh|omg|wow|lol|haha|ooh)[,!.\s]+)*(?:that's|thats|that\s+is|what)\s+(?:a\s+|an\s+|so\s+|such\s+a\s+|really\s+)?"
+    r"(?:\w+\s+)?(?:cute|nice|cool|great|good|beautiful|lovely|awesome|amazing|funny|sweet|adorable|pretty|fun|wild|crazy|"
+    r"interesting|gorgeous|hilarious)(?:\s+\w+)?[\s.!~]*$",
     # a one-word verdict on what was just said ("Steve sounds mischievous", "Paris sounds amazing", "it looks like …")
     r"^(?:(?:oh|dang|wow|lol|haha|aw+|omg|yeah|ah|ooh|i\s+think)[,!.\s]+)*[a-z]+\s+(?:sounds|looks|seems)\s+(?:(?:so|really|"
     r"very|pretty|super|quite|kinda|absolutely|totally)\s+)?[a-z]+[\s.!~]*$",
@@ -650,6 +654,15 @@ PASSING_TALK_EN = (
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
     r"your|the)|if|you|that\b))",
     r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",
+    # where the speaker is in their day, and nothing more ("I just woke up lol", "I'm free now", "I need to wash up
+    # and get ready for the day"); "I just woke up from a nap and didn't know what day it was" says more
+    r"^(?:(?:hey|oh|yeah|lol|sorry|my\s+bad)[,!.\s]+)*i\s+(?:just\s+|finally\s+)?(?:woke\s+up|got\s+(?:home|back|up|off\s+work|"
+    r"out\s+of\s+bed))(?:\s+(?:lol|haha|now|right\s+now|too|as\s+well))*[\s.!~]*$",
+    r"^(?:(?:hey|oh|yeah|ok(?:ay)?|but)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:free|back|home|up|awake|here)(?:\s+(?:now|lol|haha|again))*"
+    r"[\s.!~]*$",
+    r"^(?:(?:ok(?:ay)?|well|anyway)[,!.\s]+)*i\s+(?:need\s+to|have\s+to|gotta|got\s+to|should)\s+(?:go\s+)?(?:wash\s+up|shower|"
+    r"get\s+ready|freshen\s+up|eat|grab\s+(?:some\s+)?food|go\s+to\s+bed|sleep)(?:\s+and\s+(?:get\s+ready|eat|sleep|rest))?"
+    r"(?:\s+for\s+(?:the\s+day|bed|work|tonight))?[\s.!~]*$",
     r"^(?:(?:oh|and|so|also|ok(?:ay)?|yo|hey|lol|haha|omg|wow|look)[,!.\s]+)*(?:here's|heres|here\s+is|here\s+are|"
     r"here\s+it\s+is|look\s+at|check\s+out|check\s+(?:this|it)\s+out|take\s+a\s+look|this\s+is\s+(?:a|the|my)\s+"
     r"(?:photo|picture|pic|shot|snap))\b(?![^:]*:\s*\S)",
@@ -663,7 +676,11 @@ PASSING_TALK_EN = (
 )
 #: The same, in Chinese: 你看我做的蛋糕！, 这是我昨天拍的照片, 我挺好的，今天天气不错.
 PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|就是)我(?:刚|刚刚|昨天|前几天|今天|上周)?(?:拍|做|画|买|烤)的",
-                   r"^我(?:还|都|也)?(?:挺|很|还|蛮)?(?:好|不错)的?(?:[，,。！!~]|$)", r"(?:今天|现在|这边|外面)天气(?:很|挺|真|特别)?(?:好|不错|晴朗|热|冷)")
+                   r"^我(?:还|都|也)?(?:挺|很|还|蛮)?(?:好|不错)的?(?:[，,。！!~]|$)", r"(?:今天|现在|这边|外面)天气(?:很|挺|真|特别)?(?:好|不错|晴朗|热|冷)",
+                   # where the speaker is in their day (我刚起床, 我现在有空了, 我得去洗漱了); a verdict on what was shown (好可爱啊)
+                   r"^我(?:刚|刚刚|才)?(?:起床|醒|到家|回来|下班)了?[。！!~]*$", r"^我(?:现在)?有空了?[。！!~]*$",
+                   r"^我(?:得|要|先|该)去(?:洗漱|洗澡|吃饭|睡觉|睡)了?[。！!~]*$",
+                   r"^(?:哇|啊|哈哈)?[，,]?(?:好|真|太)(?:可爱|漂亮|好看|酷|美)了?(?:吧|啊|呀)?[。！!~]*$")
 
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
 LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",

@@ -195,6 +195,11 @@ LEANING = {
                                                 "我需要一个具体的计划，而不是更多的研究"],
     "not knowing something said in passing": ["Oh i dunno how those pads work", "I don't know if he's coming lol"],
     "trying to think of something": ["Im trying to think of what else to make", "我在想还能做什么"],
+    "a verdict on what was just shown": ["Aww thats a cute cat", "What a lovely view!", "哇，好可爱啊！"],
+    "where the speaker is in their day": ["I just woke up lol", "I'm free now", "I need to wash up and get ready for the day",
+                                          "我刚起床", "我现在有空了", "我得去洗漱了"],
+    "an imagined case": ["Alright, say that the character has their lab set up, what would they do next",
+                         "Let's say I had a million dollars.", "假设我有一百万"],
     "thanks for a recommendation": ["I appreciate the recommendation—I'll definitely add it to my reading list."],
     "ready for the next piece of the work": ["I'm ready to roll.", "I'm ready to formalize our long-term maintenance plan.",
                                              "I think I'm ready to pick things back up now."],
@@ -314,6 +319,8 @@ STAYS = {
     "I reduced my 5k time from 30 to 28 minutes.": "I reduced my 5k time from 30 to 28 minutes",
     "I scored 4/5 on my statistics quiz.": "I scored 4/5 on my statistics quiz",
     "I don't know how to swim.": "I don't know how to swim",
+    "I need help with a derivative, let's say f(x) = x^3, considering I prefer combining visual intuition with formal proofs.":
+        "I prefer combining visual intuition with formal proofs",
     "I need a plan for my retirement savings.": "I need a plan for my retirement savings",
     "I've been working on solving Pell's equation x^2 - 2y^2 = 1.": "I've been working on solving Pell's equation x^2 - 2y^2 = 1",
     "我最近在练习解方程，比如 x^2 = 4": "我最近在练习解方程，比如 x^2 = 4",
@@ -427,6 +434,8 @@ def test_a_question_in_a_statements_words_is_asked_whole(message: str, facts: li
     ("My wife and I moved to Lisbon last year.", ["My wife and I moved to Lisbon last year"]),
     ("I can't cover the funeral costs that my family and I spent.", ["I can't cover the funeral costs that my family and I spent"]),
     ("Tom and I met in 2019.", ["Tom and I met in 2019"]),
+    ("Finally my family and I are going back to skiing for the winter break.",
+     ["my family and I are going back to skiing for the winter break"]),
     ("I have a dog named Rex and I walk him daily.", ["I have a dog named Rex", "I walk him daily"]),
 ])
 def test_someone_and_i_is_one_subject_not_a_cut(message: str, facts: list[str]) -> None:
