@@ -311,8 +311,9 @@ def _sentences(text: str) -> list[str]:
 
 
 def _sentences_closing(text: str) -> list[tuple[str, str]]:
-    """The sentences of ``text``, each with the closing quotes and brackets the cut between it and
-    the next one took (’"” of ‘He said “hi.” Then …’): what :func:`_quotation` needs to see close."""
+    """The sentences of ``text``, each with the closing quotes and brackets that the cut between it
+    and the next one took (the ” of “I eat bread.” Then …): what :func:`_quotation` needs to see a
+    quotation close."""
     if "&" in text:
         text = html.unescape(text)  # "Poincar&eacute;": an entity's ";" is no clause boundary
     text = _FENCE.sub("\n", text)

@@ -524,13 +524,16 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:hi|hey|hello|ok(?:ay)?|so)[,!.\s]+)*(?:i\s+)?just\s+(?:wanted|want)\s+to\s+(?:confirm|make\s+sure|check|clarify|"
     r"double[\s-]check|follow\s+up|touch\s+base|share(?=[\s.!,~]*$)|say\s+(?:hi|hello|thanks|thank\s+you|bye))\b",
     # ready for the next piece of the work ("I'm ready to formalize our long-term maintenance plan", "I'm ready to
-    # roll"); a step in the speaker's life stays ("I think I'm ready to apply for the senior editor role", and a
-    # dated one: "I'm ready to move to Lisbon in May")
+    # roll"); a step in the speaker's life stays ("I think I'm ready to quit my job at the bank", and a dated one:
+    # "I'm ready to move to Lisbon in May")
     r"^(?:(?:ok(?:ay)?|so|alright|right|well|now|and)[,!.\s]+)*(?:i\s+think\s+|i\s+guess\s+|i\s+reckon\s+)?(?:i'm|i\s+am|im|"
     r"we're|we\s+are)\s+(?:\w+ly\s+|so\s+|now\s+|all\s+|just\s+|back\s+and\s+|relieved\s+and\s+)*ready\s+to\s+"
     r"(?!(?:apply|quit|retire|resign|move\s+(?:to|out|in|house|abroad)|have\s+(?:a\s+)?(?:baby|kids|children|child)|take\s+the\s+"
     r"plunge|get\s+married|propose|settle|buy\s+a\s+(?:house|home|car|flat|place)|adopt|start\s+(?:a\s+family|my\s+own|a\s+new\s+"
     r"job|dating)|learn\s+(?!how\b|more\b|properly\b)\w+\s+\w))",
+    # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
+    r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
+    r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",
     # what the work should deliver, said as a need ("I need a concrete plan, not more research", "I need the actual
     # analysis"); "I need a new laptop for my design work" is the speaker's
     r"^(?:(?:ok(?:ay)?|so|look|now|but)[,!.\s]+)*i\s+(?:really\s+|just\s+|still\s+|now\s+)*need\s+(?:a|an|the|your)\s+"
@@ -543,9 +546,6 @@ CONVERSATION_TALK_EN = (
     r"what\s+(?:to\s+)?(?:say|think|do|else)|how\s+(?:those|these|that|this|it|they|he|she|you|u)\b)",
     r"^(?:(?:hmm+|well|oh)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:still\s+|just\s+)?trying\s+to\s+think\s+of\b",
     r"^(?:(?:but|and|so|well|oh)[,!.\s]+)*nothing\s+(?:specific|special|much|really|in\s+particular)\b",
-    # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
-    r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
-    r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",
     # taking up the advice just given ("I'll definitely try the gevent worker class", "I'll keep an eye on my
     # spending", "I'll give it a shot"); a dated plan stays ("I'll make sure to attend mass on June 13th")
     r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
