@@ -365,7 +365,7 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "integrate", "insert", "replace", "split", "merge", "reorganize", "reorganise", "restructure",
                        "reformat", "rephrase", "reword", "condense", "modify", "revise", "finalize", "finalise",
                        "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
-                       "fill in", "prep")
+                       "fill in", "prep", "simulate", "act as", "role-play", "roleplay")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
@@ -449,7 +449,7 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:so|and|but|ok(?:ay)?|yes|yeah|wow|great|perfect|i\s+think|i\s+feel\s+like)[,!.\s]+)*(?:all\s+)?(?:the|this|that|"
     r"these|those|your|it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:an?\s+)?(?:\w+ly\s+|so\s+|"
     r"very\s+|pretty\s+|quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|"
-    r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|"
+    r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|nice|"
     r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling)\b"
     r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
     # agreeing with what was given ("Reducing the weight makes perfect sense", "I appreciate that it's
@@ -534,6 +534,10 @@ CONVERSATION_TALK_EN = (
     # ready for the work, without an "I" ("Ready to get back into the remittance stuff now")
     r"^(?:(?:ok(?:ay)?|alright|right|so)[,!.\s]+)*ready\s+to\s+(?:get\s+(?:back|stuck|started|going|cracking|into)|dive|jump|hop|"
     r"start|begin|move\s+on|continue|proceed|tackle|crack\s+on)\b",
+    # a point of the work taken in ("work experience part, got it"), and nothing more wanted ("I think I'm good on food
+    # for now")
+    r",\s*(?:got\s+it|gotcha|understood|noted)[\s.!~]*$",
+    r"^(?:(?:but|ok(?:ay)?|so)[,!.\s]+)*(?:i\s+think\s+)?(?:i'm|im|i\s+am|we're)\s+good\s+(?:on\s+[\w\s]{1,20}?\s+)?for\s+now\b",
     # what the work should deliver, said as a need ("I need a concrete plan, not more research", "I need the actual
     # analysis"); "I need a new laptop for my design work" is the speaker's
     r"^(?:(?:ok(?:ay)?|so|look|now|but)[,!.\s]+)*i\s+(?:really\s+|just\s+|still\s+|now\s+)*need\s+(?:a|an|the|your)\s+"

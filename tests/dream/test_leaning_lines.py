@@ -200,6 +200,9 @@ LEANING = {
                                           "我刚起床", "我现在有空了", "我得去洗漱了"],
     "an imagined case": ["Alright, say that the character has their lab set up, what would they do next",
                          "Let's say I had a million dollars.", "假设我有一百万"],
+    "a point of the work taken in, nothing more wanted": ["Oh, work experience part, got it.",
+                                                          "But I think I'm good on food for now"],
+    "a verdict on what was shown, 'nice'": ["Honestly the presentation is really nice too"],
     "thanks for a recommendation": ["I appreciate the recommendation—I'll definitely add it to my reading list."],
     "ready for the next piece of the work": ["I'm ready to roll.", "I'm ready to formalize our long-term maintenance plan.",
                                              "I think I'm ready to pick things back up now."],
@@ -319,6 +322,7 @@ STAYS = {
     "I reduced my 5k time from 30 to 28 minutes.": "I reduced my 5k time from 30 to 28 minutes",
     "I scored 4/5 on my statistics quiz.": "I scored 4/5 on my statistics quiz",
     "I don't know how to swim.": "I don't know how to swim",
+    "I'm good at cooking Italian food.": "I'm good at cooking Italian food",
     "I need help with a derivative, let's say f(x) = x^3, considering I prefer combining visual intuition with formal proofs.":
         "I prefer combining visual intuition with formal proofs",
     "I need a plan for my retirement savings.": "I need a plan for my retirement savings",
