@@ -361,6 +361,9 @@ _IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met fou
 felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam
 flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
 let quit shut hurt cost""".split())
+#: Someone before "and I" who makes the subject plural ("Lena and I play", "my wife and I live"); "I love it
+#: and I think …" starts a clause of its own.
+_WITH_SOMEONE = re.compile(r"(?:\b[A-Z][\w'’-]*|(?i:\b(?:my|our)\s+[\w'’-]+|\b(?:him|her|them|us)))\s+and\s+$")
 _PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
 _EN_SUBJECT = re.compile(r"(?<![\w'])(I|i(?!\.))(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
@@ -400,7 +403,7 @@ def name_subject(text: str, subject: str) -> str:
         verb = m.group(3)
         if verb is None:
             return name
-        if re.search(r"\band\s+$", text[:m.start()]):
+        if _WITH_SOMEONE.search(text, 0, m.start()):
             return f"{name} {verb}"  # "Lena and I play": a plural subject
         low = verb.casefold().replace("’", "'")
         if low in _BE:

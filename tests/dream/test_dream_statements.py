@@ -42,6 +42,10 @@ def test_the_user_is_named_in_a_one_person_scope():
 
     assert name_subject("I really need this trip", "The user") == "The user really needs this trip"
     assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
+    assert name_subject("I love it and I think I will", "The user") == "The user loves it and the user thinks the user will"
+    assert name_subject("My girlfriend and I argue all the time", "The user") == \
+        "The user's girlfriend and the user argue all the time"
+    assert name_subject("My partner and I are hosting brunch", "The user") == "The user's partner and the user are hosting brunch"
     assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
     assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
     assert name_subject("I agreed to stop by 10 PM", "The user") == "The user agreed to stop by 10 PM"
