@@ -64,6 +64,11 @@ _MAX_SENTENCE = 600
 _LONG_MESSAGE = 1500
 
 # -- cutting -----------------------------------------------------------------------------------------
+#: The speaker, alone or with others (I, im, we, our …); as a word in :data:`_SPEAKER_WORD` and :data:`_FIRST`.
+_SPEAKER_EN = alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
+_SPEAKER_WORD = _SPEAKER_EN + r"(?![\w'’])"
+#: What a question is asked in view of: ", considering I've never …", "Given that I …".
+_IN_VIEW_WORD = r"(?:considering|given)"
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,])\*(?![\w*])", re.M)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
@@ -78,8 +83,8 @@ _CLAUSE = re.compile(
     r"|,\s+(?=(?i:(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|why|who|can|could|would|should|do|does|did|is|"
     r"are|any|anything)\b)[^.!?]*\?[\s\"'”’)]*$)|，(?=[^，。！？]*[？?]\s*$)"
     # what a question is asked in view of: "What's the best way to prepare, considering I've never done one?"
-    r"|,\s+(?i:considering|given)\s+(?i:that\s+)?(?=(?:I|I'm|I've|we|we've|we're)\s)")
-_IN_VIEW = re.compile(r",\s+(?:considering|given)\b", _I)
+    r"|,\s+(?i:" + _IN_VIEW_WORD + r")\s+(?i:that\s+)?(?=(?:I|I'm|I've|we|we've|we're)\s)")
+_IN_VIEW = re.compile(r",\s+" + _IN_VIEW_WORD + r"\b", _I)
 #: Who shares the subject with "I": "My wife and I", "… that my family and I spent".
 _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|after|before|and|so|but|then)\s+)"
                       r"(?:my\s+[a-z]+|[A-Z][a-z]+)\s*$"
@@ -89,8 +94,9 @@ _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|aft
 _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
-    r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:i|i'm|im|i've|ive|i'd|id|my|we|but|and)\b)|"
-    r"(?:given|considering)\s+that(?=\s+(?:i|i'm|i've|my|we|we've|we're|our)\b)|"
+    # "nah" and "given that" before the speaker ("Nah i dont …", "Given that I have never …")
+    r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:" + _SPEAKER_WORD + r"|id\b|but\b|and\b))|"
+    + _IN_VIEW_WORD + r"\s+that(?=\s+" + _SPEAKER_WORD + r")|"
     r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
@@ -104,9 +110,6 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
-#: The speaker, alone or with others (I, im, we, our …); as a word in :data:`_SPEAKER_WORD` and :data:`_FIRST`.
-_SPEAKER_EN = alternation((*FIRST_PERSON_EN, *FIRST_PERSON_CHAT_EN, *FIRST_PLURAL_EN))
-_SPEAKER_WORD = _SPEAKER_EN + r"(?![\w'’])"
 #: An example that leans on what was just said: "like when I watched Inception for the first time",
 #: and "like" before anything but the speaker in a clause that does not name them ("Like the old
 #: Final Fantasy games", "Like their job is purely to make salads").
@@ -584,6 +587,22 @@ def _quotation(sentence: str, inside: bool) -> tuple[bool, bool]:
     return whole or inside, depth > 0
 
 
+def _asides(split: Sequence[tuple[str, str]]) -> list[bool]:
+    """For each of :func:`_sentences_closing`'s sentences, whether it is someone else's words in
+    quotes (:func:`_quotation`). A quote never closed ("buffet food that is "meh# at best") is a
+    slip, not a quotation, and a message wrapped in quotes whole is the speaker's own."""
+    inside, opened = False, 0
+    quoted = []
+    for index, (sentence, closing) in enumerate(split):
+        opened = opened if inside else index
+        said = sentence + closing
+        aside, inside = _quotation(said, inside) if inside or _QUOTE_MARK.search(said) else (False, False)
+        quoted.append(aside)
+    if inside:
+        quoted[opened:] = [False] * (len(quoted) - opened)
+    return [False] * len(quoted) if all(quoted) else quoted
+
+
 @lru_cache(maxsize=1 << 14)
 def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[Fact, ...]:
     facts: list[Fact] = []
@@ -596,19 +615,8 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
     seen: set[str] = set()
     before: list[str] = list(context)
     pasted = len(text) > _LONG_MESSAGE
-    inside, opened = False, 0
     split = _sentences_closing(text)
-    quoted = []
-    for index, (sentence, closing) in enumerate(split):
-        opened = opened if inside else index
-        asides, inside = _quotation(sentence + closing, inside) if inside or _QUOTE_MARK.search(sentence + closing) \
-            else (False, False)
-        quoted.append(asides)
-    if inside:  # a quote never closed ("buffet food that is "meh# at best") is a slip, not a quotation
-        quoted[opened:] = [False] * (len(quoted) - opened)
-    if all(quoted):
-        quoted = [False] * len(quoted)  # a message wrapped in quotes whole is the speaker's own
-    for (sentence, _), aside in zip(split, quoted):
+    for (sentence, _), aside in zip(split, _asides(split)):
         if aside or len(sentence) > _MAX_SENTENCE or len(sentence) < 3:
             continue
         folded = sentence.replace("’", "'").replace("‘", "'")

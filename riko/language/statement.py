@@ -323,9 +323,9 @@ def _in_place(m: re.Match[str], resolved: str) -> str:
     after = m.string[m.end():m.end() + 2]
     if re.fullmatch(r"\.[a-z]", after, _I):  # a name, not a day: "Today.io"
         return m.group(0)
-    if after in ("'s", "’s") and _NOWADAYS.match(m.string, m.start()):
-        return m.group(0)  # "today's audiences" are audiences of these times, not of one day
     if after in ("'s", "’s"):
+        if _NOWADAYS.match(m.string, m.start()):
+            return m.group(0)  # "today's audiences" are audiences of these times, not of one day
         resolved = re.sub(r"^(?:on|in|around)\s+", "", resolved)
     # a sentence that opened on the date still opens on a capital
     return resolved[:1].upper() + resolved[1:] if m.group(0)[:1].isupper() else resolved
