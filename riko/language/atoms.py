@@ -44,14 +44,12 @@ from ..language.lexicon import (
     TACT_EN,
     THIRD_PERSON_EN,
     THIRD_PERSON_ZH,
-    TIME_AHEAD_EN,
-    TIME_NOW_EN,
-    TIME_PAST_EN,
     TITLE_ABBREVIATIONS_EN,
     WEEKDAYS_EN,
     alternation,
 )
 from ..language.statement import USER, answer_statement, name_subject, resolve_dates
+from .content import own_words, points_back
 from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
 __all__ = ["Fact", "answer_fact", "extract_facts", "multi_party", "split_speaker", "statement_of"]
@@ -187,25 +185,6 @@ _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 _NAMED_SUBJECT = re.compile(rf"^([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
                             rf"(?:[a-z]{{3,}}(?:s|ed)|{alternation(IRREGULAR_PAST_EN)[3:-1]})\b(?!['’])")
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|its)\b", _I)
-# A clause that points into the conversation ("I'll get it done", "I'm attaching the file now") and
-# names at most two things of its own is not self-contained: it says nothing a later reader can use.
-_POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them|here|there)\b", _I)
-_OWN_WORD = re.compile(r"[A-Za-z][a-z'\-]{2,}")
-_GENERIC = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very also still
-some any much more most not don't can't won't get got need needs want wants make made going done ready sure think know like
-would could should will let's okay yes yeah now right time way thing things lot all one back here there this that these
-those them it's that's what when how try keep take put bring send see look give start finish right away soon""".split())
-# a number, a name or a time word: what makes a clause self-contained although it points back
-_NAMED = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:ago|" + alternation((*TIME_PAST_EN, *TIME_NOW_EN, *TIME_AHEAD_EN))[3:-1]
-                    + r")\b)")
-
-
-def _points_back(clause: str) -> bool:
-    if not _POINTS_BACK.search(clause) or _NAMED.search(clause):
-        return False
-    return sum(1 for w in _OWN_WORD.findall(clause) if w.casefold() not in _GENERIC) <= 2
-
-
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 # what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
 _FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$"
@@ -402,7 +381,7 @@ def _lead_alone(clause: str) -> bool:
         return True
     if not _PREPOSED.match(clause) or _NUMBER.search(clause):
         return False
-    own = [w for w in _OWN_WORD.findall(clause) if w.casefold() not in _GENERIC and w.casefold() not in _WHOSE]
+    own = own_words(clause, _WHOSE)
     return len(own) <= 5  # the lead is one of them
 
 
@@ -427,7 +406,7 @@ def _states_something(clause: str, speaker_named: bool) -> bool:
         return False
     if zh:
         return bool(_STATE_ZH.search(clause) or _THIRD.match(clause) or _DECLARATIVE_ZH.search(clause))
-    if _DEICTIC.match(clause) or _TO_YOU.search(clause) or _points_back(clause):
+    if _DEICTIC.match(clause) or _TO_YOU.search(clause) or points_back(clause):
         return False  # about what the other side said, not about the speaker's world
     if _FRAGMENT.search(clause):
         return False

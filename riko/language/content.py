@@ -19,13 +19,14 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
+from .lexicon import GENERIC_WORDS_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, WHAT_WAS_GIVEN_EN)
 
-__all__ = ["carries_content", "pasted", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
+__all__ = ["carries_content", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -107,12 +108,28 @@ _SINGULAR_WORD = re.compile(r"(?<![\w'’])" + alternation((*FIRST_PERSON_EN, *F
                             + r"(?![\w'’])|我(?!们)", _I)
 
 
+#: A recording's transcript pasted whole: a speaker's name and a time stamp on a line of their own
+#: ("Henry Badgery  00:02", "[01:10] Matt:"), someone heard more than once. Its "I" is whoever speaks
+#: in the recording; a day's plan ("Gym 07:00", "Lunch 12:00") names each slot once.
+_TRANSCRIPT_HEADER = re.compile(r"^(?:(?P<name>[A-Z][\w'.\-]*(?:[ \t]+[A-Z][\w'.\-]*){0,3})[ \t]+\(?\d{1,2}:\d{2}(?::\d{2})?\)?"
+                                r"|\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+(?P<speaker>[A-Z][\w \t]{0,30}):.*)[ \t]*$",
+                                re.MULTILINE)
+
+
+def _transcript(message: str) -> bool:
+    names = [m.group("name") or m.group("speaker") for m in _TRANSCRIPT_HEADER.finditer(message)]
+    return len(names) >= 3 and len(set(names)) < len(names)
+
+
 def pasted(message: str) -> bool:
     """Whether a message is text pasted or written for the task rather than the speaker's own
     statement: at least ``PASTED_MIN_CHARS`` characters and not one first-person word (I, my, we,
     我, 我们), or at least ``PASTED_PLURAL_MIN_CHARS`` and only plural ones (we, our, 我们) — a
-    story's scene, a syllabus, a company's description, a hiring plan, a list of results. What such
-    a message says is about its characters or its subject, not about the speaker."""
+    story's scene, a syllabus, a company's description, a hiring plan, a list of results — or a
+    recording's transcript (speaker-and-time headers, a speaker heard twice). What such a message says is
+    about its characters or its subject, not about the speaker."""
+    if _transcript(message):
+        return True
     said = _PREFIX.sub("", message.strip(), count=1).replace("’", "'")
     if len(said) < PASTED_MIN_CHARS or _SINGULAR_WORD.search(said):
         return False
@@ -185,6 +202,35 @@ def _governed(said: str) -> bool:
     return False
 
 
+# -- pointing back into the conversation ----------------------------------------------------------
+_OWN_WORD = re.compile(r"[A-Za-z][a-z'\-]{2,}")
+#: a number, a name or a time word: what makes a clause self-contained although it points back
+_ANCHOR = re.compile(r"\d|(?<=\s)[A-Z][a-z]+|(?i:\b(?:ago|" + alternation((*TIME_PAST_EN, *TIME_NOW_EN, *TIME_AHEAD_EN))[3:-1]
+                     + r")\b)")
+_POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them|here|there)\b", _I)
+#: "this", "those", "them" and "that" standing for a thing ("I use that", "that one"), not "that" before a clause
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|them)\b|\bthat(?=\s*(?:$|[,.!?;…]|\s(?:one|too|either|again|first|now)\b))",
+                            _I)
+#: At most this many words of its own beside a demonstrative, and nothing named: the statement is
+#: about what the conversation just held ("I need to get this sorted so I can focus", "I always mix
+#: those two up"). "I need this job to pay off my student loans" says enough of its own.
+LEANING_MAX_OWN_WORDS = 4
+
+
+def own_words(clause: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The words of ``clause`` that name something of its own (not ``GENERIC_WORDS_EN``, not ``skip``)."""
+    return [w for w in _OWN_WORD.findall(clause) if w.casefold() not in GENERIC_WORDS_EN and w.casefold() not in skip]
+
+
+def points_back(clause: str, pointer: re.Pattern[str] = _POINTS_BACK, most: int = 2) -> bool:
+    """Whether a clause points into the conversation ("I'll get it done", "I'm attaching the file
+    now") and names at most ``most`` things of its own, no number, name or time among them: it is
+    not self-contained and says nothing a later reader can use."""
+    if not pointer.search(clause) or _ANCHOR.search(clause):
+        return False
+    return len(own_words(clause)) <= most
+
+
 def carries_content(text: str, kind: str | None = None) -> bool:
     """Whether a statement says something a later reader can use: not only an acknowledgement,
     a greeting, encouragement or talk about the conversation itself ("I fully agree.", "Go get
@@ -199,6 +245,8 @@ def carries_content(text: str, kind: str | None = None) -> bool:
     if kind in CONTENT_KINDS or _governed(rest):
         return True
     if task_talk(said):
+        return False
+    if points_back(said, _DEMONSTRATIVE, LEANING_MAX_OWN_WORDS):
         return False
     if _CJK.search(said):
         left = _HOLLOW_ZH.sub("", _CONTENT_WORD.sub(lambda m: m.group(0) if m.group(0).isdigit() else " ", said))

@@ -188,11 +188,21 @@ TIME_AHEAD_EN = ("tomorrow", "next week", "next weekend", "next month", "next ye
                  "next fall", "next autumn", "next winter", "next semester", "this weekend", "this coming", "soon",
                  "later this week", "later this month", "later this year", "the day after tomorrow")
 TIME_NOW_EN = ("today", "tonight", "this week", "this month", "this year", "this afternoon", "this evening")
+#: Words any clause may use that name nothing of its own: what is left when they are taken out is
+#: what a clause says ("I'll get it done" says nothing; "I'll get the visa done" names the visa).
+GENERIC_WORDS_EN = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very
+also still some any much more most not don't can't won't get got need needs want wants make made going done ready sure
+think know like would could should will let's okay yes yeah now right time way thing things lot all one back here there
+this that these those them it's that's what when how try keep take put bring send see look give start finish right away
+soon""".split())
 TIME_PAST_ZH = ("昨天", "昨晚", "前天", "上周", "上个星期", "上星期", "上礼拜", "上个月", "上月", "去年", "前年", "前几天",
                 "今天早上", "前阵子")
 TIME_AHEAD_ZH = ("明天", "后天", "大后天", "下个月", "下月", "下周", "下个星期", "下星期", "下礼拜", "明年", "后年",
                  "今年年底", "过几天", "这个周末", "这周末", "月底")
 TIME_NOW_ZH = ("今天", "今晚", "今早", "这周", "本周", "这个月", "本月", "今年")
+#: The last character of an activity before a count of days or weeks: "工作一天后", "用了三天后" is a
+#: stretch of doing something (after a day of work), never a date counted from when it was said.
+ACTIVITY_ENDS_ZH = "了过作习练用累忙待住持跑玩做吃睡读写干试"
 #: Words that tie a statement to the very day it was said (a mood, the weather, a plan for the afternoon).
 OF_THE_DAY_EN = ("today", "tonight", "this morning", "this afternoon", "this evening")
 OF_THE_DAY_ZH = ("今天", "今晚", "今早")

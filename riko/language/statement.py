@@ -27,6 +27,7 @@ import re
 from datetime import datetime, timedelta
 
 from .lexicon import (
+    ACTIVITY_ENDS_ZH,
     CJK,
     MONTHS_EN,
     NEGATION_EN,
@@ -154,7 +155,7 @@ _ZH_RELATIVE = re.compile(
     r"|(?P<wrel>上上|上|这|本|下下|下)个?(?:周|星期|礼拜)(?P<wday>[" + _ZH_WD + r"])"
     r"|(?P<prel>上个?|这个?|本|下个?)(?P<period>周末|周|星期|礼拜|月)(?![一二三四五六日天末])"
     r"|(?P<year>前年|去年|今年|明年|后年)"
-    r"|(?P<n>\d+|[一两二三四五六七八九十几])(?P<unit>天|周|个星期|个月|年)(?P<dir>前|后|以前|以后)")
+    r"|(?<![" + ACTIVITY_ENDS_ZH + r"])(?P<n>\d+|[一两二三四五六七八九十几])(?P<unit>天|周|个星期|个月|年)(?P<dir>前|后|以前|以后)")
 _DAY_OFFSET_ZH = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "今早": 0, "明天": 1,
                   "明晚": 1, "后天": 2, "大后天": 3}
 _PART_ZH = {"昨晚": "晚上", "今晚": "晚上", "今早": "早上", "明晚": "晚上"}

@@ -135,6 +135,11 @@ def test_relative_dates_are_said_against_the_line_time_in_chinese():
         "三天前我去了医院": "2023年5月5日我去了医院",
         "我明天要去北京": "我2023年5月9日要去北京",
         "昨晚我看了电影": "2023年5月7日晚上我看了电影",
+        "我三天后去北京": "我2023年5月11日去北京",
+        # a stretch of doing something, not a date: "after a day of work", "after using it for three days"
+        "尤其是工作一天后喷一喷": "尤其是工作一天后喷一喷",
+        "用了三天后就坏了": "用了三天后就坏了",
+        "坚持两个月后瘦了": "坚持两个月后瘦了",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said

@@ -211,6 +211,9 @@ LEANING = {
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
+    "a statement about what the conversation just held": ["I really need to get this sorted so I can focus.",
+                                                          "I always mix those two up.", "I've never seen them before.",
+                                                          "I can train them pretty well."],
 }
 CASES = [(rule, text) for rule, texts in LEANING.items() for text in texts]
 
@@ -337,6 +340,9 @@ STAYS = {
     "Nah i dont have damaged lungs from covid": "i dont have damaged lungs from covid",
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
+    "I love those catchy mottos.": "I love those catchy mottos",
+    "I tried those shoes in Kyoto.": "I tried those shoes in Kyoto",
+    "I've seen that movie twice.": "I've seen that movie twice",
     "I'll make sure to attend mass at St. Anthony's Church on June 13th.":
         "I'll make sure to attend mass at St. Anthony's Church on June 13th",
 }

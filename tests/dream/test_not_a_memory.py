@@ -114,8 +114,17 @@ PROFILE = ("We are a post Series C startup in the Edtech industry. Our mission i
            "within months.")
 PROFILE_ZH = "我们公司成立于二零一五年，专注智能穿戴设备。" + BLURB_ZH + "我们的新款手环同样" + BLURB_ZH
 
+#: A recording's transcript pasted whole: its "I" is whoever speaks in it, never the user.
+INTERVIEW = ("Henry Badgery  00:02\nHi. So, can you tell me a bit about yourself? I'm Matt, I'm a product manager and "
+             "I work at a company called Safety Culture.\nMatt Hinds  00:24\nSo I start my day with daily stand up, and "
+             "I have a team of engineers and designers.\nHenry Badgery  01:04\nCan you tell me about a time when you "
+             "struggled to align your stakeholders\nMatt Hinds  01:10\nI was launching a product and had to align the "
+             "sales team behind it.")
+INTERVIEW_BRACKETS = ("[00:02] Henry: So, tell me about yourself.\n[00:24] Matt: I run the issues product at Safety "
+                      "Culture.\n[01:04] Henry: And how do you start your day?\n[01:10] Matt: I check our metrics first.")
 
-@pytest.mark.parametrize("message", [STORY, BLURB_ZH, PROFILE, PROFILE_ZH])
+
+@pytest.mark.parametrize("message", [STORY, BLURB_ZH, PROFILE, PROFILE_ZH, INTERVIEW, INTERVIEW_BRACKETS])
 def test_a_long_message_that_never_says_i_is_pasted_and_proposes_nothing(message: str) -> None:
     assert pasted(message)
     t = Transcript("s1", (TranscriptLine(1, "user", message),))
@@ -130,6 +139,7 @@ def test_a_long_message_that_never_says_i_is_pasted_and_proposes_nothing(message
     PROFILE[:500],                                                                # "we" under 600 characters: a family, a couple
     PROFILE_ZH.replace("我们的新款", "我的新款"),
     "张丽华在江苏南京工作。",
+    "My day:\nGym 07:00\nStandup 09:30\nI have lunch with my sister at 12:00\nPiano 18:00",  # the user's own plan
 ])
 def test_a_message_that_says_i_or_is_short_is_not_pasted(message: str) -> None:
     assert not pasted(message)
