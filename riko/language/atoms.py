@@ -92,9 +92,14 @@ _WITH_ME = re.compile(r"(?:^\s*|\b(?:that|who|which|where|when|because|since|aft
 _LEAD = re.compile(
     # "No," is a filler; "No mucking around" is a negation and stays
     r"^(?:(?:no|nope|nah)\s*[,.!:;\-–—]+\s*|(?:ok(?:ay)?|alright|all\s+right|so|well|yes|yeah|yea|ya|yep|yup|hey|hi|hello|"
-    # "nah" and "given that" before the speaker ("Nah i dont …", "Given that I have never …")
+    # "nah" and "given that" before the speaker ("Nah i dont …", "Given that I have never …"); a reason
+    # left alone when what it led to was a question ("Since I've decided to sign a new lease, can you …")
+    # still says what it gives as the reason, when the speaker alone gives it ("now that we've covered …"
+    # is the conversation) and nothing follows it; "since I was little" is a time, not a reason
     r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:" + _SPEAKER_WORD + r"|id\b|but\b|and\b))|"
     + _IN_VIEW_WORD + r"\s+that(?=\s+" + _SPEAKER_WORD + r")|"
+    r"(?:now\s+that|since|seeing\s+as)(?=\s+(?:i|i'm|i've|i'd|im|ive|my)\s)(?!\s+\w+\s+(?:was|were)\b)"
+    r"(?![^,;]*[,;]\s*\w)(?!\s+\S+.*\b(?:i|we)\b)|"
     r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
@@ -106,7 +111,7 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 #: from "…, I saved it"; "Because they have to"). Short, or a reason that is not the speaker's,
 #: it states nothing alone.
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
-                          r"as\s+soon\s+as|every\s+time)\b", _I)
+                          r"as\s+soon\s+as|every\s+time|since\s+(?:i|we)\s+(?:was|were)\b)\b", _I)
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
 #: An example that leans on what was just said: "like when I watched Inception for the first time",
 #: and "like" before anything but the speaker in a clause that does not name them ("Like the old

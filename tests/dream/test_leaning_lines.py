@@ -22,7 +22,7 @@ LEANING = {
     "a reply that points back": ["I tried once", "Nah I said earlier", "I'll keep u updated", "I did the same thing",
                                  "我试过一次", "我之前说过了", "我会随时告诉你进展"],
     "a subordinate clause cut from its main clause": ["After we talked last, you sent the file.",
-                                                      "When we started, it was raining."],
+                                                      "When we started, it was raining.", "Since I was little."],
     "a reason that is not the speaker's": ["Because they have to and because they're public schools.",
                                            "Since they changed the rules, nobody goes there."],
     "an instruction for the speaker": ["Lay out that structure, sections, and parts so I can actually see it.",
@@ -343,6 +343,9 @@ STAYS = {
     "I love those catchy mottos.": "I love those catchy mottos",
     "I tried those shoes in Kyoto.": "I tried those shoes in Kyoto",
     "I've seen that movie twice.": "I've seen that movie twice",
+    # a "since" with its main clause stays whole; "since I was little" is a time, not a fact
+    "Since I moved to Oslo I have been happier.": "Since I moved to Oslo I have been happier",
+    "Since I was little, I have loved horses.": "I have loved horses",
     "I'll make sure to attend mass at St. Anthony's Church on June 13th.":
         "I'll make sure to attend mass at St. Anthony's Church on June 13th",
 }
@@ -402,6 +405,10 @@ def test_the_fact_keeps_the_name_after_a_title() -> None:
     ("I have a dog named Rex, can you suggest a good name for a cat?", "I have a dog named Rex"),
     ("我上个月搬到了上海，有什么推荐的餐厅吗？", "我上个月搬到了上海"),
     ("我养了一只猫叫咪咪，你能推荐一些猫粮吗？", "我养了一只猫叫咪咪"),
+    # the reason given for the question is said as it is, without its "since"
+    ("Since I've decided to sign a new lease, can you help me plan the moving costs?", "I've decided to sign a new lease"),
+    ("Now that I live in Berlin, which museums should I see first?", "I live in Berlin"),
+    ("Seeing as I'm vegan, can you suggest a birthday cake recipe?", "I'm vegan"),
 ])
 def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fact: str) -> None:
     assert [f.text for f in extract_facts(message)] == [fact]
