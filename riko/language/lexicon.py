@@ -566,6 +566,11 @@ CONVERSATION_TALK_EN = (
     r"(?:definitely\s+|certainly\s+|also\s+|surely\s+|for\s+sure\s+|probably\s+|def\s+)*(?:try(?!\s+to\b)(?:\s+out)?|"
     r"give\s+(?:\w+\s+){1,3}?an?\s+(?:try|shot|go)|keep\s+(?:\w+\s+){1,3}?in\s+mind|keep\s+an\s+eye|look\s+into|consider|"
     r"make\s+sure)\b",
+    # the same, said with the word that takes it up ("I'll definitely talk to my landlord about it", "I'll also
+    # keep up with my walking"); a move or a trip the speaker will be making stays ("I'll also be moving to Denver")
+    r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
+    r"(?:definitely|certainly|also|surely|for\s+sure|probably|def|totally|absolutely)\s+(?!be\s+(?:moving|starting|going|"
+    r"travel+ing|visiting|living|working|staying|flying|leaving)\b)(?!(?:definitely|certainly|also)\b)\w",
     # what the work needs next, said of "we" ("We can refine it later", "We need a strategy to handle this")
     r"^(?:we\s+(?:can|could|should|will)|we'll)\s+(?:always\s+|just\s+|then\s+)?(?:refine|sort\s+out|revisit|fix|adjust|tweak|"
     r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",
@@ -663,6 +668,17 @@ PASSING_TALK_EN = (
     r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
     r"all\s+over\s+the\s+place|clear(?:er)?)\b"
     r"(?![^.!?]*\b(?:usually|often|always|every|whenever|tends?)\b)",
+    # relief at how the work now stands ("I feel much better about the plan now", "I'm feeling a lot more confident
+    # about the trip"); what it follows in the speaker's life stays ("I feel better since my surgery"), as does a
+    # taste ("I'm less concerned with certifications than with …")
+    r"^(?:(?:ok(?:ay)?|honestly|yeah|wow|phew|so|and|but|thanks|great)[,!.\s]+)*(?:i\s+|i'm\s+|im\s+|i\s+am\s+)"
+    r"(?:(?:already|now|definitely|actually|really|also)\s+)*(?:feel(?:ing)?\s+)?(?:(?:so|much|a\s+lot|way|a\s+bit|"
+    r"a\s+little|even|far|already|somewhat|kind\s+of|now)\s+)*(?:better|more\s+(?:confident|comfortable|prepared|ready|"
+    r"relaxed|secure|optimistic|hopeful|at\s+ease|in\s+control|motivated|organi[sz]ed|settled|positive|clear|on\s+track)|"
+    r"less\s+(?:stressed|worried|anxious|overwhelmed|nervous|concerned|confused|lost))\b"
+    r"(?![^.!?]*\bthan\b)(?![^.!?]*\b(?:after|since|now\s+that)\s+(?!(?:our|we|we've|we're|you|your|this|that|these|"
+    r"those|it|talking|chatting|discussing|going\s+over|sorting|seeing|hearing|reading|the\s+(?:chat|call|plan|breakdown|"
+    r"changes?|adjustments?))\b))",
     # an apology to the other side, not for something in the speaker's life ("I'm sorry", "so sorry to hear that")
     r"^(?:(?:look|oh|ah|well|hey|no|nah|aw+|omg)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:so\s+|really\s+|very\s+|truly\s+|terribly\s+)?sorry\b"
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"

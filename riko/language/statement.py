@@ -142,7 +142,9 @@ _EN_RELATIVE = re.compile(
     r"|(?P<tmrw>tomorrow)(?:\s+(?P<tpart>" + _PARTS + r"))?"
     r"|(?P<wrel>last|this|next|this\s+past|this\s+coming)\s+(?P<wday>" + _WEEKDAY_WORD + r")\.?(?![\w'])"
     r"|(?P<prel>last|this\s+past|this|next)\s+(?P<period>week(?:end)?|month|year)"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
+    # a span given as a range ("4-5 months ago", "two or three weeks ago") stays as said
+    r"|(?<![\w][-–])(?<![\w]\s[-–]\s)(?<!\sto\s)(?<!\sor\s)"
+    r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
     r"(?P<unit>days?|weeks?|months?|years?)\s+(?P<dir>ago|from\s+now|later)"
     r"|in\s+(?P<inn>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<inunit>days?|weeks?)(?!\s+(?:ago|of|in|time))"
     r")\b", _I)
@@ -351,7 +353,9 @@ def resolve_dates(text: str, when: datetime | None) -> str:
 # -- the subject named -----------------------------------------------------------------------------
 _BE = {"am": "is", "'m": " is", "was": "was", "have": "has", "'ve": " has", "do": "does", "don't": "doesn't",
        "haven't": "hasn't",
-       "'ll": " will", "'d": " would"}
+       "'ll": " will", "'d": " would",
+       # chat spellings of a verb and its "to": "I wanna know" → "The user wants to know"
+       "wanna": "wants to", "gotta": "has to", "dunno": "doesn't know"}
 _MODAL = frozenset("can could will would should shall may might must can't cannot won't wouldn't shouldn't "
                    "couldn't didn't did was wasn't had hadn't used also just really still always never often usually "
                    "sometimes recently finally actually already".split())

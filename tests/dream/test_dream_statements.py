@@ -52,6 +52,9 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("i purchased lots of food for my kids", "The user") == "The user purchased lots of food for their kids"
     assert name_subject("I like apples, i.e. red ones", "The user") == "The user likes apples, i.e. red ones"
     assert name_subject("I breed dogs", "The user") == "The user breeds dogs"
+    assert name_subject("I wanna know how to make my resume stand out", "The user") == \
+        "The user wants to know how to make their resume stand out"
+    assert name_subject("I gotta finish my thesis", "The user") == "The user has to finish their thesis"
     assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
     assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"
     # a "my" before the subject is named names it; after, it is "their"
@@ -119,6 +122,9 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         "Last week's class ran late": "The week of 2023-05-01's class ran late",
         "I explain how the Today.io product works": "I explain how the Today.io product works",
         "I write for today's young audiences": "I write for today's young audiences",
+        # a range is said as it was: "4-5 months ago" is no one month
+        "I watched it like 4-5 months ago": "I watched it like 4-5 months ago",
+        "We met two or three weeks ago": "We met two or three weeks ago",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said

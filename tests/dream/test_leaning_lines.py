@@ -46,7 +46,9 @@ LEANING = {
     "taking up the advice just given": ["Thanks! I'll definitely try the gevent worker class to see if it helps.",
                                         "I'll keep an eye on my spending and make adjustments as needed.",
                                         "I'll give it a shot and see how my body responds.",
-                                        "I'll definitely keep those points in mind."],
+                                        "I'll definitely keep those points in mind.",
+                                        "I'll definitely talk to my landlord about sharing some of the costs.",
+                                        "Okay, I'll also keep up with my walking and strength training."],
     "ready for what comes next": ["Hi! I'm ready for what's next.", "I'm so ready for what comes next!"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
@@ -211,6 +213,9 @@ LEANING = {
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
+    "relief at how the work now stands": ["I feel much better about the plan now.",
+                                          "Okay, I'm feeling a lot more confident about the trip.",
+                                          "I feel much better after our chat about the writing goal."],
     "a statement about what the conversation just held": ["I really need to get this sorted so I can focus.",
                                                           "I always mix those two up.", "I've never seen them before.",
                                                           "I can train them pretty well."],
@@ -341,6 +346,12 @@ STAYS = {
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
     "I love those catchy mottos.": "I love those catchy mottos",
+    "I feel better since my knee surgery.": "I feel better since my knee surgery",
+    "I'm less concerned with certifications than with real experience.":
+        "I'm less concerned with certifications than with real experience",
+    # a move the speaker will be making, or a plan with its day, is no advice taken up
+    "I'll also be moving to Denver with my sister.": "I'll also be moving to Denver with my sister",
+    "I'll definitely visit Kyoto on May 3.": "I'll definitely visit Kyoto on May 3",
     "I tried those shoes in Kyoto.": "I tried those shoes in Kyoto",
     "I've seen that movie twice.": "I've seen that movie twice",
     # a "since" with its main clause stays whole; "since I was little" is a time, not a fact
