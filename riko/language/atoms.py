@@ -98,8 +98,13 @@ _LEAD = re.compile(
     # is the conversation) and nothing follows it; "since I was little" is a time, not a reason
     r"(?:heck|hell)\s+(?:yeah|yes|ya)|(?:nah|nope)(?=\s+(?:" + _SPEAKER_WORD + r"|id\b|but\b|and\b))|"
     + _IN_VIEW_WORD + r"\s+that(?=\s+" + _SPEAKER_WORD + r")|"
+    # "Given my new position offers a 50% raise" or "Given that Rachael and I have been rehearsing", asked about:
+    # what it is asked in view of, when nothing follows it
+    + _IN_VIEW_WORD + r"(?:\s+that)?(?=\s+(?:" + _SPEAKER_WORD + r"|[A-Z][a-z]+\s+and\s+I\b))(?![^,;]*[,;]\s+\w)"
+    r"(?=[^,;]*\b(?:is|are|was|were|has|have|had|will|can|'s|'re|'ve|'m|am|[a-z]{3,}ed|offers|costs|starts|ends|needs|"
+    r"takes|runs|works|means|includes|requires|remains|stays|lasts|pays|earns|lives|plans|wants)\b)|"
     r"(?:now\s+that|since|seeing\s+as)(?=\s+(?:i|i'm|i've|i'd|im|ive|my)\s)(?!\s+\w+\s+(?:was|were)\b)"
-    r"(?![^,;]*[,;]\s*\w)(?!\s+\S+.*\b(?:i|we)\b)|"
+    r"(?![^,;]*[,;]\s+\w)(?!\s+\S+.*\b(?:i|we)\b)|"
     r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"

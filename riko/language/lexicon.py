@@ -375,7 +375,9 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "integrate", "insert", "replace", "split", "merge", "reorganize", "reorganise", "restructure",
                        "reformat", "rephrase", "reword", "condense", "modify", "revise", "finalize", "finalise",
                        "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
-                       "fill in", "prep", "simulate", "act as", "role-play", "roleplay")
+                       "fill in", "prep", "simulate", "act as", "role-play", "roleplay",
+                       # "Get me a list of …", "Expect my update once it's done"
+                       "get", "expect")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
@@ -554,6 +556,12 @@ CONVERSATION_TALK_EN = (
     r"(?:[\w'-]+\s+){0,3}?(?:plan|analysis|recommendation|breakdown|summary|draft|answer|report|table|outline|checklist|"
     r"overview|numbers|specifics|list|version|itinerary|schedule|proposal|script|template)s?\b(?=[\s.!,~]*$|,?\s+not\b|\s+(?:now|"
     r"first|immediately|asap|today)\b|\s+(?:and|with|for|on|of)\s+(?:the|this|that|these|those|it|them)\b)",
+    # the same by contrast ("I need actionable data, not just estimates", "I want to see the concrete ideas, not just
+    # talk about the process"); what the speaker needs for themselves stays ("I need some actual rest, not more planning")
+    r"^(?:(?:ok(?:ay)?|so|look|now|but|honestly)[,!.\s]+)*(?:i|we)\s+(?:really\s+|just\s+|absolutely\s+|definitely\s+|"
+    r"still\s+)*(?:need|want|expect|require)\s+(?!to\s+(?:feel|be)\b)(?![^,.;!?]*\b(?:rest|sleep|break|time\s+off|"
+    r"funding|money|job|help\s+with\s+(?:my|this)\s+(?:health|exhaustion)))[^,.;!?]{3,80}?,?\s+not\s+(?:just\s+|more\s+|"
+    r"another\s+)",
     # not knowing something said in passing ("i dunno how those pads work", "I don't know if he's coming"); "I don't
     # know how to swim" is a skill
     r"^(?:(?:oh|hmm+|well|idk|honestly)[,!.\s]+)*i\s+(?:dunno|don't\s+know|dont\s+know|do\s+not\s+know)\s+(?:if|whether|why|"
@@ -571,6 +579,9 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
     r"(?:definitely|certainly|also|surely|for\s+sure|probably|def|totally|absolutely)\s+(?!be\s+(?:moving|starting|going|"
     r"travel+ing|visiting|living|working|staying|flying|leaving)\b)(?!(?:definitely|certainly|also)\b)\w",
+    # the same, weighed aloud ("Maybe I'll try a short meditation during my breaks", "Perhaps I could ask Bryan")
+    r"^(?:(?:ok(?:ay)?|so|hmm+|well|yeah)[,!.\s]+)*(?:maybe|perhaps)\s+(?:i'll|i\s+will|i\s+can|i\s+could|i\s+should|"
+    r"i\s+might)\s+(?!be\s+(?:moving|starting|going|travel+ing|visiting|living|working|staying|flying|leaving)\b)\w",
     # what the work needs next, said of "we" ("We can refine it later", "We need a strategy to handle this")
     r"^(?:we\s+(?:can|could|should|will)|we'll)\s+(?:always\s+|just\s+|then\s+)?(?:refine|sort\s+out|revisit|fix|adjust|tweak|"
     r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",

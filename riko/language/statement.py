@@ -140,8 +140,10 @@ _EN_RELATIVE = re.compile(
     r"|(?P<yday>yesterday)(?:\s+(?P<ypart>" + _PARTS + r"))?|(?P<lastnight>last\s+night)"
     r"|(?P<today>today|earlier\s+today)|(?P<tonight>tonight)|this\s+(?P<thispart>morning|afternoon|evening)"
     r"|(?P<tmrw>tomorrow)(?:\s+(?P<tpart>" + _PARTS + r"))?"
-    r"|(?P<wrel>last|this|next|this\s+past|this\s+coming)\s+(?P<wday>" + _WEEKDAY_WORD + r")\.?(?![\w'])"
-    r"|(?P<prel>last|this\s+past|this|next)\s+(?P<period>week(?:end)?|month|year)"
+    # "the last week of March", "for the next month", "the last Sunday of each month" are spans or
+    # rules of their own, not a date counted from the line
+    r"|(?<!the\s)(?P<wrel>last|this|next|this\s+past|this\s+coming)\s+(?P<wday>" + _WEEKDAY_WORD + r")\.?(?![\w'])(?!\s+of\b)"
+    r"|(?<!the\s)(?P<prel>last|this\s+past|this|next)\s+(?P<period>week(?:end)?|month|year)(?!\s+of\b)"
     # a span given as a range ("4-5 months ago", "two or three weeks ago") stays as said
     r"|(?<![\w][-–])(?<![\w]\s[-–]\s)(?<!\sto\s)(?<!\sor\s)"
     r"(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
@@ -319,10 +321,14 @@ _NOWADAYS = re.compile(r"today['’]s\s+(?:\w+\s+)?(?:world|society|audiences?|m
                        r"workforce|consumers|media|industry)\b", _I)
 
 
+_GOVERNED = re.compile(r"\b(?:for|by|from|since|until|till|to|before|after|of|through|starting)\s+$", _I)
+
+
 def _in_place(m: re.Match[str], resolved: str) -> str:
     """``resolved`` as the text around ``m`` needs it: a date that owns a noun takes no preposition
     ("today's activities" → "2024-01-06's activities"), a capital stays a capital, and a name that
-    only begins like a date ("Today.io") is left alone."""
+    only begins like a date ("Today.io") is left alone; after a preposition of its own ("for
+    tomorrow") the date brings none."""
     after = m.string[m.end():m.end() + 2]
     if re.fullmatch(r"\.[a-z]", after, _I):  # a name, not a day: "Today.io"
         return m.group(0)
@@ -330,6 +336,10 @@ def _in_place(m: re.Match[str], resolved: str) -> str:
         if _NOWADAYS.match(m.string, m.start()):
             return m.group(0)  # "today's audiences" are audiences of these times, not of one day
         resolved = re.sub(r"^(?:on|in|around)\s+", "", resolved)
+    elif _GOVERNED.search(m.string, 0, m.start()):
+        # the text's own preposition governs the date: "for tomorrow" → "for 2026-05-24", "by next
+        # month" → "by February 2024", "since last year" → "since 2023"
+        resolved = re.sub(r"^(?:on|in)\s+", "", resolved)
     # a sentence that opened on the date still opens on a capital
     return resolved[:1].upper() + resolved[1:] if m.group(0)[:1].isupper() else resolved
 

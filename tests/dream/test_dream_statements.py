@@ -122,6 +122,16 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         "Last week's class ran late": "The week of 2023-05-01's class ran late",
         "I explain how the Today.io product works": "I explain how the Today.io product works",
         "I write for today's young audiences": "I write for today's young audiences",
+        # the text's own preposition governs the date
+        "3 litres it is for tomorrow": "3 litres it is for 2023-05-09",
+        "I need to master it by next month": "I need to master it by June 2023",
+        "I havent been to the hospital since last year": "I havent been to the hospital since 2022",
+        "My legs still ache from last week": "My legs still ache from the week of 2023-05-01",
+        "I pushed it to tomorrow": "I pushed it to 2023-05-09",
+        # a span of its own is said as it was
+        "I'm looking at the last week of March": "I'm looking at the last week of March",
+        "I'll plan my meals for the next month": "I'll plan my meals for the next month",
+        "We meet on the last Sunday of each month": "We meet on the last Sunday of each month",
         # a range is said as it was: "4-5 months ago" is no one month
         "I watched it like 4-5 months ago": "I watched it like 4-5 months ago",
         "We met two or three weeks ago": "We met two or three weeks ago",

@@ -48,7 +48,9 @@ LEANING = {
                                         "I'll give it a shot and see how my body responds.",
                                         "I'll definitely keep those points in mind.",
                                         "I'll definitely talk to my landlord about sharing some of the costs.",
-                                        "Okay, I'll also keep up with my walking and strength training."],
+                                        "Okay, I'll also keep up with my walking and strength training.",
+                                        "Maybe I'll try a short meditation session during my breaks.",
+                                        "Perhaps I could ask Bryan or Dawn for their thoughts."],
     "ready for what comes next": ["Hi! I'm ready for what's next.", "I'm so ready for what comes next!"],
     "hearing more of what was just said": ["I want to know more about these places that offer that kind of peace.",
                                            "我想了解更多关于这些地方的信息"],
@@ -213,6 +215,10 @@ LEANING = {
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
+    "an instruction to get something": ["Get me a list of potential public webcams at Kanas and Hemu.",
+                                        "Get that Notion doc and the Day 0 checklist generated immediately."],
+    "what the work should deliver, by contrast": ["I need actionable data, not just estimates.",
+                                                   "I want to see the concrete ideas, not just talk about the process."],
     "relief at how the work now stands": ["I feel much better about the plan now.",
                                           "Okay, I'm feeling a lot more confident about the trip.",
                                           "I feel much better after our chat about the writing goal."],
@@ -297,7 +303,7 @@ STAYS = {
     "考虑到我下个月要搬家，我卖掉了沙发。": "我卖掉了沙发",
     "Regarding my setup: my calendar and email live in Microsoft Outlook.":
         "Regarding my setup: my calendar and email live in Microsoft Outlook",
-    "Considering my oldest is leaving for college, we need a smaller car.": "Considering my oldest is leaving for college",
+    "Considering my oldest is leaving for college, we need a smaller car.": "my oldest is leaving for college",
     # near the rules above, about the speaker
     "I'm on track to finish my degree in May.": "I'm on track to finish my degree in May",
     "I need this job to pay off my student loans.": "I need this job to pay off my student loans",
@@ -347,6 +353,9 @@ STAYS = {
     "我希望明年去日本": "我希望明年去日本",
     "I love those catchy mottos.": "I love those catchy mottos",
     "I feel better since my knee surgery.": "I feel better since my knee surgery",
+    "I want a dog, not a cat.": "I want a dog, not a cat",
+    "I need a laptop that's not only powerful but also portable.": "I need a laptop that's not only powerful but also portable",
+    "I need some actual rest, not more planning.": "I need some actual rest, not more planning",
     "I'm less concerned with certifications than with real experience.":
         "I'm less concerned with certifications than with real experience",
     # a move the speaker will be making, or a plan with its day, is no advice taken up
@@ -420,6 +429,10 @@ def test_the_fact_keeps_the_name_after_a_title() -> None:
     ("Since I've decided to sign a new lease, can you help me plan the moving costs?", "I've decided to sign a new lease"),
     ("Now that I live in Berlin, which museums should I see first?", "I live in Berlin"),
     ("Seeing as I'm vegan, can you suggest a birthday cake recipe?", "I'm vegan"),
+    ("Given my new position offers a 50% raise to $1,800 a month, how should I budget?",
+     "my new position offers a 50% raise to $1,800 a month"),
+    ("Given that Rachael and I have been rehearsing daily, what else can we do?",
+     "Rachael and I have been rehearsing daily"),
 ])
 def test_a_statement_before_the_question_it_leads_to_is_a_fact(message: str, fact: str) -> None:
     assert [f.text for f in extract_facts(message)] == [fact]
