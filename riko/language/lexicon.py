@@ -464,6 +464,12 @@ CONVERSATION_TALK_EN = (
     r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|nice|"
     r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling)\b"
     r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
+    # the same without its subject ("Looks solid, perfectly captures the architecture", "Solid choices, totally aligned
+    # with …")
+    r"^(?:(?:ok(?:ay)?|yes|yeah|wow|great|alright)[,!.\s]+)*(?:(?:looks?|sounds?|seems?)\s+(?:\w+ly\s+|so\s+|really\s+|"
+    r"pretty\s+|very\s+)*(?:good|solid|great|perfect|fine|spot\s+on|amazing|awesome|excellent|brilliant|clear|promising|"
+    r"doable|reasonable|sharp|legit|like\s+a\s+plan)|(?:solid|great|good|perfect|excellent|smart|nice|sharp|brilliant)\s+"
+    r"(?:choices?|picks?|plan|call|idea|list|options?|work|start|summary|breakdown|suggestions?|points?|stuff))\b",
     # agreeing with what was given ("Reducing the weight makes perfect sense", "I appreciate that it's
     # designed to be flexible"); "I appreciate good coffee" is a taste
     r"^(?!(?:i|i'm|i've|my|we|our)\b)[^.!?]{0,80}?\bmakes?\s+(?:(?:perfect|total|complete|good|so\s+much|a\s+lot\s+of)\s+)?sense\b",
