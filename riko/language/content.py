@@ -19,7 +19,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
-from .lexicon import GENERIC_WORDS_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
+from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
@@ -71,6 +71,7 @@ _TASK_OPENING = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|first|next|th
 _TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|hi|hey|thanks)[,!\s]+)*"
                            rf"(?:{'|'.join(TASK_REQUESTS_EN)})", _I)
 _TASK_PASTE = re.compile("|".join(TASK_PASTES_EN), _I)
+_LOG_LINE = re.compile(LOG_LINE_EN)
 _DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\[(…]\s*$", _I)
 _TASK_ZH = re.compile(TASK_ZH)
 _CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
@@ -150,6 +151,8 @@ def task_talk(text: str) -> bool:
     a standing instruction ("Please always reply in British English", 今后请用简体中文回复我); a
     one-off one is (这次用中文回答我).
     """
+    if _LOG_LINE.match(text.strip()):
+        return True
     said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
     if _governed(said) or is_standing(said):
         return False

@@ -337,11 +337,16 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
+
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]",
                   # working an exercise through ("I get 3^1 - 1 = 2", "the hypothesis that 7^k - 1 is divisible by 6");
                   # a learner's state stays ("I'm having trouble with variation of parameters for y'' + 4y = tan 2x")
                   r"^(?!.*\b(?:trouble|struggl\w*|working\s+on|practic\w*|stuck|learn\w*|stud(?:y|ying|ied)|completed|improved|"
                   r"master\w*|confident|explored|drafted|solved)\b|.*(?:练习|学习|在学|不懂|不会|卡在|搞不懂|掌握|完成了)).*?(?:\w\s*\^\s*\(?[\w+-]|[\w)]\s*[=≡]\s*[\w(-]|\(mod\s+\d)")
+#: A line of a program's output, read before any speaker's name is taken off it ("ERROR: Could not find a
+#: version that satisfies …", "ValueError: invalid literal …").
+LOG_LINE_EN = r"^(?:ERROR|WARNING|WARN|FATAL|CRITICAL|DEBUG|Exception|[A-Z]\w*(?:Error|Exception)|E\d{3,4})\s*:"
+__all__ += ["LOG_LINE_EN"]
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
                     "such as", "are", "is", "include", "just", "includes", "as follows", "and then", "and suddenly",
@@ -376,8 +381,8 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "reformat", "rephrase", "reword", "condense", "modify", "revise", "finalize", "finalise",
                        "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
                        "fill in", "prep", "simulate", "act as", "role-play", "roleplay",
-                       # "Get me a list of …", "Expect my update once it's done"
-                       "get", "expect")
+                       # "Get me a list of …", "Expect my update once it's done", "Take the raw script and …"
+                       "get", "expect", "take")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")

@@ -217,6 +217,8 @@ LEANING = {
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
                                 "My mind is racing."],
+    "a line of a program's output": ["ERROR: Could not find a version that satisfies the requirement prot-bert-bfd",
+                                     "WARNING: Retrying after connection broken by 'NewConnectionError'"],
     "an instruction to get something": ["Get me a list of potential public webcams at Kanas and Hemu.",
                                         "Get that Notion doc and the Day 0 checklist generated immediately."],
     "what the work should deliver, by contrast": ["I need actionable data, not just estimates.",
