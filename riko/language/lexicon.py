@@ -333,8 +333,11 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"(?:stuck|lost|confused)[\s.!,~]*$",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+)*(?:wondering|curious)(?:\s+to\s+know)?\s+(?:how|what|why|if|whether|which)\b",
                     r"i\s+(?:just\s+|also\s+|sometimes\s+|really\s+|always\s+)?wonder(?:ed)?\s+(?:if|whether|how|what|why|which)\b",
-                    r"i(?:'d|\s+would)\s+(?:really\s+)?(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?(?:explanation|example|"
-                    r"examples|walkthrough|walk-through|breakdown|summary|overview)s?\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
+                    r"i(?:'d|\s+would)\s+(?:really\s+|also\s+)*(?:like|love|appreciate)\s+(?:an?\s+|some\s+|more\s+)?"
+                    r"(?:[\w-]+\s+){0,2}?(?:explanation|example|examples|walkthrough|walk-through|breakdown|summary|overview)s?\b",
+                    # a question put as a wish ("I'd also like to know what tools are available for monitoring")
+                    r"i(?:'d|\s+would)\s+(?:really\s+|also\s+)*(?:like|love)\s+to\s+(?:know|find\s+out|understand|see)\s+"
+                    r"(?:how|what|which|why|whether|if|where|when)\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
 
