@@ -26,7 +26,8 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, WHAT_WAS_GIVEN_EN)
 
-__all__ = ["carries_content", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
+__all__ = ["carries_content", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS", "LEANING_MAX_OWN_WORDS",
+           "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -151,9 +152,10 @@ def task_talk(text: str) -> bool:
     a standing instruction ("Please always reply in British English", 今后请用简体中文回复我); a
     one-off one is (这次用中文回答我).
     """
-    if _LOG_LINE.match(text.strip()):
+    stripped = text.strip()
+    if _LOG_LINE.match(stripped):
         return True
-    said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
+    said = _PREFIX.sub("", stripped, count=1).replace("’", "'")
     if _governed(said) or is_standing(said):
         return False
     if _TASK_PASTE.search(said) or _DANGLING.search(said):

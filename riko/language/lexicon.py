@@ -193,8 +193,8 @@ TIME_NOW_EN = ("today", "tonight", "this week", "this month", "this year", "this
 GENERIC_WORDS_EN = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very
 also still some any much more most not don't can't won't get got need needs want wants make made going done ready sure
 think know like would could should will let's okay yes yeah now right time way thing things lot all one back here there
-this that these those them it's that's what when how try keep take put bring send see look give start finish right away
-soon""".split())
+this that these those them it's that's what when how try keep take put bring send see look give start finish away soon
+""".split())
 TIME_PAST_ZH = ("昨天", "昨晚", "前天", "上周", "上个星期", "上星期", "上礼拜", "上个月", "上月", "去年", "前年", "前几天",
                 "今天早上", "前阵子")
 TIME_AHEAD_ZH = ("明天", "后天", "大后天", "下个月", "下月", "下周", "下个星期", "下星期", "下礼拜", "明年", "后年",
@@ -340,7 +340,6 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"(?:how|what|which|why|whether|if|where|when)\b", r"(?:here\s+is|here's)\s+(?:my|the)\s+(?:code|draft|text|question|error)\b")
 #: Code, links and log lines pasted into the conversation.
 TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+install\b", r"\btraceback\b",
-
                   r"[{}();=<>\[\]].*[{}();=<>\[\]].*[{}();=<>\[\]]",
                   # working an exercise through ("I get 3^1 - 1 = 2", "the hypothesis that 7^k - 1 is divisible by 6");
                   # a learner's state stays ("I'm having trouble with variation of parameters for y'' + 4y = tan 2x")
@@ -431,6 +430,11 @@ __all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
 #: Talk about the conversation itself: where it stands, what was covered, what comes next
 #: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
 #: outline", "I'm still sitting here, waiting").
+#: How advice is taken up ("Okay, I'll …", "I'm going to …"), and a move or trip the speaker will be
+#: making, which is no advice taken up ("I'll also be moving to Denver"): shared by the take-up rules below.
+_TAKING_UP_EN = (r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|"
+                 r"i'm\s+gonna)\s+")
+_ON_THE_MOVE_EN = r"(?!be\s+(?:moving|starting|going|travel+ing|visiting|living|working|staying|flying|leaving)\b)"
 CONVERSATION_TALK_EN = (
     r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
@@ -584,18 +588,18 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:but|and|so|well|oh)[,!.\s]+)*nothing\s+(?:specific|special|much|really|in\s+particular)\b",
     # taking up the advice just given ("I'll definitely try the gevent worker class", "I'll keep an eye on my
     # spending", "I'll give it a shot"); a dated plan stays ("I'll make sure to attend mass on June 13th")
-    r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
-    r"(?:definitely\s+|certainly\s+|also\s+|surely\s+|for\s+sure\s+|probably\s+|def\s+)*(?:try(?!\s+to\b)(?:\s+out)?|"
+    _TAKING_UP_EN
+    + r"(?:definitely\s+|certainly\s+|also\s+|surely\s+|for\s+sure\s+|probably\s+|def\s+)*(?:try(?!\s+to\b)(?:\s+out)?|"
     r"give\s+(?:\w+\s+){1,3}?an?\s+(?:try|shot|go)|keep\s+(?:\w+\s+){1,3}?in\s+mind|keep\s+an\s+eye|look\s+into|consider|"
     r"make\s+sure)\b",
     # the same, said with the word that takes it up ("I'll definitely talk to my landlord about it", "I'll also
     # keep up with my walking"); a move or a trip the speaker will be making stays ("I'll also be moving to Denver")
-    r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|i'm\s+gonna)\s+"
-    r"(?:definitely|certainly|also|surely|for\s+sure|probably|def|totally|absolutely)\s+(?!be\s+(?:moving|starting|going|"
-    r"travel+ing|visiting|living|working|staying|flying|leaving)\b)(?!(?:definitely|certainly|also)\b)\w",
+    _TAKING_UP_EN
+    + r"(?:definitely|certainly|also|surely|for\s+sure|probably|def|totally|absolutely)\s+" + _ON_THE_MOVE_EN
+    + r"(?!(?:definitely|certainly|also)\b)\w",
     # the same, weighed aloud ("Maybe I'll try a short meditation during my breaks", "Perhaps I could ask Bryan")
     r"^(?:(?:ok(?:ay)?|so|hmm+|well|yeah)[,!.\s]+)*(?:maybe|perhaps)\s+(?:i'll|i\s+will|i\s+can|i\s+could|i\s+should|"
-    r"i\s+might)\s+(?!be\s+(?:moving|starting|going|travel+ing|visiting|living|working|staying|flying|leaving)\b)\w",
+    r"i\s+might)\s+" + _ON_THE_MOVE_EN + r"\w",
     # what the work needs next, said of "we" ("We can refine it later", "We need a strategy to handle this")
     r"^(?:we\s+(?:can|could|should|will)|we'll)\s+(?:always\s+|just\s+|then\s+)?(?:refine|sort\s+out|revisit|fix|adjust|tweak|"
     r"finali[sz]e|figure\s+out|decide|discuss|look\s+at|handle|deal\s+with|cover|work\s+out|polish|go\s+over|iron\s+out)\b",
