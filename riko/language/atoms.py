@@ -380,6 +380,15 @@ def _words(text: str) -> int:
     return len(_WORDS.findall(_CJK.sub(" ", text))) + cjk
 
 
+#: Entity kinds that are someone a statement can be about.
+_SOMEONE = frozenset({"person", "pet"})
+#: Someone named doing something ("Mia sings in a jazz band", "Grandpa Joe sold the farm"): a verb
+#: then a small word, which a plural noun ("Local islands alcohol …") or a verdict ("Twitter sounds
+#: like …") does not give.
+_SOMEONE_DOES = re.compile(rf"^(?![A-Z][a-z]+ing\b)[A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
+                           rf"(?!(?:sounds|looks|seems|feels|tastes|smells)\b)(?:[a-z]{{3,}}(?:s|ed)|"
+                           rf"{alternation(IRREGULAR_PAST_EN)[3:-1]})\s+(?:in|at|to|the|a|an|with|for|on|up|out|her|his|"
+                           rf"their|my|our|about|from|into|last|this|every|as|\d)\b")
 _WHOSE = frozenset("my our your their his her its user user's".split())
 
 
@@ -616,6 +625,8 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             continue
         for clause in clauses:
             fact = _trim(clause)
+            if is_hypothetical(fact):
+                continue  # a clause in the conditional after a lead ("While that's happening, I'd call …")
             headless = bool(_HEADLESS.match(fact)) and not _HEADLESS.match(clause.strip().strip("\"'“”‘’()[]")) \
                 and not _FIRST.search(fact)
             if headless or is_reported(clause) or not _states_something(fact, speaker is not None) or (
@@ -627,6 +638,12 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
                 continue
             here = derive(fact, speaker=speaker, context=tuple(before[-4:]))
             named = _people(here)
+            if speaker is not None and not _CJK.search(fact) and not (
+                    _FIRST.search(fact) or _SUBJECTLESS.match(fact) or _THIRD.match(fact) or _SOMEONE_DOES.match(fact)
+                    or any(e.kind in _SOMEONE for e in here.entities)):
+                # between people, a statement that names no one is about the world or the other's news
+                # ("Airplanes are cool", "9 hours of lessons must have been intense")
+                continue
             # the speaker's own characters (curly quotes kept): ``folded`` only swapped them 1:1
             at = folded.find(fact)
             original = sentence[at:at + len(fact)] if at >= 0 else fact

@@ -19,7 +19,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
-from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
+from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, PLEASED_WITH_WORK_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
@@ -56,6 +56,7 @@ _FEELS_EN = re.compile(rf"\b(?:i'm|im|i\s+am|i've\s+been|i\s+was|i\s+feel|i'm\s+
                        rf"\s+(?:(?:so|really|very|quite|pretty|a\s+bit|a\s+little|kind\s+of|super|totally|feeling|"
                        rf"been|getting|just|incredibly|extremely)\s+)*{alternation(EMOTIONS_EN)}\b"
                        rf"(?!\s+(?:for|of|with)\s+(?:you|u)\b)", _I)
+_PLEASED_WITH_WORK = re.compile(rf"\b{PLEASED_WITH_WORK_EN}", _I)
 _SUBJECT_ZH = r"(?:我|用户)"
 _ADVERBS_ZH = r"(?:今天|现在|最近|这几天|真的|一直|从来|向来|都|也|还是|比较|更|最|很|好|有点|有些|非常|特别|太|挺|超|感觉|觉得)*"
 _LIKES_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(LIKE_VERBS_ZH)}(?P<object>.*)")
@@ -198,8 +199,8 @@ def _reaches_something(rest: str) -> bool:
 def _governed(said: str) -> bool:
     """A first-person taste, boundary or feeling: "I prefer short answers", "Don't give me long
     lists", "I feel happy today", "我喜欢简单明了的回答", "不要给我太长的列表", "我今天很开心"."""
-    if _FEELS_EN.search(said) or _FEELS_ZH.search(said):
-        return True
+    if (_FEELS_EN.search(said) and not _PLEASED_WITH_WORK.search(said)) or _FEELS_ZH.search(said):
+        return True  # pleased with how the work turned out is a verdict on it, not how the speaker is
     for pattern in (_LIKES_EN, _BOUNDARY_EN, _LIKES_ZH, _BOUNDARY_ZH):
         m = pattern.search(said)
         if m and _reaches_something(m.group("object")):

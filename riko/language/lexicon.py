@@ -384,7 +384,9 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        "compile", "evaluate", "assess", "estimate", "dig into", "dive into", "look up", "crunch",
                        "fill in", "prep", "simulate", "act as", "role-play", "roleplay",
                        # "Get me a list of …", "Expect my update once it's done", "Take the raw script and …"
-                       "get", "expect", "take")
+                       "get", "expect", "take",
+                       # "Share the details about Day 8-10", "Detail the steps for week two"
+                       "share", "detail", "walk through")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
@@ -435,6 +437,11 @@ __all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
 _TAKING_UP_EN = (r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|"
                  r"i'm\s+gonna)\s+")
 _ON_THE_MOVE_EN = r"(?!be\s+(?:moving|starting|going|travel+ing|visiting|living|working|staying|flying|leaving)\b)"
+__all__ += ["PLEASED_WITH_WORK_EN"]
+#: Pleased with what the conversation produced: "(happy) with how it turned out", "with this", "with your plan".
+PLEASED_WITH_WORK_EN = (r"(?:happy|pleased|satisfied|thrilled|glad|content|impressed)\s+(?:with|about|by)\s+"
+                         r"(?:how\s+(?:it|this|that|these|they|you|we|the|our|your)|the\s+way|it|this|that|these|those|"
+                         r"what\s+(?:you|we)|your|our\s+(?:plan|list|progress|work|session|chat|conversation))\b")
 CONVERSATION_TALK_EN = (
     r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
@@ -663,6 +670,29 @@ CONVERSATION_TALK_EN = (
     r"[\s.!,~]*(?:lol|haha|sadly|though|bye)?[\s.!~]*$",
     r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+(?:i|we)\s+(?:needed|need|wanted|want|expected|"
     r"asked\s+for|was\s+looking\s+for|were\s+looking\s+for|had\s+in\s+mind)\b",
+    # thanks for what was given, said as appreciation ("I appreciate the additionalProperties approach for
+    # flexibility", "I really appreciate your patience"); "I appreciate a wide range of genres" is a taste
+    r"^(?:(?:and|but|so|also|thanks|ok(?:ay)?|great|honestly)[,!.\s]+)*(?:i|the\s+user)\s+(?:(?:\w+ly|also|just|do|still)\s+)*"
+    r"appreciates?\s+(?:your|that|this|these|those|it|how|you|everything|the\s+(?:[\w\-'\"]+\s+){0,3}?"
+    r"(?:approach|reassurance|encouragement|recap|idea|ideas|enthusiasm|structure|focus|emphasis|note|notes|caution|"
+    r"integration|suggestions?|advice|help|tips?|breakdown|explanation|details?|clarity|insights?|feedback|support|"
+    r"list|plan|update|reminder|options|thoroughness|input|perspective|effort|guidance|mention|summary|overview|"
+    r"examples?|info|information|points?|offer|clarification|quick\s+response|patience))\b",
+    # pleased with how the work turned out ("I'm really happy with how the itinerary turned out", "I'm pleased
+    # with this"); "I'm happy with my new job" is the speaker's
+    r"^(?:(?:and|but|so|overall|honestly|ok(?:ay)?|wow|great)[,!.\s]+)*(?:i'm|i\s+am|im|i\s+feel|the\s+user\s+is)\s+"
+    r"(?:(?:\w+ly|so|very|quite|pretty|super|also)\s+)*" + PLEASED_WITH_WORK_EN,
+    # a verdict on the plan in hand ("I think setting clear boundaries and sticking to them will be key")
+    r"^(?:(?:so|and|but|yeah|overall|honestly)[,!.\s]+)*i\s+(?:really\s+)?(?:think|believe|feel\s+like|guess|reckon)\s+"
+    r"[^.!?]{3,160}?\b(?:will|'ll|is\s+going\s+to|would)\s+be\s+(?:absolutely\s+|really\s+|so\s+)?(?:key|crucial|"
+    r"essential|vital|critical|the\s+key|a\s+game[-\s]changer)\b",
+    # what the speaker has heard or read about the world, brought to the work in hand ("I've heard that PostgreSQL
+    # has better support for concurrent connections", "I know that the author knows …"); what it says of the
+    # speaker stays ("I heard that I need to configure an API key"), as does a dated one (checked before)
+    r"^(?:(?:so|and|but|also|well|yeah|plus|now|ok(?:ay)?)[,!.\s]+)*i(?:'ve|\s+have)?\s+(?:(?:also|recently|just|once|"
+    r"always|often|even|actually)\s+)*(?:heard|read|know|learned|learnt)\s+(?:(?:somewhere|online|before|recently)\s+)?"
+    r"that\s+(?!(?:study|article|book|post|paper|piece|report|thread|blog|story|review|guide|chapter|one)\b)"
+    r"(?![^.!?]*\b(?:i|i'm|i've|i'd|i'll|im|ive|my|me|mine|myself|we|we're|we've|our|us)\b)",
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
@@ -680,7 +710,16 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         r"^(?:准备好|可以)(?:继续|开始)了?[。！!~]*$",
                         r"^我(?:现在|只是)?(?:需要|要)(?:一个|一份|你的)?(?:具体的|详细的|真正的|实际的)?(?:计划|分析|建议|方案|清单|总结|报告)"
                         r"[。！!~]*(?:$|，?而不是)",
-                        r"^我?(?:还)?在想(?:还能|还要|还可以|该)(?:做|吃|买|写)(?:点)?什么", r"^(?:没什么|没有什么)(?:特别|具体)的?")
+                        r"^我?(?:还)?在想(?:还能|还要|还可以|该)(?:做|吃|买|写)(?:点)?什么", r"^(?:没什么|没有什么)(?:特别|具体)的?",
+                        # a verdict on the plan in hand (我觉得设定清晰的界限会是关键), what was heard about the
+                        # world (听说Redis很适合做缓存); 听说我需要配置环境变量 says something of the speaker
+                        r"^我(?:觉得|认为|想)[^。！？]{2,40}(?:会是|将是|才是)(?:关键|重中之重)",
+                        # pleased with or grateful for what was given (我很满意这个行程安排, 我很欣赏你的建议,
+                        # 我对这个计划很满意); 我很满意我的新工作 is the speaker's
+                        r"^我(?:真的|非常|很|挺|特别|十分)?(?:满意|欣赏|感激|喜欢)(?:这个|这些|这份|这样的|你的|您的|你们的|你给的|你做的)",
+                        r"^我对(?:这个|这些|这份|你的|您的|你给的|你做的)[^。！？]{0,12}(?:很|非常|挺|特别|十分)?(?:满意|欣赏)",
+                        r"^我?(?:听说|听人说|据说|看到有人说)(?![^。！？]*[我咱])[^。！？]*(?:可以|能够?|有助于|比较好|更好|"
+                        r"很适合|适合|不错|是个好)")
 #: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the
 #: other day!", "Look at how nice the fresh pasta comes out!"), how the speaker is doing when
 #: greeted ("I'm doing good, it's a sunny day here in Houston!") and the weather outside.
@@ -979,6 +1018,15 @@ TASK_PROGRESS_EN = (
     r"figure\s+out)\s+(?:what|how(?!\s+to\b)|why|which|where|when|whether|if)\b",
     r"\b(?:we|i)\s+(?:must|need\s+to|have\s+to|gotta|got\s+to)\s+keep\s+(?:the\s+)?(?:momentum|ball\s+rolling|pushing|moving|"
     r"going|at\s+it)\b",
+    # stuck on the exercise or the code in hand ("I'm having trouble understanding the multinomial distribution",
+    # "I'm having trouble with the fetchWeatherData() function"); "I'm having trouble sleeping" is the speaker's
+    r"^(?:(?:so|but|and|also|now|hi|hey|ok(?:ay)?|however)[,!.\s]+)*(?:i'm|i\s+am|im)\s+(?:still\s+|really\s+|also\s+|just\s+)*"
+    r"(?:having|facing|running\s+into)\s+(?:some\s+|a\s+(?:bit\s+of\s+|little\s+|lot\s+of\s+)?)?(?:trouble|difficulty|"
+    r"difficulties|issues?|problems?|hard\s+time|tough\s+time)\s+(?:(?:understanding|seeing|grasping|figuring\s+out|"
+    r"wrapping\s+my\s+head\s+around|following|visuali[sz]ing|interpreting)\s+(?:how|why|what|which|where|whether|when|this|"
+    r"that|these|those|it|the\s+(?:\w+\s+)?(?:difference|concept|relationship|connection|step|part|logic|formula|theorem|"
+    r"proof|question|problem|example|method|approach|code|error|output|results?)\b)|applying|solving|deriving|proving|"
+    r"calculating|computing|implementing|debugging|deciding|choosing|with\s+(?:the|this|that|these|those|a|an|understanding)\b)",
     # the exercise in hand, down to its variable ("solve for x", "I need to find the values of r", "prove n")
     r"\b(?:prove|show|find|solve\s+for|values?\s+of|compute|calculate|evaluate|simplify|differentiate|integrate)\s+"
     r"(?-i:[a-z])[\s.!?]*$",
@@ -986,7 +1034,12 @@ TASK_PROGRESS_EN = (
 #: The same, in Chinese: 我现在在第三步, 我刚做完第一个练习, 我们得保持这个势头.
 TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第[0-9一二三四五六七八九十]+(?:步|页|题|节|课|部分)",
                     r"^我(?:刚|刚刚)(?:做完|完成|写完|看完|弄完)了?(?:第[0-9一二三四五六七八九十]+个|这个|那个|你给的)?(?:练习|步骤|任务|作业|题|部分|章节)",
-                    r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)")
+                    r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)",
+                    # stuck on the exercise in hand (我不太理解这个公式, 我搞不懂二项分布和多项分布的区别); 我不懂日语 is the speaker's
+                    r"^我(?:还是|一直|有点|有些|实在)?(?:不太|不大|不怎么|没)?(?:理解|明白|懂|搞懂|弄懂|搞明白|弄明白)"
+                    r"(?:这个|这道|这段|这些|这里|怎么|如何|为什么)",
+                    r"^我(?:还是|一直|有点|实在)?(?:搞不懂|弄不懂|想不通|看不懂|理解不了)(?:这个|这道|这段|这些|这里|怎么|如何|为什么|"
+                    r"[^。！？]{1,20}的(?:区别|推导|用法|原理|含义))")
 __all__ += ["TASK_PROGRESS_EN", "TASK_PROGRESS_ZH"]
 
 # -- occupations and people ------------------------------------------------------------------------

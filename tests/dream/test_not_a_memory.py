@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
+from conversation import proposed_quotes
+from riko.dream import Transcript, TranscriptLine
 from riko.dream.selection import choose, scored_facts
 from riko.language.content import carries_content, pasted, task_talk
 
@@ -84,9 +85,7 @@ def test_a_greeting_or_a_pick_between_two_options_carries_no_content(text: str) 
 
 def test_dream_leaves_them_out_and_proposes_the_rest() -> None:
     lines = [text for _, text in CASES] + STAYS
-    t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
-    pages = parse_file_blocks(HeuristicProvider().extract(t), max_pages=64, allow_empty=True).pages
-    quoted = {p.quote.rstrip("!") for p in pages if p.type != "entity"}
+    quoted = {q.rstrip("!") for q in proposed_quotes(lines)}
     assert quoted & {text.rstrip("!") for _, text in CASES} == set()
     assert {text for text in STAYS if text.rstrip("!") in quoted} == set(STAYS)
 

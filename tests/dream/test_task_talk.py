@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from riko.dream import HeuristicProvider, Transcript, TranscriptLine, parse_file_blocks
+from conversation import proposed_quotes
 from riko.language.content import carries_content, task_talk
 
 #: Statements of this kind that Dream proposed from the shared conversation sets, read as not a memory.
@@ -99,8 +99,6 @@ def test_a_multi_party_speaker_prefix_does_not_hide_task_talk() -> None:
 
 def test_dream_proposes_the_facts_and_leaves_the_task_talk_out() -> None:
     lines = [*TASK_TALK, *ABOUT_THE_SPEAKER]
-    t = Transcript("s1", tuple(TranscriptLine(i + 1, "user", text) for i, text in enumerate(lines)))
-    pages = parse_file_blocks(HeuristicProvider().extract(t), max_pages=64, allow_empty=True).pages
-    quoted = {p.quote for p in pages if p.type != "entity"}
+    quoted = proposed_quotes(lines)
     assert quoted & set(TASK_TALK) == set()
     assert quoted == set(ABOUT_THE_SPEAKER)  # each fact the speaker states of themselves, once

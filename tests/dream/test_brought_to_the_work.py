@@ -1,0 +1,139 @@
+"""What a speaker brings to the work in hand is not a memory: what they have heard about the world
+("I've heard that Redis is a great choice for caching"), being stuck on the exercise or the code
+("I'm having trouble understanding the multinomial distribution"), appreciation of what was given
+("I appreciate the recap"), being pleased with how the work turned out, a verdict on the plan ("I
+think setting clear boundaries will be key"), an answer in the conditional after a lead ("While
+that's happening, I'd place the baby on a firm surface") and, between people, a statement that
+names no one ("Airplanes are cool") — in English and Chinese. Each was
+proposed from the shared sets and read as not a memory; what the speaker says of themselves in
+the same words stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversation import proposed_quotes
+from riko.language.atoms import extract_facts
+from riko.language.content import carries_content, task_talk
+
+BROUGHT_TO_THE_WORK = {
+    "heard about the world": [
+        "I've heard that PostgreSQL has better support for concurrent connections",
+        "I've heard that using a templating engine like Jinja2 can help with performance",
+        "I know that the author knows exactly what the reader wants",
+        "Nicolas: i heard that tea with meds arent good tho",
+        "听说Redis很适合做缓存",
+    ],
+    "stuck on the exercise": [
+        "I'm having trouble understanding the difference between the multinomial distribution and the binomial distribution",
+        "I'm having trouble with the fetchWeatherData() function",
+        "I'm having some trouble applying the angle bisector theorem to this proof",
+        "我不太理解这个公式",
+        "我搞不懂二项分布和多项分布的区别",
+    ],
+    "appreciation of what was given": [
+        "I appreciate the additionalProperties approach for flexibility",
+        "I really appreciate your patience",
+        "我很欣赏你的建议",
+    ],
+    "pleased with how the work turned out": [
+        "I'm really happy with how the itinerary turned out",
+        "I'm so pleased with how it turned out",
+        "我很满意这个行程安排",
+        "我对这个计划很满意",
+    ],
+    "an instruction to share or detail": [
+        "Share the details about Day 8-10: Build Engagement with Interactive Content",
+        "Detail the steps for week two",
+    ],
+    "a verdict on the plan": [
+        "I think setting clear boundaries and sticking to them will be key",
+        "I believe drafting a formal agreement with Stephen is going to be crucial",
+        "我觉得设定清晰的界限会是关键",
+    ],
+}
+CASES = [(rule, text) for rule, texts in BROUGHT_TO_THE_WORK.items() for text in texts]
+
+#: The same openings, saying something of the speaker: each stays.
+STAYS = [
+    "I heard that I need to renew my passport before the trip",
+    "I heard that Michael is presenting his findings at the summit on August 22",
+    "I know that I always get that weekend off",
+    "I read that study from the University of Cambridge about motivation",
+    "I'm having trouble sleeping since the move",
+    "I'm having trouble with my knee again",
+    "I think my sister will be thrilled with the gift",
+    "I appreciate a wide range of music genres",
+    "I'm happy with my new job",
+    "I feel happy today",
+    "我很满意我的新工作",
+    "我听说我需要配置环境变量",
+    "我不懂日语",
+    "我觉得我妹妹会很喜欢这个礼物",
+]
+
+
+@pytest.mark.parametrize(("rule", "text"), CASES, ids=[f"{r}: {t}" for r, t in CASES])
+def test_what_is_brought_to_the_work_is_task_talk(rule: str, text: str) -> None:
+    assert task_talk(text), rule
+    assert not carries_content(text)
+
+
+@pytest.mark.parametrize("text", STAYS)
+def test_what_the_speaker_says_of_themselves_stays(text: str) -> None:
+    assert not task_talk(text)
+    assert carries_content(text)
+
+
+def test_dream_leaves_them_out_and_proposes_the_rest() -> None:
+    lines = [text.split(": ", 1)[-1] for _, text in CASES] + STAYS
+    quoted = proposed_quotes(lines)
+    assert quoted & set(lines[:len(CASES)]) == set()
+    # a hedged opinion (I think …, 我觉得 …) or what was heard (我听说 …) is left to the selection's score
+    assert {text for text in STAYS if not text.startswith(("I think", "我觉得", "我听说"))} <= quoted
+
+
+@pytest.mark.parametrize("message", [
+    "If there's no response, I would shout for help. While that's happening, I'd quickly place the baby on a firm, "
+    "flat surface and start the compressions.",
+    "Honestly, after all that, I'd be completely lost.",
+])
+def test_a_clause_in_the_conditional_after_a_lead_states_nothing(message: str) -> None:
+    assert extract_facts(message) == []
+
+
+@pytest.mark.parametrize(("message", "fact"), [
+    ("While that's happening, I usually make the coffee.", "I usually make the coffee"),
+    ("After all that, I'd love to visit Kyoto.", "I'd love to visit Kyoto"),
+])
+def test_a_habit_or_a_taste_after_a_lead_stays(message: str, fact: str) -> None:
+    assert fact in [f.text for f in extract_facts(message)]
+
+
+#: Between people, a statement that names no one (no I, my or we, no he or she, no person or pet)
+#: is about the world or a reaction to the other's news.
+ABOUT_THE_WORLD = [
+    "Airplanes are cool",
+    "Downward dog is such a great pose for stretching and strengthening the whole body",
+    "9 hours of lessons must have been intense",
+    "Mercantalism was all about hyper government interference in the process of making money",
+]
+#: Said of the speaker, with or without the word I, or of someone: each stays.
+ABOUT_SOMEONE = {
+    "My mom is a hairdresser": "My mom is a hairdresser",
+    "Went to the gym with my brother this morning": "Went to the gym with my brother this morning",
+    "She just started college in Boston": "She just started college in Boston",
+    "Started my healthy eating diet": "Started my healthy eating diet",
+    "昨天去了公园散步": "昨天去了公园散步",
+}
+
+
+@pytest.mark.parametrize("text", ABOUT_THE_WORLD)
+def test_between_people_a_statement_that_names_no_one_is_no_fact(text: str) -> None:
+    assert [f.text for f in extract_facts(text, speaker="Paola")] == []
+    assert [f.text for f in extract_facts(text)] == [text]  # one user's log: the user's own view stays
+
+
+@pytest.mark.parametrize(("message", "fact"), ABOUT_SOMEONE.items())
+def test_between_people_what_is_said_of_someone_stays(message: str, fact: str) -> None:
+    assert fact in [f.text for f in extract_facts(message, speaker="Paola")]
