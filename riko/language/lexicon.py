@@ -682,6 +682,23 @@ CONVERSATION_TALK_EN = (
     # with this"); "I'm happy with my new job" is the speaker's
     r"^(?:(?:and|but|so|overall|honestly|ok(?:ay)?|wow|great)[,!.\s]+)*(?:i'm|i\s+am|im|i\s+feel|the\s+user\s+is)\s+"
     r"(?:(?:\w+ly|so|very|quite|pretty|super|also)\s+)*" + PLEASED_WITH_WORK_EN,
+    # a verdict on what was suggested, said of it alone ("Monthly process review meetings sound like a great idea",
+    # "The user thinks designating every Sunday as a rest day sounds good"); "My new flat looks great" is the speaker's
+    r"^(?:(?:so|and|but|yeah|honestly|overall|ok(?:ay)?|also)[,!.\s]+)*(?:i\s+(?:really\s+)?(?:think|feel\s+like|guess|reckon)\s+)?"
+    r"(?![^.!?]*\b(?:i|i'm|i've|my|mine|we|we're|we've|our)\b[^.!?]*\b(?:sounds?|seems?|looks?)\b)[^.!?]{3,120}?\b(?:sounds?|"
+    r"seems?|looks?)\s+(?:like\s+)?(?:(?:a|an|really|very|so|pretty|quite|super|exactly|just|such\s+a|like\s+a)\s+)*"
+    r"(?:good|great|perfect|ideal|solid|fun|doable|manageable|reasonable|amazing|interesting|helpful|useful|awesome|"
+    r"excellent|brilliant|fantastic|smart|sensible|promising|lovely|wonderful|nice|cool)(?:\s+(?:idea|ideas|plan|option|"
+    r"options|approach|start|first\s+step|fit|choice|way|activity|compromise|solution))?(?:\s+(?:to|for)\s+(?:me|us))?"
+    r"[\s.!,~]*$",
+    # wanting to hear how the other's news goes ("I'd love to hear how it turns out"); "I'd love to see the
+    # Northern Lights" is the speaker's wish
+    r"^(?:(?:oh|wow|aw+|well)[,!.\s]+)*i(?:'d|\s+would)\s+(?:really\s+)?love\s+to\s+(?:hear|know|see)\s+(?:how|what|about\s+(?:it|that|them)|"
+    r"more|if|whether)\b",
+    # no answer ("I wouldnt be surprised", "I just dunno when")
+    r"^i\s+(?:wouldn'?t|would\s+not)\s+be\s+surprised[\s.!~]*$",
+    r"^(?:i\s+)?(?:just\s+|really\s+|honestly\s+)?(?:(?:don'?t|do\s+not)\s+know|dunno)(?:\s+(?:when|what|how|why|where|if|"
+    r"yet|anymore|tbh|lol))?[\s.!?~]*$",
     # a verdict on the plan in hand ("I think setting clear boundaries and sticking to them will be key")
     r"^(?:(?:so|and|but|yeah|overall|honestly)[,!.\s]+)*i\s+(?:really\s+)?(?:think|believe|feel\s+like|guess|reckon)\s+"
     r"[^.!?]{3,160}?\b(?:will|'ll|is\s+going\s+to|would)\s+be\s+(?:absolutely\s+|really\s+|so\s+)?(?:key|crucial|"

@@ -46,6 +46,15 @@ BROUGHT_TO_THE_WORK = {
         "Share the details about Day 8-10: Build Engagement with Interactive Content",
         "Detail the steps for week two",
     ],
+    "a verdict on what was suggested": [
+        "Monthly process review meetings sound like a great idea",
+        "I think designating every Sunday as a rest day sounds good",
+    ],
+    "no answer to the other's news": [
+        "I'd love to hear how it turns out",
+        "I wouldnt be surprised",
+        "I just dunno when",
+    ],
     "a verdict on the plan": [
         "I think setting clear boundaries and sticking to them will be key",
         "I believe drafting a formal agreement with Stephen is going to be crucial",
@@ -63,6 +72,10 @@ STAYS = [
     "I'm having trouble sleeping since the move",
     "I'm having trouble with my knee again",
     "I think my sister will be thrilled with the gift",
+    "My new flat looks great",
+    "I found fresh smoothie juices at Walmart and they look amazing",
+    "I'd love to see the Northern Lights",
+    "I don't know how to swim",
     "I appreciate a wide range of music genres",
     "I'm happy with my new job",
     "I feel happy today",

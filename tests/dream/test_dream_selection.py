@@ -62,6 +62,24 @@ def test_a_session_with_forty_real_facts_proposes_all_forty():
     assert len(_pages(t)) == 40
 
 
+def test_a_facts_score_does_not_depend_on_how_many_others_its_session_holds():
+    said = "I play clarinet in a community band."
+    small_talk = [("user", "Haha nice."), ("user", "That sounds fun!")]
+    short = transcript(("user", said))
+    long = transcript(*small_talk, ("user", said), *[("user", f"I lived in {place} for two years.") for place in _PLACES])
+    alone = next(s for s in scored_facts(short) if s.fact.text == said.rstrip("."))
+    among = next(s for s in scored_facts(long) if s.fact.text == said.rstrip("."))
+    assert alone.probability == pytest.approx(among.probability)
+    assert alone in choose(scored_facts(short)) and among in choose(scored_facts(long))
+
+
+def test_a_hedged_taste_is_proposed_with_its_hedge():
+    for said in ("I probably prefer tea over coffee.", "Maybe I like jazz, but I'm not sure."):
+        (scored,) = [s for s in scored_facts(transcript(("user", said))) if s.fact.derived.kind == "preference"]
+        assert scored.fact.hedged and scored.probability < THRESHOLD  # its score alone would leave it out
+        assert choose([scored]) == [scored]
+
+
 def test_a_chinese_session_of_many_facts_is_not_cut_at_a_count():
     t = transcript(*[("user", f"我去年{i % 12 + 1}月去了{city}，我很喜欢那里的小吃。") for i, city in enumerate(_ZH)])
     scored = scored_facts(t)
