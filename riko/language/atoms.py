@@ -228,6 +228,11 @@ _VAGUE = re.compile(
     # not knowing, said in passing ("I don't know if he's coming"); "I don't know how to swim" is a skill
     r"|^I\s+(?:don't|do\s+not)\s+know\b(?=[\s.!,~]*$|\s+(?:if|whether|what|why|where|when|who|which|yet|for\s+sure|tbh|lol|"
     r"exactly|either|man|haha|how(?!\s+to\b)))"
+    # a state of the work said alone: "I'm getting stuck", "I was wondering", "I'm kinda curious", "I've decided"
+    r"|^(?:I|we)(?:'m|'re|\s+am|\s+are|\s+was|\s+were|'ve(?:\s+been)?|\s+have(?:\s+been)?)?\s+(?:(?:kinda|kind\s+of|a\s+bit|a\s+little|"
+    r"so|really|just|still|getting|also|now|currently|totally)\s+)*(?:stuck|curious|confused|wondering|thinking|asking|"
+    r"talking|decided|practicing|practising|lost|having\s+(?:some\s+)?(?:trouble|issues|problems))[\s.!,~…]*$"
+    r"|^I\s+(?:will|'ll|must|have\s+to|gotta)\s+(?:admit|say)[\s.!,~…]*$|^I\s+can't\s+wait[\s.!,~…]*$"
     # an object that names nothing: "I love it", "I like that one"
     r"|^(?:I|we)\s+(?:\w+\s+){0,2}(?:it|that|this|them|you|him|her|those|these)(?:\s+(?:one|too|so\s+much|a\s+lot))?[\s.!]*$"
     # ordering something, not a preference: "I'd like a coffee"

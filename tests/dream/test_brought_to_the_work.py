@@ -150,3 +150,19 @@ def test_between_people_a_statement_that_names_no_one_is_no_fact(text: str) -> N
 @pytest.mark.parametrize(("message", "fact"), ABOUT_SOMEONE.items())
 def test_between_people_what_is_said_of_someone_stays(message: str, fact: str) -> None:
     assert fact in [f.text for f in extract_facts(message, speaker="Paola")]
+
+
+@pytest.mark.parametrize("message", ["I'm getting stuck.", "I was wondering.", "I'm kinda curious!", "I've decided.",
+                                     "I'm still having trouble.", "We're talking.", "I can't wait!", "I will admit"])
+def test_a_state_of_the_work_said_alone_is_no_fact(message: str) -> None:
+    assert extract_facts(message) == []
+
+
+@pytest.mark.parametrize(("message", "fact"), [
+    ("I'm stuck in traffic on the I-5.", "I'm stuck in traffic on the I-5"),
+    ("I'm curious about astronomy.", "I'm curious about astronomy"),
+    ("I've decided to move to Lisbon.", "I've decided to move to Lisbon"),
+    ("I've been practicing piano for years.", "I've been practicing piano for years"),
+])
+def test_the_same_state_with_what_it_is_about_stays(message: str, fact: str) -> None:
+    assert [f.text for f in extract_facts(message)] == [fact]
