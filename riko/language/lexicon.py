@@ -684,7 +684,8 @@ CONVERSATION_TALK_EN = (
     r"(?:(?:\w+ly|so|very|quite|pretty|super|also)\s+)*" + PLEASED_WITH_WORK_EN,
     # a verdict on what was suggested, said of it alone ("Monthly process review meetings sound like a great idea",
     # "The user thinks designating every Sunday as a rest day sounds good"); "My new flat looks great" is the speaker's
-    r"^(?:(?:so|and|but|yeah|honestly|overall|ok(?:ay)?|also)[,!.\s]+)*(?:i\s+(?:really\s+)?(?:think|feel\s+like|guess|reckon)\s+)?"
+    r"^(?=[^.!?]*\b(?:sounds?|seems?|looks?)\s)(?:(?:so|and|but|yeah|honestly|overall|ok(?:ay)?|also)[,!.\s]+)*"
+    r"(?:i\s+(?:really\s+)?(?:think|feel\s+like|guess|reckon)\s+)?"
     r"(?![^.!?]*\b(?:i|i'm|i've|my|mine|we|we're|we've|our)\b[^.!?]*\b(?:sounds?|seems?|looks?)\b)[^.!?]{3,120}?\b(?:sounds?|"
     r"seems?|looks?)\s+(?:like\s+)?(?:(?:a|an|really|very|so|pretty|quite|super|exactly|just|such\s+a|like\s+a)\s+)*"
     r"(?:good|great|perfect|ideal|solid|fun|doable|manageable|reasonable|amazing|interesting|helpful|useful|awesome|"
