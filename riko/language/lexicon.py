@@ -700,7 +700,12 @@ CONVERSATION_TALK_EN = (
     r"^i\s+(?:wouldn'?t|would\s+not)\s+be\s+surprised[\s.!~]*$",
     r"^(?:i\s+)?(?:just\s+|really\s+|honestly\s+)?(?:(?:don'?t|do\s+not)\s+know|dunno)(?:\s+(?:when|what|how|why|where|if|"
     r"yet|anymore|tbh|lol))?[\s.!?~]*$",
-    # a verdict on the plan in hand ("I think setting clear boundaries and sticking to them will be key")
+    # a verdict on the plan in hand ("I think setting clear boundaries and sticking to them will be key", "I think
+    # it would be a great way to relax and reconnect", "I think this will help me see where I can cut back")
+    r"^(?:(?:so|and|but|yeah|honestly|ok(?:ay)?|overall)[,!.\s]+)*i\s+(?:really\s+|also\s+)?(?:think|feel|guess|believe|reckon)\s+"
+    r"(?:that\s+)?(?:that|it|this|these|those)\s+(?:would|will|'ll|could|might|should|can)\s+(?:(?:really|definitely|probably|"
+    r"also|actually|totally)\s+)*(?:be\s+(?:a|an|the|really\s+(?:helpful|useful)|(?:very\s+|super\s+)?(?:helpful|useful|"
+    r"beneficial|effective))\b|help|make|give|work|add|keep|allow|let|provide)\b",
     r"^(?:(?:so|and|but|yeah|overall|honestly)[,!.\s]+)*i\s+(?:really\s+)?(?:think|believe|feel\s+like|guess|reckon)\s+"
     r"[^.!?]{3,160}?\b(?:will|'ll|is\s+going\s+to|would)\s+be\s+(?:absolutely\s+|really\s+|so\s+)?(?:key|crucial|"
     r"essential|vital|critical|the\s+key|a\s+game[-\s]changer)\b",

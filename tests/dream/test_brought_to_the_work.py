@@ -58,6 +58,8 @@ BROUGHT_TO_THE_WORK = {
     "a verdict on the plan": [
         "I think setting clear boundaries and sticking to them will be key",
         "I believe drafting a formal agreement with Stephen is going to be crucial",
+        "I think it would be a great way to relax and reconnect",
+        "I think this will help me see where I can cut back",
         "我觉得设定清晰的界限会是关键",
     ],
 }
@@ -72,6 +74,7 @@ STAYS = [
     "I'm having trouble sleeping since the move",
     "I'm having trouble with my knee again",
     "I think my sister will be thrilled with the gift",
+    "I think it would be cool to visit Japan someday",
     "My new flat looks great",
     "I found fresh smoothie juices at Walmart and they look amazing",
     "I'd love to see the Northern Lights",
