@@ -709,6 +709,11 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:so|and|but|yeah|overall|honestly)[,!.\s]+)*i\s+(?:really\s+)?(?:think|believe|feel\s+like|guess|reckon)\s+"
     r"[^.!?]{3,160}?\b(?:will|'ll|is\s+going\s+to|would)\s+be\s+(?:absolutely\s+|really\s+|so\s+)?(?:key|crucial|"
     r"essential|vital|critical|the\s+key|a\s+game[-\s]changer)\b",
+    # the next step of the shared work, pointing at what is on the table ("We need to get that locked down so we can
+    # move to logo", "We can split this sum into two parts"); "We can continue our coastal walks" says what is theirs
+    r"^(?:(?:so|and|but|ok(?:ay)?|alright|right|now|then|first|also)[,!.\s]+)*we\s+(?:(?:also|just|really|still|definitely|"
+    r"then|now|first)\s+)*(?:need\s+to|have\s+to|must|gotta|got\s+to|should|can|could|'ll|will)\s+(?:\w+\s+){1,2}?"
+    r"(?:it|that|this|these|those|them)\b(?!\s+(?:is|was|are)\b)",
     # what the speaker has heard or read about the world, brought to the work in hand ("I've heard that PostgreSQL
     # has better support for concurrent connections", "I know that the author knows …"); what it says of the
     # speaker stays ("I heard that I need to configure an API key"), as does a dated one (checked before)

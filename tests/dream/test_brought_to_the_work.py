@@ -55,6 +55,10 @@ BROUGHT_TO_THE_WORK = {
         "I wouldnt be surprised",
         "I just dunno when",
     ],
+    "the next step of the shared work": [
+        "We need to get that locked down so we can move to logo and content",
+        "We can split this sum into two parts",
+    ],
     "a verdict on the plan": [
         "I think setting clear boundaries and sticking to them will be key",
         "I believe drafting a formal agreement with Stephen is going to be crucial",
@@ -79,6 +83,8 @@ STAYS = [
     "I found fresh smoothie juices at Walmart and they look amazing",
     "I'd love to see the Northern Lights",
     "I don't know how to swim",
+    "We can continue our coastal walks and explore other hobbies together",
+    "We need to finish this phase on March 13",
     "I appreciate a wide range of music genres",
     "I'm happy with my new job",
     "I feel happy today",
