@@ -192,8 +192,9 @@ _SUBJECTLESS = re.compile(
     r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
 _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 # Someone named does something: "Mia sings in a jazz band", "Grandpa Joe sold the farm".
-_NAMED_SUBJECT = re.compile(rf"^([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
-                            rf"(?:[a-z]{{3,}}(?:s|ed)|{alternation(IRREGULAR_PAST_EN)[3:-1]})\b(?!['’])")
+_NAME_AND_ADVERB = rf"([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
+_NAMED_VERB = rf"(?:[a-z]{{3,}}(?:s|ed)|{alternation(IRREGULAR_PAST_EN)[3:-1]})"
+_NAMED_SUBJECT = re.compile(rf"^{_NAME_AND_ADVERB}{_NAMED_VERB}\b(?!['’])")
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|its)\b", _I)
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 # what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
@@ -390,10 +391,9 @@ _SOMEONE = frozenset({"person", "pet"})
 #: Someone named doing something ("Mia sings in a jazz band", "Grandpa Joe sold the farm"): a verb
 #: then a small word, which a plural noun ("Local islands alcohol …") or a verdict ("Twitter sounds
 #: like …") does not give.
-_SOMEONE_DOES = re.compile(rf"^(?![A-Z][a-z]+ing\b)[A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
-                           rf"(?!(?:sounds|looks|seems|feels|tastes|smells)\b)(?:[a-z]{{3,}}(?:s|ed)|"
-                           rf"{alternation(IRREGULAR_PAST_EN)[3:-1]})\s+(?:in|at|to|the|a|an|with|for|on|up|out|her|his|"
-                           rf"their|my|our|about|from|into|last|this|every|as|\d)\b")
+_SOMEONE_DOES = re.compile(rf"^(?![A-Z][a-z]+ing\b){_NAME_AND_ADVERB}(?!(?:sounds|looks|seems|feels|tastes|smells)\b)"
+                           rf"{_NAMED_VERB}\s+(?:in|at|to|the|a|an|with|for|on|up|out|her|his|their|my|our|about|from|"
+                           rf"into|last|this|every|as|\d)\b")
 _WHOSE = frozenset("my our your their his her its user user's".split())
 
 

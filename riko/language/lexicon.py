@@ -429,9 +429,6 @@ WHETHER_BEFORE_IF_EN = frozenset(("wondering", "wonder", "wondered", "know", "su
                                   "unsure", "curious", "tell", "decide", "even", "as", "verify", "confirm", "out"))
 __all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
 
-#: Talk about the conversation itself: where it stands, what was covered, what comes next
-#: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
-#: outline", "I'm still sitting here, waiting").
 #: How advice is taken up ("Okay, I'll …", "I'm going to …"), and a move or trip the speaker will be
 #: making, which is no advice taken up ("I'll also be moving to Denver"): shared by the take-up rules below.
 _TAKING_UP_EN = (r"^(?:(?:ok(?:ay)?|so|alright|great|thanks|yes|yeah|cool)[,!.\s]+)*(?:i'll|i\s+will|i'm\s+going\s+to|"
@@ -442,6 +439,9 @@ __all__ += ["PLEASED_WITH_WORK_EN"]
 PLEASED_WITH_WORK_EN = (r"(?:happy|pleased|satisfied|thrilled|glad|content|impressed)\s+(?:with|about|by)\s+"
                          r"(?:how\s+(?:it|this|that|these|they|you|we|the|our|your)|the\s+way|it|this|that|these|those|"
                          r"what\s+(?:you|we)|your|our\s+(?:plan|list|progress|work|session|chat|conversation))\b")
+#: Talk about the conversation itself: where it stands, what was covered, what comes next
+#: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
+#: outline", "I'm still sitting here, waiting").
 CONVERSATION_TALK_EN = (
     r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
