@@ -72,7 +72,7 @@ _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,]
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
 # a title or an initial before a name does not end a sentence ("by Dr. Linda Chen", "J. K. Rowling")
 _NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in (*TITLE_ABBREVIATIONS_EN, "[A-HJ-Z]"))
-_SENTENCE = re.compile(rf"(?<=[.!?。！？…]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
+_SENTENCE = re.compile(rf"(?<=[.!?。！？…])(?!(?:(?<=…)|(?<=\.\.\.))[\"'”’)]*\s+[a-z]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
 _CLAUSE = re.compile(
     r"\s*;\s*|\s*；\s*|,?\s+but\s+(?=(?:I|I'm|I've|my|we|he|she|they|it)\b)|,\s+(?:and\s+|so\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\s)"
     r"|\s+and\s+(?=(?:I|I'm|I've|I'll|my)\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"

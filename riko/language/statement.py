@@ -370,7 +370,9 @@ _MODAL = frozenset("can could will would should shall may might must can't canno
                    "couldn't didn't did was wasn't had hadn't used also just really still always never often usually "
                    "sometimes recently finally actually already".split())
 _ADVERB = frozenset("also just really still always never often usually sometimes recently finally actually already "
-                    "truly totally absolutely definitely honestly mostly generally kind sort".split())
+                    "truly totally absolutely definitely honestly mostly generally kind sort "
+                    # when, between the subject and its verb: "I now live", "I later realized"
+                    "now then later soon once first even ever almost only".split())
 _ADVERBS = r"(?:(?:kind|sort)\s+of|" + "|".join(sorted(_ADVERB - {"kind", "sort"})) + r"|[a-z]{3,}ly)"
 _IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met found wrote read built sent paid spent left
 felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam

@@ -25,6 +25,13 @@ def test_one_fact_per_clause_in_the_speakers_words():
     assert texts("我喜欢喝绿茶，我讨厌下雨天。") == ["我喜欢喝绿茶", "我讨厌下雨天"]
 
 
+def test_a_trailing_off_that_goes_on_in_lower_case_does_not_end_the_sentence():
+    # "…" or "..." before a lower-case word is a pause; before a capital it ends the sentence
+    assert texts("I feel... relieved, honestly.") == ["I feel... relieved, honestly"]
+    assert texts("I tried the new gym… it was packed.") == ["I tried the new gym… it was packed"]
+    assert texts("I tried the new gym… The pool was great.") == ["I tried the new gym", "The pool was great"]
+
+
 @pytest.mark.parametrize("message, fact", [
     ("My sister Lena moved to Berlin. She works as a nurse there.", "Lena works as a nurse there"),
     ("My brother Tom just turned 30. He started a new job at a bakery.", "Tom started a new job at a bakery"),

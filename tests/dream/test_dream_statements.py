@@ -61,6 +61,10 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("My girlfriend has trouble trusting me because of things I have done", "The user") == \
         "The user's girlfriend has trouble trusting them because of things the user has done"
     assert name_subject("I love my dog and my cat", "The user") == "The user loves their dog and their cat"
+    # a word of when between the subject and its verb is not the verb ("I now live", not "nows live")
+    assert name_subject("i now have two cats", "The user") == "The user now has two cats"
+    assert name_subject("I later realized it was closed", "The user") == "The user later realized it was closed"
+    assert name_subject("I only eat fish", "The user") == "The user only eats fish"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
