@@ -481,7 +481,8 @@ CONVERSATION_TALK_EN = (
     r"these|those|your|it|they)\b[^,.;!?]{0,40}?\b(?:looks?|sounds?|seems?|feels?|is|are|will\s+be)\s+(?:an?\s+)?(?:\w+ly\s+|so\s+|"
     r"very\s+|pretty\s+|quite\s+|super\s+)*(?:good|great|solid|perfect|fine|right|amazing|awesome|excellent|brilliant|spot\s+on|"
     r"clear|helpful|useful|doable|manageable|reasonable|practical|comprehensive|direct|accurate|correct|insightful|impressive|nice|"
-    r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling)\b"
+    r"thorough|detailed|well[\s-]structured|well[\s-]written|concise|informative|thoughtful|compelling|sound|logical|"
+    r"airtight)\b"
     r"(?!\s+(?:for|to)\s+(?:me|us|my|our)\b)",
     # the same without its subject ("Looks solid, perfectly captures the architecture", "Solid choices, totally aligned
     # with …")
@@ -721,6 +722,31 @@ CONVERSATION_TALK_EN = (
     r"always|often|even|actually)\s+)*(?:heard|read|know|learned|learnt)\s+(?:(?:somewhere|online|before|recently)\s+)?"
     r"that\s+(?!(?:study|article|book|post|paper|piece|report|thread|blog|story|review|guide|chapter|one)\b)"
     r"(?![^.!?]*\b(?:i|i'm|i've|i'd|i'll|im|ive|my|me|mine|myself|we|we're|we've|our|us)\b)",
+    # coming back to the conversation with the work ("I'll return with my compiled list once I'm done", "I'll report
+    # back after the meeting"); "I'll return to Lisbon in May" is a trip
+    r"^(?:(?:ok(?:ay)?|so|alright|great|thanks)[,!.\s]+)*(?:i|we)(?:'ll|\s+will)\s+(?:\w+ly\s+|then\s+|soon\s+)?(?:return|"
+    r"come\s+back|report\s+back|circle\s+back|check\s+back|be\s+back)\b(?!\s+(?:to|from|home|in\s+(?-i:[A-Z])))",
+    # moving the conversation on, said as a need ("We need to move on", "We can't waste another second")
+    r"^(?:(?:so|ok(?:ay)?|alright|right|now)[,!.\s]+)*we\s+(?:really\s+|just\s+)?(?:need\s+to|have\s+to|must|gotta)\s+"
+    r"(?:move\s+on|keep\s+moving|move\s+forward)\b(?!\s+with\b)",
+    r"\b(?:can't|cannot|can\s+not|shouldn't|don't)\s+waste\s+(?:another|any\s+more|more|any)\s+(?:second|minute|moment|time)\b",
+    # asking for where a piece of the work stands ("I need an update on the Hemu Grand Hotel booking")
+    r"^(?:(?:ok(?:ay)?|so|now|hi|hey)[,!.\s]+)*i\s+(?:just\s+|still\s+|really\s+)?(?:need|want|'d\s+like|would\s+like)\s+"
+    r"(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|status\s+update|recap|refresher|rundown)\s+(?:on|of|about|for)\b",
+    # what was handed over, taken in ("I've got the instructions", "I've reviewed the refined prompt engineering
+    # plan"); "I've got a new job" is the speaker's
+    r"^(?:(?:ok(?:ay)?|so|alright|great|right)[,!.\s]+)*i(?:'ve|\s+have)\s+(?:now\s+|just\s+)?got\s+(?:the|your|all\s+the)\s+"
+    r"(?:instructions|details|info|information|steps|breakdown|notes|summary|list|plan|gist|idea|message)[\s.!,~]*$",
+    r"^(?:(?:ok(?:ay)?|so|alright|great|right)[,!.\s]+)*i(?:'ve|\s+have)\s+(?:now\s+|just\s+|already\s+|carefully\s+)?"
+    r"(?:reviewed|gone\s+(?:through|over)|looked\s+(?:over|through)|skimmed|digested)\s+(?:the|your|this|that|these|those|"
+    r"it|them|all|everything)\b",
+    # figuring the rest out alone ("I'll figure it out myself")
+    r"^(?:(?:ok(?:ay)?|so|alright|fine|never\s*mind)[,!.\s]+)*i(?:'ll|\s+will|\s+can)\s+(?:just\s+)?figure\s+(?:it|this|"
+    r"that|the\s+rest)\s+out(?:\s+(?:myself|on\s+my\s+own|later))?[\s.!,~]*$",
+    # glad the work moves ("Glad we're moving forward after that payment gateway drama")
+    r"^(?:(?:so|and|ok(?:ay)?)[,!.\s]+)*(?:i'm\s+|i\s+am\s+)?(?:\w+ly\s+|so\s+)?(?:glad|relieved|happy)\s+(?:that\s+)?"
+    r"we(?:'re|\s+are)\s+(?:finally\s+|now\s+)?(?:moving|making\s+(?:progress|headway)|getting\s+(?:somewhere|there)|"
+    r"on\s+track|back\s+on\s+track)\b",
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
@@ -746,6 +772,9 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         # 我对这个计划很满意); 我很满意我的新工作 is the speaker's
                         r"^我(?:真的|非常|很|挺|特别|十分)?(?:满意|欣赏|感激|喜欢)(?:这个|这些|这份|这样的|你的|您的|你们的|你给的|你做的)",
                         r"^我对(?:这个|这些|这份|你的|您的|你给的|你做的)[^。！？]{0,12}(?:很|非常|挺|特别|十分)?(?:满意|欣赏)",
+                        # coming back to the conversation with the work (我整理完再回来, 我晚点再跟你说)
+                        r"^我(?:晚点|回头|稍后|等会儿?|一会儿?|弄完|做完|整理完|看完)了?(?:再|就)?(?:回来|来找你|跟你说|告诉你|汇报)",
+                        r"^我(?:已经)?(?:看完|看过|读完)了?(?:你的|这个|这份|这些)(?:计划|建议|方案|清单|总结|草稿)",
                         r"^我?(?:听说|听人说|据说|看到有人说)(?![^。！？]*[我咱])[^。！？]*(?:可以|能够?|有助于|比较好|更好|"
                         r"很适合|适合|不错|是个好)")
 #: What is said in passing, not a memory: a caption to something shown ("Heres a desert I made the

@@ -381,6 +381,8 @@ let quit shut hurt cost""".split())
 #: Someone before "and I" who makes the subject plural ("Lena and I play", "my wife and I live"); "I love it
 #: and I think …" starts a clause of its own.
 _WITH_SOMEONE = re.compile(r"(?:\b[A-Z][\w'’-]*|(?i:\b(?:my|our)\s+[\w'’-]+|\b(?:him|her|them|us)))\s+and\s+$")
+#: A word that asks before the subject: "can I use", "should I take".
+_ASKED_OF = re.compile(r"\b(?:can|could|should|would|will|shall|may|might|must|do|did)\s+$", _I)
 _PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
 _EN_SUBJECT = re.compile(r"(?<![\w'])(I|i(?!\.))(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
@@ -392,7 +394,7 @@ def _third(verb: str) -> str:
     low = verb.casefold().replace("’", "'")
     # "need", "succeed" are present; "agreed", "freed" are past
     past = low.endswith("ed") and (not low.endswith("eed") or low in _PAST_IN_EED)
-    if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or low.endswith("n't"):
+    if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or "'" in low:
         return verb
     if low in _ADVERB or low.endswith("ly") or low in ("kind", "sort"):
         return verb
@@ -422,6 +424,8 @@ def name_subject(text: str, subject: str) -> str:
             return name
         if _WITH_SOMEONE.search(text, 0, m.start()):
             return f"{name} {verb}"  # "Lena and I play": a plural subject
+        if _ASKED_OF.search(text, 0, m.start()):
+            return f"{name} {verb}"  # "what can I use": the verb belongs to the question's "can"
         low = verb.casefold().replace("’", "'")
         if low in _BE:
             return f"{name} {_BE[low]}"

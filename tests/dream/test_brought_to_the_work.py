@@ -1,12 +1,13 @@
 """What a speaker brings to the work in hand is not a memory: what they have heard about the world
 ("I've heard that Redis is a great choice for caching"), being stuck on the exercise or the code
 ("I'm having trouble understanding the multinomial distribution"), appreciation of what was given
-("I appreciate the recap"), being pleased with how the work turned out, a verdict on the plan ("I
-think setting clear boundaries will be key"), an answer in the conditional after a lead ("While
-that's happening, I'd place the baby on a firm surface") and, between people, a statement that
-names no one ("Airplanes are cool") — in English and Chinese. Each was
-proposed from the shared sets and read as not a memory; what the speaker says of themselves in
-the same words stays."""
+("I appreciate the recap"), coming back with the work ("I'll return with my compiled list"), the
+work taken in or moved on from ("I've got the instructions", "We need to move on"), being pleased
+with how the work turned out, a verdict on the plan ("I think setting clear boundaries will be
+key"), an answer in the conditional after a lead ("While that's happening, I'd place the baby on a
+firm surface") and, between people, a statement that names no one ("Airplanes are cool") — in
+English and Chinese. Each was proposed from the shared sets and read as not a memory; what the
+speaker says of themselves in the same words stays."""
 
 from __future__ import annotations
 
@@ -59,6 +60,26 @@ BROUGHT_TO_THE_WORK = {
         "We need to get that locked down so we can move to logo and content",
         "We can split this sum into two parts",
     ],
+    "coming back to the conversation with the work": [
+        "I'll return with my compiled list once I'm done",
+        "I'll be back as soon as I've compiled everything",
+        "I'll report back after the meeting",
+        "我整理完再回来",
+        "我晚点再跟你说",
+    ],
+    "the conversation moved on": [
+        "We need to move on",
+        "We can't waste another second, especially for those Peaks of Otter and Linville Falls spots",
+        "Glad we're moving forward after that payment gateway drama",
+    ],
+    "what was handed over, taken in": [
+        "I need an update on the Hemu Grand Hotel booking",
+        "I've got the instructions",
+        "I've reviewed the refined prompt engineering plan",
+        "I'll figure it out myself",
+        "The logic is sound",
+        "我看完了你的计划",
+    ],
     "a verdict on the plan": [
         "I think setting clear boundaries and sticking to them will be key",
         "I believe drafting a formal agreement with Stephen is going to be crucial",
@@ -85,6 +106,11 @@ STAYS = [
     "I don't know how to swim",
     "We can continue our coastal walks and explore other hobbies together",
     "We need to finish this phase on March 13",
+    "I'll return to Lisbon in May",
+    "I'll be back in Tokyo next month",
+    "We need to move forward with the sale of the house",
+    "I've got a new job",
+    "我晚上要去看电影",
     "I appreciate a wide range of music genres",
     "I'm happy with my new job",
     "I feel happy today",

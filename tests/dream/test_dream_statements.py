@@ -65,6 +65,9 @@ def test_the_user_is_named_in_a_one_person_scope():
     assert name_subject("i now have two cats", "The user") == "The user now has two cats"
     assert name_subject("I later realized it was closed", "The user") == "The user later realized it was closed"
     assert name_subject("I only eat fish", "The user") == "The user only eats fish"
+    # a contraction is not conjugated, nor is the verb of a question's "can" or "should"
+    assert name_subject("I ever could've written it", "The user") == "The user ever could've written it"
+    assert name_subject("what strategies can I use", "The user") == "what strategies can the user use"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 
