@@ -49,7 +49,7 @@ from ..language.lexicon import (
     alternation,
 )
 from ..language.statement import USER, answer_statement, name_subject, resolve_dates
-from .content import own_words, points_back
+from .content import LEANS_ON, main_clause, own_words, points_back
 from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
 __all__ = ["Fact", "answer_fact", "extract_facts", "multi_party", "split_speaker", "statement_of"]
@@ -117,6 +117,12 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 #: it states nothing alone.
 _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
                           r"as\s+soon\s+as|every\s+time|since\s+(?:i|we)\s+(?:was|were)\b)\b", _I)
+#: A leaning clause that only points back ("While that's happening", "After that", "Once it's done"), not
+#: "When it comes to cooking" or "Once that next income lands".
+_POINTS_BACK_LEAN = re.compile(r"\s+(?:that|this|it|those|these|all\s+(?:that|this))(?=\s*(?:$|,|['’]s\b|\s+(?:is|are|"
+                               r"was|were|has|have|had|gets?|got|happens?|happened|lands?|works?|worked|did|does|didn't|"
+                               r"doesn't)\b))", _I)
+_LEANS_ON_ZH = re.compile(r"(?:的时候|之时|之后|以后|之前)$")
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
 #: An example that leans on what was just said: "like when I watched Inception for the first time",
 #: and "like" before anything but the speaker in a clause that does not name them ("Like the old
@@ -139,9 +145,13 @@ _PREPOSED_ZH = re.compile(rf"^{alternation(PREPOSED_LEADS_ZH)}[^，,。！？]*�
 _ZH_LEAD = re.compile(r"^(?:嗯|哦|啊|好的|好吧|对了|其实|那个|就是|然后|所以|不过|而且|另外|还有)[，,、\s]*")
 
 # -- what a clause is --------------------------------------------------------------------------------
+_WHEN_WHERE = ("when", "where")
 _QUESTION = re.compile(
-    r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:" + alternation(QUESTION_OPENERS_EN)[3:-1]
+    r"[?？]\s*$|[吗呢嘛][\s。.!！~～]*$|^\s*(?:" + alternation(tuple(w for w in QUESTION_OPENERS_EN if w not in _WHEN_WHERE))[3:-1]
     + r"|any\s+(?:idea|thoughts|tips))\b(?!['’]|\s+not\b)"
+    # "When is the deadline" is asked; "When I'm stressed, I eat chocolate" says when
+    r"|^\s*(?:when|where)\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|may|might|have|has|am|"
+    r"'s|'re)\b"
     # asked without its "?" ("What's the best way to prepare for a visa interview"); "What's more, …" is not asked
     r"|^\s*(?:what|how|where|which)['’]s\s+(?:the|a|an|your|some|any|good|best|better|easiest|quickest|fastest|"
     r"simplest|cheapest)\b"
@@ -334,6 +344,15 @@ def _clauses(sentence: str) -> list[str]:
     for m in _CLAUSE.finditer(sentence):
         if m.group(0).strip() == "and" and _WITH_ME.search(sentence, 0, m.start()):
             continue
+        # "When I'm stressed, I eat chocolate": the main clause keeps the clause it leans on
+        # ("While that's happening, I usually make the coffee" points back: its main clause is cut free)
+        if m.group(0).startswith(",") and (lean := LEANS_ON.match(sentence, start, m.start())) \
+                and not _POINTS_BACK_LEAN.match(sentence, lean.end()) \
+                and "," not in LEANS_ON.sub("", sentence[start:m.start()], count=1):
+            continue
+        if m.group(0).startswith("，") and _LEANS_ON_ZH.search(sentence, start, m.start()) \
+                and "，" not in sentence[start:m.start()]:
+            continue  # 我压力大的时候，我会吃巧克力
         parts.append(sentence[start:m.start()])
         start = m.end()
         in_view = in_view or bool(_IN_VIEW.match(m.group(0)))
@@ -630,7 +649,7 @@ def _extract(text: str, speaker: str | None, context: tuple[str, ...]) -> tuple[
             continue
         for clause in clauses:
             fact = _trim(clause)
-            if is_hypothetical(fact):
+            if is_hypothetical(fact) or is_hypothetical(main_clause(fact)):
                 continue  # a clause in the conditional after a lead ("While that's happening, I'd call …")
             headless = bool(_HEADLESS.match(fact)) and not _HEADLESS.match(clause.strip().strip("\"'“”‘’()[]")) \
                 and not _FIRST.search(fact)

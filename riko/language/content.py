@@ -26,8 +26,8 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, WHAT_WAS_GIVEN_EN)
 
-__all__ = ["carries_content", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS", "LEANING_MAX_OWN_WORDS",
-           "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
+__all__ = ["carries_content", "main_clause", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS",
+           "LEANING_MAX_OWN_WORDS", "LEANS_ON", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
 
 #: Derived kinds that are a memory whatever their words: a taste or a boundary.
 CONTENT_KINDS = frozenset({"preference", "boundary"})
@@ -139,6 +139,25 @@ def pasted(message: str) -> bool:
     return len(said) >= PASTED_PLURAL_MIN_CHARS or not _SPEAKER_WORD.search(said)
 
 
+#: A clause that says when, leaning on the main clause after it: "When I'm stressed, …", "Later, when I feel
+#: better, …".
+_LEAN_LEADS = ("later", "and", "but", "so", "then", "now", "even", "only", "especially", "just", "except")
+LEANS_ON = re.compile(r"(?:" + alternation(_LEAN_LEADS) + r"[,\s]+)?"
+                      r"(?:after|before|when|whenever|once|while|until|till|although|though|as\s+soon\s+as|every\s+time)"
+                       r"\b", _I)
+
+
+def main_clause(clause: str) -> str:
+    """What follows the leading clause that says when ("When I'm stressed, I eat chocolate" → "I eat
+    chocolate"), or the clause itself."""
+    if not LEANS_ON.match(clause):
+        return clause
+    head, comma, rest = clause.partition(", ")
+    if head.casefold() in _LEAN_LEADS and comma:
+        rest = rest.partition(", ")[2] or rest
+    return rest.strip() or clause
+
+
 def task_talk(text: str) -> bool:
     """Whether a statement is about the work in hand rather than about the speaker: a request or
     instruction to the other side, narration of the next step of the task ("I'll include all the
@@ -159,6 +178,8 @@ def task_talk(text: str) -> bool:
     said = _PREFIX.sub("", stripped, count=1).replace("’", "'")
     if _governed(said) or is_standing(said):
         return False
+    if (main := main_clause(said)) is not said and task_talk(main):
+        return True  # "After working on the resume, I feel a little more ready"
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True
     if _CJK.search(said):

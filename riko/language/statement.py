@@ -396,7 +396,7 @@ def _third(verb: str) -> str:
     past = low.endswith("ed") and (not low.endswith("eed") or low in _PAST_IN_EED)
     if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or "'" in low:
         return verb
-    if low in _ADVERB or low.endswith("ly") or low in ("kind", "sort"):
+    if (low in _ADVERB or low.endswith("ly")) and low not in ("kind", "sort"):
         return verb
     if low.endswith(("s", "x", "z", "ch", "sh", "o")):
         out = verb + "es"
@@ -429,6 +429,8 @@ def name_subject(text: str, subject: str) -> str:
         low = verb.casefold().replace("’", "'")
         if low in _BE:
             return f"{name} {_BE[low]}"
+        if low in ("kind", "sort") and not re.match(r"\s+of\b", text[m.end():]):
+            return f"{name} {_third(verb)}"  # "I sort my savings first"; "I sort of agree" is an adverb
         if low in _ADVERB or (low.endswith("ly") and len(low) > 4):
             return f"{name} {verb}"
         return f"{name} {_third(verb)}"

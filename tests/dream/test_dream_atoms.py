@@ -25,6 +25,28 @@ def test_one_fact_per_clause_in_the_speakers_words():
     assert texts("我喜欢喝绿茶，我讨厌下雨天。") == ["我喜欢喝绿茶", "我讨厌下雨天"]
 
 
+@pytest.mark.parametrize(("message", "fact"), [
+    ("When I'm stressed, I eat chocolate.", "When I'm stressed, I eat chocolate"),
+    ("When the mobile network decides to take a break, my business freezes.",
+     "When the mobile network decides to take a break, my business freezes"),
+    ("While my major is in computer science, I've decided to explore business as a minor.",
+     "While my major is in computer science, I've decided to explore business as a minor"),
+    ("When it comes to what I eat, I try to mix things up.", "When it comes to what I eat, I try to mix things up"),
+    ("我压力大的时候，我会吃巧克力。", "我压力大的时候，我会吃巧克力"),
+    # one that only points back leaves its main clause to stand alone
+    ("While that's happening, I usually make the coffee.", "I usually make the coffee"),
+    ("After that, I spent the evening with a good book.", "I spent the evening with a good book"),
+])
+def test_a_clause_that_says_when_stays_with_the_clause_it_leans_on(message: str, fact: str) -> None:
+    # cut apart, the main clause would say more than was said ("I eat chocolate") or lose its subject
+    assert texts(message) == [fact]
+
+
+def test_when_or_where_before_a_verb_still_asks() -> None:
+    assert texts("When is the deadline for the grant") == []
+    assert texts("Where I live, it snows a lot.") == ["Where I live, it snows a lot"]
+
+
 def test_a_trailing_off_that_goes_on_in_lower_case_does_not_end_the_sentence():
     # "…" or "..." before a lower-case word is a pause; before a capital it ends the sentence
     assert texts("I feel... relieved, honestly.") == ["I feel... relieved, honestly"]

@@ -68,6 +68,8 @@ def test_the_user_is_named_in_a_one_person_scope():
     # a contraction is not conjugated, nor is the verb of a question's "can" or "should"
     assert name_subject("I ever could've written it", "The user") == "The user ever could've written it"
     assert name_subject("what strategies can I use", "The user") == "what strategies can the user use"
+    assert name_subject("I sort my savings first", "The user") == "The user sorts their savings first"
+    assert name_subject("I sort of agree", "The user") == "The user sort of agrees"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
 

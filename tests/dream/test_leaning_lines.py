@@ -254,7 +254,7 @@ STAYS = {
     "我下个月要去上海": "我下个月要去上海",
     "Since 2019 I have lived in Berlin.": "Since 2019 I have lived in Berlin",
     "Because I moved to Berlin last year, I sold my car.": "I sold my car",
-    "When I was a kid, I lived in Spain.": "I lived in Spain",
+    "When I was a kid, I lived in Spain.": "When I was a kid, I lived in Spain",
     "I moved again last month.": "I moved again last month",
     "I'm vegan": "I'm vegan",
     "我去过日本两次": "我去过日本两次",
