@@ -743,6 +743,24 @@ CONVERSATION_TALK_EN = (
     # figuring the rest out alone ("I'll figure it out myself")
     r"^(?:(?:ok(?:ay)?|so|alright|fine|never\s*mind)[,!.\s]+)*i(?:'ll|\s+will|\s+can)\s+(?:just\s+)?figure\s+(?:it|this|"
     r"that|the\s+rest)\s+out(?:\s+(?:myself|on\s+my\s+own|later))?[\s.!,~]*$",
+    # a verdict on a piece of the work ("CustomerInfo is definitely the right move", "Kai's Core API is a solid
+    # blueprint for his build", "Option 3 is so great", "The regenerated list is a start"); "I'm a solid swimmer" is
+    # the speaker's
+    r"^(?:(?:so|and|but|yeah|honestly|ok(?:ay)?|overall)[,!.\s]+)*(?!(?:i|i'm|im|my|we|we're|our|the\s+user)\b)"
+    r"[^,.;!?]{3,60}?\b(?:is|are|'s)\s+(?:\w+ly\s+|so\s+|really\s+|definitely\s+|still\s+|just\s+)*(?:the\s+(?:right|"
+    r"perfect|ideal|correct)\s+(?:[\w-]+\s+)?(?:foundation|choice|approach|call|fit|direction|option|move|way|tool|path|"
+    r"framework|structure|balance|format|solution)|a\s+(?:solid|great|good|strong|decent|promising)\s+(?:[\w-]+\s+)?"
+    r"(?:blueprint|foundation|choice|approach|call|option|move|structure|framework|first\s+step|solution|compromise|"
+    r"starting\s+point)|a\s+(?:good\s+)?start[\s.!,~]*$)",
+    r"^(?:option|choice|version|draft)\s+(?:\d+|[a-d]|one|two|three|four|five)\b[^.!?]{0,30}?\b(?:is|are|looks|sounds|"
+    r"seems)\s+(?:\w+\s+){0,2}?(?:great|good|perfect|solid|best|logical|fine|ideal|better|amazing|the\s+(?:best|only|right))\b",
+    r"\bexactly\s+what\s+(?:i|we)\s+(?:was|were)\s+hoping\s+for\b",
+    # seeing how what was shown works ("I can see how it's supposed to work"), a bare "I do remember"
+    r"^(?:(?:ok(?:ay)?|so|and|ah|oh)[,!.\s]+)*i\s+(?:can\s+)?(?:now\s+)?see\s+how\s+(?:it's|it\s+is|this|that|it|they|these|"
+    r"those)\b",
+    r"^(?:(?:ok(?:ay)?|yes|yeah|oh)[,!.\s]+)*i\s+(?:do\s+)?remember[\s.!,~]*$",
+    # what the other side should wait for ("Expect my update once completed")
+    r"^(?:expect|watch\s+for|look\s+out\s+for)\s+(?:my|an?|the)\s+(?:\w+\s+)?(?:update|message|reply|list|results?|draft)\b",
     # glad the work moves ("Glad we're moving forward after that payment gateway drama")
     r"^(?:(?:so|and|ok(?:ay)?)[,!.\s]+)*(?:i'm\s+|i\s+am\s+)?(?:\w+ly\s+|so\s+)?(?:glad|relieved|happy)\s+(?:that\s+)?"
     r"we(?:'re|\s+are)\s+(?:finally\s+|now\s+)?(?:moving|making\s+(?:progress|headway)|getting\s+(?:somewhere|there)|"
@@ -772,6 +790,9 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         # 我对这个计划很满意); 我很满意我的新工作 is the speaker's
                         r"^我(?:真的|非常|很|挺|特别|十分)?(?:满意|欣赏|感激|喜欢)(?:这个|这些|这份|这样的|你的|您的|你们的|你给的|你做的)",
                         r"^我对(?:这个|这些|这份|你的|您的|你给的|你做的)[^。！？]{0,12}(?:很|非常|挺|特别|十分)?(?:满意|欣赏)",
+                        # a verdict on a piece of the work (方案三很好, 这正是我想要的)
+                        r"^(?:选项|方案|版本)\s*[0-9一二三四五A-Da-d]+(?:是|就是)?(?:真的|非常|很|挺|最)?(?:好|棒|完美|合理|合适|不错)",
+                        r"(?:正是|就是)我(?:们)?(?:一直)?(?:想要|需要|希望|期待)的",
                         # coming back to the conversation with the work (我整理完再回来, 我晚点再跟你说)
                         r"^我(?:晚点|回头|稍后|等会儿?|一会儿?|弄完|做完|整理完|看完)了?(?:再|就)?(?:回来|来找你|跟你说|告诉你|汇报)",
                         r"^我(?:已经)?(?:看完|看过|读完)了?(?:你的|这个|这份|这些)(?:计划|建议|方案|清单|总结|草稿)",
