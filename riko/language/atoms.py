@@ -43,6 +43,7 @@ from ..language.lexicon import (
     SUBJECT_ADVERBS_EN,
     TACT_EN,
     THIRD_PERSON_EN,
+    TIME_NOUNS_EN,
     THIRD_PERSON_ZH,
     TITLE_ABBREVIATIONS_EN,
     WEEKDAYS_EN,
@@ -122,6 +123,8 @@ _SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till
 _POINTS_BACK_LEAN = re.compile(r"\s+(?:that|this|it|those|these|all\s+(?:that|this))(?=\s*(?:$|,|['’]s\b|\s+(?:is|are|"
                                r"was|were|has|have|had|gets?|got|happens?|happened|lands?|works?|worked|did|does|didn't|"
                                r"doesn't)\b))", _I)
+#: Longer, what leads the main clause is a statement of its own.
+_LEANING_MAX_WORDS = 12
 _LEANS_ON_ZH = re.compile(r"(?:的时候|之时|之后|以后|之前)$")
 _REASON = re.compile(r"^(?:because|cause|'cause|cuz|coz|since)\b", _I)
 #: An example that leans on what was just said: "like when I watched Inception for the first time",
@@ -205,7 +208,8 @@ _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 _NAME_AND_ADVERB = rf"([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"
 _NAMED_VERB = rf"(?:[a-z]{{3,}}(?:s|ed)|{alternation(IRREGULAR_PAST_EN)[3:-1]})"
 _NAMED_SUBJECT = re.compile(rf"^{_NAME_AND_ADVERB}{_NAMED_VERB}\b(?!['’])")
-_DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's|thats|its)\b", _I)
+_DEICTIC = re.compile(r"^(?:it|it's|(?:this|that)(?!\s+" + alternation(TIME_NOUNS_EN) + r"\b)|that's|these|those|there|there's|"
+                      r"here|here's|thats|its)\b", _I)
 _TO_YOU = re.compile(r"\b(?:you|your|you're|you've|you'll|yourself)\b", _I)
 # what is left of a clause whose head was a filler or a thanks: "for the advice, Jon", "I love to"
 _FRAGMENT = re.compile(r"\b(?:to|for|of|about|with|at|from|the|a|an|my|your|our|and|or|but|because|than)$"
@@ -348,7 +352,8 @@ def _clauses(sentence: str) -> list[str]:
         # ("While that's happening, I usually make the coffee" points back: its main clause is cut free)
         if m.group(0).startswith(",") and (lean := LEANS_ON.match(sentence, start, m.start())) \
                 and not _POINTS_BACK_LEAN.match(sentence, lean.end()) \
-                and "," not in LEANS_ON.sub("", sentence[start:m.start()], count=1):
+                and "," not in LEANS_ON.sub("", sentence[start:m.start()], count=1) \
+                and len(sentence[start:m.start()].split()) <= _LEANING_MAX_WORDS:
             continue
         if m.group(0).startswith("，") and _LEANS_ON_ZH.search(sentence, start, m.start()) \
                 and "，" not in sentence[start:m.start()]:

@@ -24,7 +24,7 @@ from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
-                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, WHAT_WAS_GIVEN_EN)
+                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN)
 
 __all__ = ["carries_content", "main_clause", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS",
            "LEANING_MAX_OWN_WORDS", "LEANS_ON", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
@@ -139,12 +139,20 @@ def pasted(message: str) -> bool:
     return len(said) >= PASTED_PLURAL_MIN_CHARS or not _SPEAKER_WORD.search(said)
 
 
-#: A clause that says when, leaning on the main clause after it: "When I'm stressed, …", "Later, when I feel
-#: better, …".
+#: A clause or phrase that says when, where or as what, leaning on the main clause after it: "When I'm
+#: stressed, …", "Later, when I feel better, …", "In 2019, …", "As a kid, …", "This morning, …"; not a
+#: discourse marker ("For example, …", "On the other hand, …").
 _LEAN_LEADS = ("later", "and", "but", "so", "then", "now", "even", "only", "especially", "just", "except")
-LEANS_ON = re.compile(r"(?:" + alternation(_LEAN_LEADS) + r"[,\s]+)?"
-                      r"(?:after|before|when|whenever|once|while|until|till|although|though|as\s+soon\s+as|every\s+time)"
-                       r"\b", _I)
+_NOT_LEANING = (r"for\s+(?:example|instance|now|sure|real|one|me)", r"in\s+(?:fact|general|short|other\s+words|any\s+case|"
+                r"addition|particular|my\s+opinion|the\s+end|that\s+case)", r"of\s+course", r"at\s+(?:least|first|"
+                r"the\s+end\s+of\s+the\s+day)", r"on\s+(?:the\s+other\s+hand|top\s+of\s+that|that\s+note|the\s+flip\s+side)",
+                r"by\s+the\s+way", r"with\s+(?:that|this)\s+(?:said|in\s+mind)", r"as\s+(?:always|well|i|you|we|mentioned|"
+                r"such|far\s+as|long\s+as|much\s+as|for\s+(?:me|now))")
+LEANS_ON = re.compile(r"(?:" + alternation(_LEAN_LEADS) + r"[,\s]+)?(?!(?:" + "|".join(_NOT_LEANING) + r")\b)"
+                      r"(?:after|before|when|whenever|once|while|until|till|although|though|as\s+soon\s+as|every\s+time|"
+                      r"in|on|at|for|from|during|with|without|over|throughout|among|around|as\s+an?|growing\s+up|back\s+(?:in|then)|"
+                      r"yesterday|today|tonight|tomorrow|earlier|(?:this|last|next|every|each|that|one)\s+"
+                      + alternation(TIME_NOUNS_EN) + r")\b", _I)
 
 
 def main_clause(clause: str) -> str:

@@ -188,6 +188,10 @@ TIME_AHEAD_EN = ("tomorrow", "next week", "next weekend", "next month", "next ye
                  "next fall", "next autumn", "next winter", "next semester", "this weekend", "this coming", "soon",
                  "later this week", "later this month", "later this year", "the day after tomorrow")
 TIME_NOW_EN = ("today", "tonight", "this week", "this month", "this year", "this afternoon", "this evening")
+__all__ += ["TIME_NOUNS_EN"]
+#: Stretches of time after "this", "last", "every": "This morning, …" says when, not what was shown.
+TIME_NOUNS_EN = ("morning", "afternoon", "evening", "night", "week", "weekend", "month", "year", "summer", "winter",
+                 "spring", "fall", "autumn", "semester", "term", "time", "day", "season", *WEEKDAYS_EN)
 #: Words any clause may use that name nothing of its own: what is left when they are taken out is
 #: what a clause says ("I'll get it done" says nothing; "I'll get the visa done" names the visa).
 GENERIC_WORDS_EN = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very

@@ -33,11 +33,17 @@ def test_one_fact_per_clause_in_the_speakers_words():
      "While my major is in computer science, I've decided to explore business as a minor"),
     ("When it comes to what I eat, I try to mix things up.", "When it comes to what I eat, I try to mix things up"),
     ("我压力大的时候，我会吃巧克力。", "我压力大的时候，我会吃巧克力"),
+    ("In 2019, I moved to Berlin.", "In 2019, I moved to Berlin"),
+    ("From the flavors I tried, I loved the classic vanilla.", "From the flavors I tried, I loved the classic vanilla"),
+    ("Every Sunday, I call my mom.", "Every Sunday, I call my mom"),
+    # a discourse marker is no phrase of time or place
+    ("For example, I love hiking.", "I love hiking"),
+    ("On the other hand, I hate rain.", "I hate rain"),
     # one that only points back leaves its main clause to stand alone
     ("While that's happening, I usually make the coffee.", "I usually make the coffee"),
     ("After that, I spent the evening with a good book.", "I spent the evening with a good book"),
 ])
-def test_a_clause_that_says_when_stays_with_the_clause_it_leans_on(message: str, fact: str) -> None:
+def test_a_clause_or_phrase_that_says_when_stays_with_the_clause_it_leans_on(message: str, fact: str) -> None:
     # cut apart, the main clause would say more than was said ("I eat chocolate") or lose its subject
     assert texts(message) == [fact]
 

@@ -81,6 +81,16 @@ def test_a_speaker_is_named_in_a_multi_party_log():
     assert [p.slot for p in found] == ["Fahim Khan/did:went_running_morning", "Akib/likes:jazz"]
 
 
+def test_a_leading_phrase_of_time_stays_and_its_date_is_made_absolute():
+    # cut off at its comma, "Yesterday, I went hiking" lost its day and "As a kid, I hated broccoli" its time of life
+    titles = {p.quote: p.title for p in pages(("user", "Yesterday, I went hiking. Last year, I moved to Berlin. "
+                                                        "This morning, I made pancakes. As a kid, I hated broccoli."))}
+    assert titles == {"Yesterday, I went hiking": "On 2023-05-07, the user went hiking",
+                      "Last year, I moved to Berlin": "In 2022, the user moved to Berlin",
+                      "This morning, I made pancakes": "On the morning of 2023-05-08, the user made pancakes",
+                      "As a kid, I hated broccoli": "As a kid, the user hated broccoli"}
+
+
 def test_a_whole_line_keeps_the_users_exact_words_as_its_description():
     # the authority rule: user_grounded admits a description that is exactly one line the user typed
     (page,) = pages(("user", "I went hiking yesterday."))
