@@ -316,6 +316,12 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"i(?:\s+want|'d\s+like|\s+would\s+like|\s+need)\s+to\s+(?:know|learn|hear|see)\s+more\s+about\s+(?:these|those|"
                     r"this|that|it|them|how|what|why|which)\b",
                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b",
+                    # a question or a request put as a need ("I need to know the exact steps", "I need some recipe ideas")
+                    r"i\s+(?:really\s+|just\s+|still\s+|also\s+)?need\s+to\s+(?:know|see(?!\s+(?:a|an|my|our)\b)|understand|find\s+out|figure\s+out|hear|"
+                    r"talk\s+about|discuss|go\s+over)\b",
+                    r"i\s+(?:really\s+|just\s+|still\s+|also\s+|urgently\s+)?need\s+(?:some|a\s+few|more|a\s+couple\s+of)\s+"
+                    r"(?:[\w-]+\s+){0,2}?(?:advice|suggestions?|ideas|recommendations?|tips|guidance|input|examples?|options|"
+                    r"alternatives)\b",
                     r"let\s+me\s+know\b", r"my\s+(?:instruction|question|request|prompt|task)\s+(?:was|is)\b",
                     r"question\s+to\b", r"prompt\s*:", r"feel\s+free\s+to\b",
                     # what the work needs from the other side ("Need the confirmations", "I need the breakdown now")
@@ -362,7 +368,8 @@ TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不�
            r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
            # not knowing where the task goes next, wanting to hear more of what was just said
            r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:用|选)?(?:从哪|怎么|如何|先|哪)|"
-           r"我(?:需要|想要|要)(?:一些|你的|点)?帮助|"
+           r"我(?:需要|想要|要)(?:一些|你的|点)?帮助|我(?:需要|想要)(?:一些|几个|更多|点)(?:\w{0,4})?(?:建议|想法|推荐|选择|例子|方案|点子)|"
+           r"我(?:需要|得)(?:知道|了解|弄清楚)(?:具体|确切|详细)?的?(?:步骤|流程|做法|细节)|"
            r"我(?:想|要|希望)(?:多)?(?:了解|知道|听听)(?:更多)?(?:关于)?(?:这些|那些|这个|那个)|我们(?:接下来|然后|下一步)(?:可以|就|再)|"
            # stuck on the task in hand: 我不太明白这个公式, 我好像算错了 (not 我不懂日语)
            r"我(?:还是|有点|真的)?(?:不太|不是很|没太?|不)(?:明白|懂|理解|看懂|搞懂)(?:这|那|为什么|怎么|如何|你的?|[。！!？?]|$)|"
@@ -390,7 +397,10 @@ TASK_IMPERATIVES_EN = ("organize", "organise", "list", "create", "write", "give"
                        # "Get me a list of …", "Expect my update once it's done", "Take the raw script and …"
                        "get", "expect", "take",
                        # "Share the details about Day 8-10", "Detail the steps for week two"
-                       "share", "detail", "walk through")
+                       "share", "detail", "walk through",
+                       # "Pinpoint where the context is bleeding …", "Ingest and start structuring that narrative"
+                       "pinpoint", "locate", "diagnose", "debug", "troubleshoot", "determine", "ingest", "execute",
+                       "confirm")
 #: What makes an instruction one-off even when it names the speaker's own things ("Apply this to my
 #: bullet points immediately"): it is for the work in hand, now.
 FOR_NOW_EN = ("now", "right now", "immediately", "right away", "asap", "at once", "this time")
@@ -453,7 +463,8 @@ CONVERSATION_TALK_EN = (
     r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep)\b)",
     r"\b(?:we|we've|we\s+have|we're|we\s+are|we\s+can|we\s+could|we\s+should)\s+(?:already\s+|just\s+|now\s+|finally\s+|then\s+)*"
     r"(?:move\s+on|moving\s+on|get\s+started|getting\s+started|wrap\s+up|wrapping\s+up|nail\s+down|go\s+ahead|proceed|"
-    r"covered\s+everything|done\s+(?:here|with\s+(?:this|that|it)))\b",
+    r"covered\s+(?:everything|all|both|the\s+(?:main|key|first|last)|those|these)|done\s+(?:here|with\s+(?:this|that|it)))\b",
+    r"\bi\s+heard\s+(?:ya|you|u)\s+the\s+first\s+time\b",
     r"^(?:so\s+|and\s+|now\s+)?(?:since|now\s+that|as)\s+we\s+(?:already\s+)?(?:have|'ve|got|know|covered|discussed)\b",
     r"^(?:so\s+|and\s+|now\s+)?(?:based\s+on|given|following|according\s+to)\s+(?:all\s+(?:of\s+)?)?(?:this|that|our|the|"
     r"your|these|those)\s+(?:above\s+|previous\s+|last\s+)?(?:content|discussion|conversation|chat|information|info|analysis|advice|answer|"
