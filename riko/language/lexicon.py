@@ -534,7 +534,10 @@ CONVERSATION_TALK_EN = (
     r"^(?:i\s+think\s+)?(?:it|that|this|they|he|she)\s+(?:looks|sounds|seems)\s+like\b",
     # the conversation's earlier turns ("I saw a suggestion earlier", "when we talked about the pantry")
     r"\b(?:suggestion|answer|response|reply|message|list|point|idea)s?\s+(?:you\s+(?:made|gave|had)\s+)?(?:earlier|"
-    r"before|above|last\s+time)\b", r"\bwhen\s+we\s+(?:talked|discussed|spoke|chatted|went\s+over)\b",
+    r"before|above|last\s+time)\b", r"\b(?:when|while|after|before|once)\s+we\s+(?:\w+ly\s+|already\s+|just\s+)?(?:talked|discussed|spoke|chatted|"
+    r"went\s+over)\b(?!\s+(?:to|with)\b)",
+    # frustration with the other side ("I feel like I'm talking to a brick wall"), "Not like I'm …"
+    r"\btalking\s+to\s+a\s+(?:brick\s+)?wall\b", r"^not\s+like\s+(?:i|i'm|we|we're)\b",
     r"^we\s+(?:already\s+|just\s+|briefly\s+)?(?:talked|spoke|chatted)\s+about\s+(?:the|this|that|these|those|it|them)\b"
     r"(?![^.!?]*\bwith\s+(?:my|our|his|her|their|(?-i:[A-Z])))",
     r"^we\s+(?:already\s+|just\s+|briefly\s+)?(?:discussed|covered|went\s+over)\s+(?:the|this|that|these|those|it|them)\b"
@@ -1093,6 +1096,8 @@ TASK_PROGRESS_EN = (
     r"^(?:(?:ok(?:ay)?|so|now|yes)[,!.\s]+)*(?:i'm|i\s+am|im)\s+(?:literally\s+|actually\s+|just\s+|now\s+)*(?:running|"
     r"looking\s+at|reading|typing|checking|testing|trying|staring\s+at|going\s+through|pasting|copying|opening|"
     r"scrolling|clicking)\b[^.!?]*\b(?:right\s+now|as\s+we\s+speak|at\s+the\s+moment)\b",
+    r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)\s+run\s+(?:the|your|this|that)\s+(?:code|"
+    r"script|snippet|query|test|tests|program|command)\b",
     r"^(?:(?:ok(?:ay)?|so|alright|done|great)[,!.\s]+)*(?:i|we)(?:'ve|\s+have)?\s+(?:just|now|already)\s+"
     r"(?:run|ran|tried|gone\s+through|went\s+through|confirmed|updated|added|copied|pasted|uploaded|saved|fixed|"
     r"applied|implemented|set\s+up|plugged\s+in|filled\s+in)\s+(?:the|that|this|those|these|it|them|your|our)\b",
