@@ -344,6 +344,13 @@ def _in_place(m: re.Match[str], resolved: str) -> str:
     return resolved[:1].upper() + resolved[1:] if m.group(0)[:1].isupper() else resolved
 
 
+#: What makes a clause a habit: "in two weeks" after it is how long, not when.
+_HABITUAL = re.compile(r"\b(?:always|usually|often|typically|generally|normally|tend\s+to|tends\s+to|every|whenever|most\s+people)\b",
+                       _I)
+
+_HABITUAL_ZH = re.compile(r"总是|通常|一般|每次|往往|经常|老是")
+
+
 def resolve_dates(text: str, when: datetime | None) -> str:
     """``text`` with every relative date turned into the absolute one it means when said at ``when``
     ("yesterday" → "on 2023-05-07", "last month" → "in April 2023", "上周五" → "2023年5月5日"). Without
@@ -351,12 +358,25 @@ def resolve_dates(text: str, when: datetime | None) -> str:
     date that owns a noun takes none ("yesterday's game" → "2023-05-07's game")."""
     if when is None:
         return text
-    out = _EN_RELATIVE.sub(lambda m: _in_place(m, _resolve_en(m, when)), text)
+    def relative(m: re.Match[str]) -> str:
+        # "… resolutions they always give up on in two weeks": a span in a habit, not a day
+        clause = max(text.rfind(cut, 0, m.start()) for cut in (",", ";", " and ", " but ")) + 1
+        if m.group("inn") and _HABITUAL.search(text, clause, m.start()):
+            return m.group(0)
+        return _in_place(m, _resolve_en(m, when))
+
+    out = _EN_RELATIVE.sub(relative, text)
     # "on last Friday" / "in last month": the resolved date brings its own preposition
     out = re.sub(r"\b(?:on|in|at|during)\s+(?=(?:on|in|around)\s+(?:the\s+)?\d|(?:on|in)\s+the\s+(?:week|weekend|night|"
                  r"morning|afternoon|evening)\s+of\s+\d)", "", out, flags=_I)
     out = re.sub(r"\b(?:in|on)\s+(?=in\s+(?:" + "|".join(m.capitalize() for m in MONTHS_EN) + r")\s+\d)", "", out)
-    out = _ZH_RELATIVE.sub(lambda m: _resolve_zh(m, when), out)
+    def relative_zh(m: re.Match[str]) -> str:
+        clause = max(out.rfind(cut, 0, m.start()) for cut in ("，", "。", "；", ",")) + 1
+        if m.group("dir") in ("后", "以后") and _HABITUAL_ZH.search(out, clause, m.start()):
+            return m.group(0)  # 他们总是两周后就放弃: how long, in a habit
+        return _resolve_zh(m, when)
+
+    out = _ZH_RELATIVE.sub(relative_zh, out)
     return out
 
 

@@ -154,6 +154,9 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         # a range is said as it was: "4-5 months ago" is no one month
         "I watched it like 4-5 months ago": "I watched it like 4-5 months ago",
         "We met two or three weeks ago": "We met two or three weeks ago",
+        # in a habit, "in two weeks" is how long, not when
+        "people who always give up on in two weeks": "people who always give up on in two weeks",
+        "I usually visit my mom, and I fly out in two weeks": "I usually visit my mom, and I fly out around 2023-05-22",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said
@@ -175,6 +178,7 @@ def test_relative_dates_are_said_against_the_line_time_in_chinese():
         "尤其是工作一天后喷一喷": "尤其是工作一天后喷一喷",
         "用了三天后就坏了": "用了三天后就坏了",
         "坚持两个月后瘦了": "坚持两个月后瘦了",
+        "他们总是两周后就放弃": "他们总是两周后就放弃",
     }
     for said, resolved in cases.items():
         assert resolve_dates(said, MONDAY) == resolved, said
