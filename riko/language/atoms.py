@@ -267,7 +267,7 @@ _CJK = re.compile(CJK)
 # -- pronouns ------------------------------------------------------------------------------------------
 _PRONOUN_EN = re.compile(rf"\b({alternation(PERSON_PRONOUNS_EN)[3:-1]})\b", _I)
 _PRONOUN_ZH = re.compile(rf"({alternation(THIRD_PERSON_ZH)[3:-1]})(?!们)")
-_FEMALE = frozenset("she her".split())
+_FEMALE = frozenset("she her shes".split())
 # "Fahim Khan: text", and a name typed in lower case ("elise: text")
 _SPEAKER = re.compile(r"^([A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,3}|[a-z][a-z'\-]{1,20}):\s+(?=\S)")
 _NOT_SPEAKERS = frozenset("note edit update ps p.s re fyi q a step btw tip tips eg e.g ie i.e also example answer question "
@@ -493,7 +493,9 @@ def _resolve(clause: str, people: list[tuple[str, str]]) -> str:
     if zh:
         return clause[: m.start()] + name + clause[m.end():]
     low = word.casefold()
-    if low in ("his",) or (low == "her" and m.start() == 0) or (
+    if low in ("shes", "hes"):
+        repl = f"{name}'s"  # a chat "Shes got sharp claws" is "she's"
+    elif low in ("his",) or (low == "her" and m.start() == 0) or (
             low == "her" and not re.match(r"\s+(?:to|about|with|and|at|for|on)\b", clause[m.end():])
             and re.match(r"\s+[a-z]", clause[m.end():]) and m.start() > 0
             and not _GIVES.search(clause[:m.start()])):

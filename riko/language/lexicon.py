@@ -1006,12 +1006,12 @@ __all__ += ["GREETINGS_EN", "GREETINGS_ZH", "QUANTITY_UNITS_EN"]
 # -- third person ------------------------------------------------------------------------------------
 #: Someone else as the subject or owner: a clause that opens with one is about a person ("She moved to
 #: Berlin"), and a pronoun is resolved against the people named before it.
-THIRD_PERSON_EN = ("he", "she", "they", "his", "her", "their")
+THIRD_PERSON_EN = ("he", "she", "they", "his", "her", "their", "hes", "shes")
 #: Pronouns resolved to a named person (a singular he or she).
-PERSON_PRONOUNS_EN = ("she", "he", "her", "him", "his")
+PERSON_PRONOUNS_EN = ("she", "he", "her", "him", "his", "shes", "hes")
 #: Subjects that read as nothing alone when no one said who they are ("She's so messy", "Mine was chocolate cake",
 #: "Their willingness to listen has been comforting").
-UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "they", "they're", "hers", "them", "him", "mine", "his", "her", "their",
+UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "hes", "shes", "they", "they're", "hers", "them", "him", "mine", "his", "her", "their",
                           "theirs", "one of them", "both of them", "some of them", "all of them", "most of them",
                           "none of them", "either of them", "neither of them")
 #: 他 / 她 alone (not 他们, 她们): a singular third person in Chinese.

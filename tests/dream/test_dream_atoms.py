@@ -63,6 +63,7 @@ def test_a_trailing_off_that_goes_on_in_lower_case_does_not_end_the_sentence():
 @pytest.mark.parametrize("message, fact", [
     ("My sister Lena moved to Berlin. She works as a nurse there.", "Lena works as a nurse there"),
     ("My brother Tom just turned 30. He started a new job at a bakery.", "Tom started a new job at a bakery"),
+    ("My sister Ana lives in Rome. Shes a teacher.", "Ana's a teacher"),
     ("我妹妹 Lena 住在柏林。她是一名护士。", "Lena是一名护士"),
 ])
 def test_a_pronoun_is_resolved_to_the_one_person_it_can_point_to(message, fact):
