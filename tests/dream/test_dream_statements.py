@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from riko.dream.grounding import ground
 from riko.dream.heuristic import HeuristicProvider
 from riko.dream.protocol import MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, parse_file_blocks
 from riko.dream.transcript import Transcript, TranscriptLine
-from riko.language.statement import clip, drops_negation, has_negation, relative_dates, resolve_dates
+from riko.language.statement import clip, drops_negation, has_negation, name_subject, relative_dates, resolve_dates
 
 MONDAY = datetime(2023, 5, 8, 14, 30)  # a Monday
 
@@ -38,40 +39,69 @@ def test_the_user_is_named_in_a_one_person_scope():
     (page,) = pages(("user", "Okay so I really love hiking with my sister."))
     assert page.title == page.body == "The user really loves hiking with their sister"
     assert page.quote == page.description == "I really love hiking with my sister"
-    from riko.language.statement import name_subject
-
-    assert name_subject("I really need this trip", "The user") == "The user really needs this trip"
-    assert name_subject("Lena and I play tennis", "The user") == "Lena and the user play tennis"
-    assert name_subject("I love it and I think I will", "The user") == "The user loves it and the user thinks the user will"
-    assert name_subject("My girlfriend and I argue all the time", "The user") == \
-        "The user's girlfriend and the user argue all the time"
-    assert name_subject("My partner and I are hosting brunch", "The user") == "The user's partner and the user are hosting brunch"
-    assert name_subject("I'm not sure I love it", "The user") == "The user is not sure the user loves it"
-    assert name_subject("I haven't set up price alerts yet", "The user") == "The user hasn't set up price alerts yet"
-    assert name_subject("I agreed to stop by 10 PM", "The user") == "The user agreed to stop by 10 PM"
-    assert name_subject("i purchased lots of food for my kids", "The user") == "The user purchased lots of food for their kids"
-    assert name_subject("I like apples, i.e. red ones", "The user") == "The user likes apples, i.e. red ones"
-    assert name_subject("I breed dogs", "The user") == "The user breeds dogs"
-    assert name_subject("I wanna know how to make my resume stand out", "The user") == \
-        "The user wants to know how to make their resume stand out"
-    assert name_subject("I gotta finish my thesis", "The user") == "The user has to finish their thesis"
-    assert name_subject("I really haven’t slept", "The user") == "The user really hasn't slept"
-    assert name_subject("I really can’t swim", "The user") == "The user really can’t swim"
-    # a "my" before the subject is named names it; after, it is "their"
-    assert name_subject("My girlfriend has trouble trusting me because of things I have done", "The user") == \
-        "The user's girlfriend has trouble trusting them because of things the user has done"
-    assert name_subject("I love my dog and my cat", "The user") == "The user loves their dog and their cat"
-    # a word of when between the subject and its verb is not the verb ("I now live", not "nows live")
-    assert name_subject("i now have two cats", "The user") == "The user now has two cats"
-    assert name_subject("I later realized it was closed", "The user") == "The user later realized it was closed"
-    assert name_subject("I only eat fish", "The user") == "The user only eats fish"
-    # a contraction is not conjugated, nor is the verb of a question's "can" or "should"
-    assert name_subject("I ever could've written it", "The user") == "The user ever could've written it"
-    assert name_subject("what strategies can I use", "The user") == "what strategies can the user use"
-    assert name_subject("I sort my savings first", "The user") == "The user sorts their savings first"
-    assert name_subject("I sort of agree", "The user") == "The user sort of agrees"
     (zh,) = pages(("user", "嗯，我喜欢和妹妹一起爬山。"))
     assert zh.title == "用户喜欢和妹妹一起爬山" and zh.quote == "我喜欢和妹妹一起爬山"
+
+
+#: What the speaker said, and the same with the speaker named ("I" → "The user", the verb agreeing).
+NAMED = {
+    "I really need this trip":
+        "The user really needs this trip",
+    "Lena and I play tennis":
+        "Lena and the user play tennis",
+    "I love it and I think I will":
+        "The user loves it and the user thinks the user will",
+    "My girlfriend and I argue all the time":
+        "The user's girlfriend and the user argue all the time",
+    "My partner and I are hosting brunch":
+        "The user's partner and the user are hosting brunch",
+    "I'm not sure I love it":
+        "The user is not sure the user loves it",
+    "I haven't set up price alerts yet":
+        "The user hasn't set up price alerts yet",
+    "I agreed to stop by 10 PM":
+        "The user agreed to stop by 10 PM",
+    "i purchased lots of food for my kids":
+        "The user purchased lots of food for their kids",
+    "I like apples, i.e. red ones":
+        "The user likes apples, i.e. red ones",
+    "I breed dogs":
+        "The user breeds dogs",
+    "I wanna know how to make my resume stand out":
+        "The user wants to know how to make their resume stand out",
+    "I gotta finish my thesis":
+        "The user has to finish their thesis",
+    "I really haven’t slept":
+        "The user really hasn't slept",
+    "I really can’t swim":
+        "The user really can’t swim",
+    # a "my" before the subject is named names it; after, it is "their"
+    "My girlfriend has trouble trusting me because of things I have done":
+        "The user's girlfriend has trouble trusting them because of things the user has done",
+    "I love my dog and my cat":
+        "The user loves their dog and their cat",
+    # a word of when between the subject and its verb is not the verb ("I now live", not "nows live")
+    "i now have two cats":
+        "The user now has two cats",
+    "I later realized it was closed":
+        "The user later realized it was closed",
+    "I only eat fish":
+        "The user only eats fish",
+    # a contraction is not conjugated, nor is the verb of a question's "can" or "should"
+    "I ever could've written it":
+        "The user ever could've written it",
+    "what strategies can I use":
+        "what strategies can the user use",
+    "I sort my savings first":
+        "The user sorts their savings first",
+    "I sort of agree":
+        "The user sort of agrees",
+}
+
+
+@pytest.mark.parametrize(("said", "named"), NAMED.items())
+def test_the_speaker_is_named_and_the_verb_agrees(said: str, named: str) -> None:
+    assert name_subject(said, "The user") == named
 
 
 def test_a_speaker_is_named_in_a_multi_party_log():
