@@ -41,6 +41,7 @@ from ..language.lexicon import (
     QUANTITY_UNITS_EN,
     QUESTION_OPENERS_EN,
     SUBJECT_ADVERBS_EN,
+    SUBORDINATORS_EN,
     TACT_EN,
     THIRD_PERSON_EN,
     TIME_NOUNS_EN,
@@ -116,8 +117,8 @@ _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+we
 #: A clause that leans on another: it opens on a subordinating word ("After we talked last", cut
 #: from "…, I saved it"; "Because they have to"). Short, or a reason that is not the speaker's,
 #: it states nothing alone.
-_SUBORDINATE = re.compile(r"^(?:after|before|when|whenever|once|while|until|till|unless|although|though|"
-                          r"as\s+soon\s+as|every\s+time|since\s+(?:i|we)\s+(?:was|were)\b)\b", _I)
+_SUBORDINATE = re.compile(r"^(?:" + alternation((*SUBORDINATORS_EN, "unless")) + r"|since\s+(?:i|we)\s+(?:was|were)\b)\b",
+                          _I)
 #: A leaning clause that only points back ("While that's happening", "After that", "Once it's done"), not
 #: "When it comes to cooking" or "Once that next income lands".
 _POINTS_BACK_LEAN = re.compile(r"\s+(?:that|this|it|those|these|all\s+(?:that|this))(?=\s*(?:$|,|['’]s\b|\s+(?:is|are|"

@@ -21,7 +21,8 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
 from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, PLEASED_WITH_WORK_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
-from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, MONTHS_EN, PASSING_TALK_EN,
+from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, DISCOURSE_MARKERS_EN, LEAN_LEADS_EN,
+                      MONTHS_EN, PASSING_TALK_EN, SUBORDINATORS_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN)
@@ -142,14 +143,8 @@ def pasted(message: str) -> bool:
 #: A clause or phrase that says when, where or as what, leaning on the main clause after it: "When I'm
 #: stressed, …", "Later, when I feel better, …", "In 2019, …", "As a kid, …", "This morning, …"; not a
 #: discourse marker ("For example, …", "On the other hand, …").
-_LEAN_LEADS = ("later", "and", "but", "so", "then", "now", "even", "only", "especially", "just", "except")
-_NOT_LEANING = (r"for\s+(?:example|instance|now|sure|real|one|me)", r"in\s+(?:fact|general|short|other\s+words|any\s+case|"
-                r"addition|particular|my\s+opinion|the\s+end|that\s+case)", r"of\s+course", r"at\s+(?:least|first|"
-                r"the\s+end\s+of\s+the\s+day)", r"on\s+(?:the\s+other\s+hand|top\s+of\s+that|that\s+note|the\s+flip\s+side)",
-                r"by\s+the\s+way", r"with\s+(?:that|this)\s+(?:said|in\s+mind)", r"as\s+(?:always|well|i|you|we|mentioned|"
-                r"such|far\s+as|long\s+as|much\s+as|for\s+(?:me|now))")
-LEANS_ON = re.compile(r"(?:" + alternation(_LEAN_LEADS) + r"[,\s]+)?(?!(?:" + "|".join(_NOT_LEANING) + r")\b)"
-                      r"(?:after|before|when|whenever|once|while|until|till|although|though|as\s+soon\s+as|every\s+time|"
+LEANS_ON = re.compile(r"(?:" + alternation(LEAN_LEADS_EN) + r"[,\s]+)?(?!(?:" + "|".join(DISCOURSE_MARKERS_EN) + r")\b)"
+                      r"(?:" + alternation(SUBORDINATORS_EN) + r"|"
                       r"in|on|at|for|from|during|with|without|over|throughout|among|around|as\s+an?|growing\s+up|back\s+(?:in|then)|"
                       r"yesterday|today|tonight|tomorrow|earlier|(?:this|last|next|every|each|that|one)\s+"
                       + alternation(TIME_NOUNS_EN) + r")\b", _I)
@@ -161,7 +156,7 @@ def main_clause(clause: str) -> str:
     if not LEANS_ON.match(clause):
         return clause
     head, comma, rest = clause.partition(", ")
-    if head.casefold() in _LEAN_LEADS and comma:
+    if head.casefold() in LEAN_LEADS_EN and comma:
         rest = rest.partition(", ")[2] or rest
     return rest.strip() or clause
 
@@ -186,7 +181,7 @@ def task_talk(text: str) -> bool:
     said = _PREFIX.sub("", stripped, count=1).replace("’", "'")
     if _governed(said) or is_standing(said):
         return False
-    if (main := main_clause(said)) is not said and task_talk(main):
+    if (main := main_clause(said)) != said and task_talk(main):
         return True  # "After working on the resume, I feel a little more ready"
     if _TASK_PASTE.search(said) or _DANGLING.search(said):
         return True

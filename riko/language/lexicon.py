@@ -192,6 +192,24 @@ __all__ += ["TIME_NOUNS_EN"]
 #: Stretches of time after "this", "last", "every": "This morning, …" says when, not what was shown.
 TIME_NOUNS_EN = ("morning", "afternoon", "evening", "night", "week", "weekend", "month", "year", "summer", "winter",
                  "spring", "fall", "autumn", "semester", "term", "time", "day", "season", *WEEKDAYS_EN)
+__all__ += ["SUBORDINATORS_EN", "LEAN_LEADS_EN", "DISCOURSE_MARKERS_EN", "HABIT_WORDS_EN", "HABIT_WORDS_ZH"]
+#: Words that open a clause leaning on a main clause ("When I'm stressed, …", "After we moved, …").
+SUBORDINATORS_EN = ("after", "before", "when", "whenever", "once", "while", "until", "till", "although", "though",
+                    "as soon as", "every time")
+#: Words before such a clause that leave it leaning ("Later, when I feel better, …").
+LEAN_LEADS_EN = ("later", "and", "but", "so", "then", "now", "even", "only", "especially", "just", "except")
+#: Phrases that open a sentence without saying when, where or as what ("For example, …", "On the other hand, …").
+DISCOURSE_MARKERS_EN = (r"for\s+(?:example|instance|now|sure|real|one|me)", r"in\s+(?:fact|general|short|other\s+words|"
+                        r"any\s+case|addition|particular|my\s+opinion|the\s+end|that\s+case)", r"of\s+course",
+                        r"at\s+(?:least|first|the\s+end\s+of\s+the\s+day)",
+                        r"on\s+(?:the\s+other\s+hand|top\s+of\s+that|that\s+note|the\s+flip\s+side)", r"by\s+the\s+way",
+                        r"with\s+(?:that|this)\s+(?:said|in\s+mind)",
+                        r"as\s+(?:always|well|i|you|we|mentioned|such|far\s+as|long\s+as|much\s+as|for\s+(?:me|now))")
+#: What makes a clause a habit: "in two weeks" after it is how long, not when ("… they always give up on in
+#: two weeks", 他们总是两周后就放弃).
+HABIT_WORDS_EN = ("always", "usually", "often", "typically", "generally", "normally", "tend to", "tends to", "every",
+                  "whenever", "most people")
+HABIT_WORDS_ZH = ("总是", "通常", "一般", "每次", "往往", "经常", "老是")
 #: Words any clause may use that name nothing of its own: what is left when they are taken out is
 #: what a clause says ("I'll get it done" says nothing; "I'll get the visa done" names the visa).
 GENERIC_WORDS_EN = frozenset("""i'm i've i'll i'd im ive the and but for with have has had was were are just really very
@@ -643,6 +661,9 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|right|ah|oh|alright)[,!.\s]+)*i\s+(?:\w+ly\s+|now\s+|finally\s+)?(?:understand\s+(?:the|it|this|that|what|how|"
     r"why|your|these|those)|(?:get|see)\s+(?:how|why|what|that|it|this|these|those|your|the\s+(?:idea|point|concept|logic|"
     r"reasoning|difference|appeal|importance|plan|breakdown|vision|picture)))\b",
+    # the same with "can" ("I can see how it's supposed to work")
+    r"^(?:(?:ok(?:ay)?|so|and|ah|oh)[,!.\s]+)*i\s+(?:can\s+)?(?:now\s+)?see\s+how\s+(?:it's|it\s+is|this|that|it|they|these|"
+    r"those)\b",
     # a clarification of what was said ("I meant the 'Quiet Oasis' studio details")
     r"^(?:(?:yes|no|sorry|oh|ah)[,!.\s]+)*i\s+(?:meant|was\s+referring\s+to|was\s+talking\s+about)\b",
     # what was handed over in the conversation ("I've uploaded about 75 questions now")
@@ -689,6 +710,7 @@ CONVERSATION_TALK_EN = (
     r"[\s.!,~]*(?:lol|haha|sadly|though|bye)?[\s.!~]*$",
     r"\b(?:is|are|was|'s)\s+(?:exactly\s+|finally\s+|just\s+|precisely\s+)*what\s+(?:i|we)\s+(?:needed|need|wanted|want|expected|"
     r"asked\s+for|was\s+looking\s+for|were\s+looking\s+for|had\s+in\s+mind)\b",
+    r"\bexactly\s+what\s+(?:i|we)\s+(?:was|were)\s+hoping\s+for\b",
     # thanks for what was given, said as appreciation ("I appreciate the additionalProperties approach for
     # flexibility", "I really appreciate your patience"); "I appreciate a wide range of genres" is a taste
     r"^(?:(?:and|but|so|also|thanks|ok(?:ay)?|great|honestly)[,!.\s]+)*(?:i|the\s+user)\s+(?:(?:\w+ly|also|just|do|still)\s+)*"
@@ -772,10 +794,7 @@ CONVERSATION_TALK_EN = (
     r"starting\s+point)|a\s+(?:good\s+)?start[\s.!,~]*$)",
     r"^(?:option|choice|version|draft)\s+(?:\d+|[a-d]|one|two|three|four|five)\b[^.!?]{0,30}?\b(?:is|are|looks|sounds|"
     r"seems)\s+(?:\w+\s+){0,2}?(?:great|good|perfect|solid|best|logical|fine|ideal|better|amazing|the\s+(?:best|only|right))\b",
-    r"\bexactly\s+what\s+(?:i|we)\s+(?:was|were)\s+hoping\s+for\b",
-    # seeing how what was shown works ("I can see how it's supposed to work"), a bare "I do remember"
-    r"^(?:(?:ok(?:ay)?|so|and|ah|oh)[,!.\s]+)*i\s+(?:can\s+)?(?:now\s+)?see\s+how\s+(?:it's|it\s+is|this|that|it|they|these|"
-    r"those)\b",
+    # a bare "I do remember"
     r"^(?:(?:ok(?:ay)?|yes|yeah|oh)[,!.\s]+)*i\s+(?:do\s+)?remember[\s.!,~]*$",
     # what the other side should wait for ("Expect my update once completed")
     r"^(?:expect|watch\s+for|look\s+out\s+for)\s+(?:my|an?|the)\s+(?:\w+\s+)?(?:update|message|reply|list|results?|draft)\b",

@@ -29,6 +29,8 @@ from datetime import datetime, timedelta
 from .lexicon import (
     ACTIVITY_ENDS_ZH,
     CJK,
+    HABIT_WORDS_EN,
+    HABIT_WORDS_ZH,
     MONTHS_EN,
     NEGATION_EN,
     NEGATION_ZH,
@@ -344,11 +346,15 @@ def _in_place(m: re.Match[str], resolved: str) -> str:
     return resolved[:1].upper() + resolved[1:] if m.group(0)[:1].isupper() else resolved
 
 
-#: What makes a clause a habit: "in two weeks" after it is how long, not when.
-_HABITUAL = re.compile(r"\b(?:always|usually|often|typically|generally|normally|tend\s+to|tends\s+to|every|whenever|most\s+people)\b",
-                       _I)
+_HABITUAL = re.compile(r"\b" + alternation(HABIT_WORDS_EN) + r"\b", _I)
+_HABITUAL_ZH = re.compile(alternation(HABIT_WORDS_ZH))
 
-_HABITUAL_ZH = re.compile(r"总是|通常|一般|每次|往往|经常|老是")
+
+def _in_habit(text: str, at: int, habit: re.Pattern[str], cuts: tuple[str, ...]) -> bool:
+    """Whether the clause of ``text`` that ``at`` falls in (back to the last of ``cuts``) states a habit,
+    so a span there ("in two weeks") is how long, not when."""
+    start = max(text.rfind(cut, 0, at) for cut in cuts) + 1
+    return bool(habit.search(text, start, at))
 
 
 def resolve_dates(text: str, when: datetime | None) -> str:
@@ -360,8 +366,7 @@ def resolve_dates(text: str, when: datetime | None) -> str:
         return text
     def relative(m: re.Match[str]) -> str:
         # "… resolutions they always give up on in two weeks": a span in a habit, not a day
-        clause = max(text.rfind(cut, 0, m.start()) for cut in (",", ";", " and ", " but ")) + 1
-        if m.group("inn") and _HABITUAL.search(text, clause, m.start()):
+        if m.group("inn") and _in_habit(text, m.start(), _HABITUAL, (",", ";", " and ", " but ")):
             return m.group(0)
         return _in_place(m, _resolve_en(m, when))
 
@@ -371,8 +376,7 @@ def resolve_dates(text: str, when: datetime | None) -> str:
                  r"morning|afternoon|evening)\s+of\s+\d)", "", out, flags=_I)
     out = re.sub(r"\b(?:in|on)\s+(?=in\s+(?:" + "|".join(m.capitalize() for m in MONTHS_EN) + r")\s+\d)", "", out)
     def relative_zh(m: re.Match[str]) -> str:
-        clause = max(out.rfind(cut, 0, m.start()) for cut in ("，", "。", "；", ",")) + 1
-        if m.group("dir") in ("后", "以后") and _HABITUAL_ZH.search(out, clause, m.start()):
+        if m.group("dir") in ("后", "以后") and _in_habit(out, m.start(), _HABITUAL_ZH, ("，", "。", "；", ",")):
             return m.group(0)  # 他们总是两周后就放弃: how long, in a habit
         return _resolve_zh(m, when)
 
