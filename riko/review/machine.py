@@ -273,7 +273,7 @@ class Review:
         conflict_id = None
         tighten: Page | None = None
         with self.canon.transaction():
-            canon_match = self._canonical_match(type, title)
+            canon_match = self._canonical_match(type, title, description if source == "dream" else "")
             if canon_match is not None:
                 claim = description or body
                 related = relation(canon_match.title, canon_match.summary(), title, claim) if claim.strip() else "paraphrase"
@@ -363,13 +363,20 @@ class Review:
                         authority="user", audit_kind="page-evidence-added", previous=page,
                         detail={"evidence": match.ref, "relation": "same"})
 
-    def _canonical_match(self, type_: str, title: str) -> Page | None:
-        target = normalize_claim(title)
+    def _canonical_match(self, type_: str, title: str, said: str = "") -> Page | None:
+        """The confirmed, current page of this type titled ``title``, else the one titled ``said``.
+
+        ``said`` is a Dream proposal's description, the speaker's words: a page admitted from
+        the user's words is titled with them, so riko's wording of the same line finds it by
+        them (as the Dream batch does before it hands the proposal here)."""
+        targets = [normalize_claim(title)] + ([normalize_claim(said)] if said.strip() else [])
+        found: dict[str, Page] = {}
         for page in self.canon.pages():
-            if (page.type == type_ and page.status == "confirmed" and page.superseded_by is None
-                    and normalize_claim(page.title) == target):
-                return page
-        return None
+            if page.type == type_ and page.status == "confirmed" and page.superseded_by is None:
+                key = normalize_claim(page.title)
+                if key in targets:
+                    found.setdefault(key, page)
+        return next((found[t] for t in targets if t in found), None)
 
     @staticmethod
     def _is_current_state(page: Page) -> bool:

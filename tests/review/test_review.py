@@ -509,22 +509,29 @@ def test_sensitive_pages_stay_out_of_the_resident_unless_enabled(tmp_path, clock
 
 
 def test_a_repeated_grounded_statement_does_not_duplicate_the_page(mem):
-    """The user says the same thing in two sessions: one page, both events as its sources."""
-    for sid in ("s1", "s2"):
+    """The user says the same thing in two sessions: one page, both events as its sources. A
+    repeat proposed once the page stands is folded into it at once (no second candidate); one
+    proposed while the first still waits is merged into the page when auto-confirm admits it."""
+    for sid in ("s1", "s2", "s3"):
         mem.capture({"session_id": sid, "type": "user/message",
                      "data": {"role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": "I play the cello."}]}})
     first = mem._review.propose(title="plays cello", description="I play the cello.", source="dream", session_id="s1",
                                 evidence=["session:s1/event:0"], authority="model_proposal")
+    waiting = mem._review.propose(title="cello player", description="I play the cello.", source="dream", session_id="s2",
+                                  evidence=["session:s2/event:0"], authority="model_proposal")
     assert mem.auto_confirm([first.candidate_id], "user_grounded")
-    second = mem._review.propose(title="cello player", description="I play the cello.", source="dream", session_id="s2",
-                                 evidence=["session:s2/event:0"], authority="model_proposal")
-    assert mem.auto_confirm([second.candidate_id], "user_grounded") == []
+    assert mem.auto_confirm([waiting.candidate_id], "user_grounded") == []
+    assert mem._review.candidate(waiting.candidate_id)["status"] == "accepted"
+    assert mem.audits("candidate-merged-into-page").height == 1
+    # riko's wording of the line the page is titled with: the page is found by the speaker's words
+    later = mem._review.propose(title="The user plays the cello", description="I play the cello.", source="dream",
+                                session_id="s3", evidence=["session:s3/event:0"], authority="model_proposal")
+    assert (later.candidate_id, later.action) == (None, "dropped-duplicate")
     live = mem.pages().filter(pl.col("type") != "entity")  # besides the user's own entity page
     assert live.height == 1
     page = mem.page(live["id"][0])
-    assert set(page.sources) == {"session:s1/event:0", "session:s2/event:0"}
-    assert mem._review.candidate(second.candidate_id)["status"] == "accepted"
-    assert mem.audits("candidate-merged-into-page").height == 1
+    assert set(page.sources) == {f"session:{s}/event:0" for s in ("s1", "s2", "s3")}
+    assert mem.candidates().height == 0
 
 
 # -- subject + predicate + value conflicts, and tightening from a repeat ----------------------------
