@@ -38,18 +38,23 @@ class ChangeSignal:
     candidates, overlays), ``changed("evidence")`` after raw lines were stored.
 
     Listeners run in the order they subscribed. A ``deferred`` listener (the dense refresh)
-    waits while a :meth:`batch` is open and runs once when the outermost batch ends.
+    waits while a :meth:`batch` is open and runs once when the outermost batch ends. Inside
+    :meth:`coalesced` every announcement waits, and each kind is announced once at its end.
     """
 
     def __init__(self) -> None:
         self._listeners: list[tuple[frozenset[str] | None, bool, Callable[[], Any]]] = []
         self._depth = 0
+        self._held: list[str] | None = None
 
     def subscribe(self, listener: Callable[[], Any], *, kinds: set[str] | None = None, deferred: bool = False) -> None:
         """Call ``listener()`` on every change of one of ``kinds`` (every kind when None)."""
         self._listeners.append((frozenset(kinds) if kinds is not None else None, deferred, listener))
 
     def __call__(self, kind: str = "canon") -> None:
+        if self._held is not None:
+            self._held.append(kind)
+            return
         for kinds, deferred, listener in list(self._listeners):
             if (kinds is None or kind in kinds) and not (deferred and self._depth):
                 listener()
@@ -66,6 +71,22 @@ class ChangeSignal:
                 for _, deferred, listener in list(self._listeners):
                     if deferred:
                         listener()
+
+
+    @contextmanager
+    def coalesced(self) -> Iterator[None]:
+        """Hold every change announced inside the block and announce each kind once when it ends
+        (a Dream batch recompiles the Resident once, however many pages and conflicts it moved)."""
+        if self._held is not None:  # an outer block announces
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            kinds, self._held = self._held, None
+            for kind in dict.fromkeys(kinds):
+                self(kind)
 
 
 class DreamState:

@@ -409,7 +409,8 @@ class _Run:
         """Commit finished sessions: one transaction for the batch, or one each if the batch fails."""
         if not done:
             return
-        with self.lock, self.mem.review.batch():  # pages and user lines read once for the batch
+        # pages and user lines read once for the batch; the Resident recompiled once after it
+        with self.lock, self.mem.review.batch(), self.mem.changed.coalesced():
             try:
                 with self.wh.transaction():
                     self._store(done)

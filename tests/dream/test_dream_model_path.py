@@ -228,3 +228,25 @@ def test_field_errors_are_kept_in_the_job_result(mem, stub):
     cand = mem.candidates(status=None).to_dicts()[0]
     # without usable turns riko locates the evidence itself
     assert json.loads(cand["evidence"]) == [f"session:{SID}/event:{said['I prefer green tea in the morning.']}"]
+
+
+# -- one batch, one change announced ----------------------------------------------------------------
+def test_a_dream_batch_recompiles_the_resident_once(mem, stub):
+    """A batch that contests a page (the model reused its title for another value) and admits
+    another announces one change, after it: the Resident is recompiled once per batch, not once
+    per conflict, and shows what the batch left (the contested page out, the new one in)."""
+    mem.create_page("Home", "I live in Lisbon.", type="synthesis")
+    assert "I live in Lisbon" in mem.resident().text
+    mem.capture(user_event(SID, "I live in Porto."))
+    mem.capture(user_event(SID, "I play the cello."))
+    stub.script = [Reply(text=block("wiki/synthesis/home.md", type="synthesis", title="Home",
+                                    description="I live in Porto.")
+                       + "\n" + block("wiki/concepts/cello.md", type="concept", title="Plays the cello",
+                                      description="I play the cello."))]
+    changes: list[str] = []
+    mem._ctx.changed.subscribe(lambda: changes.append("canon"), kinds={"canon"})
+    report = mem.dream(progress=False)
+    assert mem.conflicts("contested").height == 1 and len(report.auto_confirmed) == 1
+    assert changes == ["canon"]
+    text = mem.resident().text
+    assert "I play the cello" in text and "Lisbon" not in text
