@@ -76,17 +76,23 @@ class ChangeSignal:
     @contextmanager
     def coalesced(self) -> Iterator[None]:
         """Hold every change announced inside the block and announce each kind once when it ends
-        (a Dream batch recompiles the Resident once, however many pages and conflicts it moved)."""
+        (a Dream batch recompiles the Resident once, however many pages and conflicts it moved).
+
+        A block that raises announces nothing: its transactions rolled back, or it stopped on a
+        storage fault whose owed work the next run completes and announces; a Resident read
+        still sees a moved revision and recompiles."""
         if self._held is not None:  # an outer block announces
             yield
             return
         self._held = []
         try:
             yield
-        finally:
-            kinds, self._held = self._held, None
-            for kind in dict.fromkeys(kinds):
-                self(kind)
+        except BaseException:
+            self._held = None
+            raise
+        kinds, self._held = self._held, None
+        for kind in dict.fromkeys(kinds):
+            self(kind)
 
 
 class DreamState:
