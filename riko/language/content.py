@@ -19,7 +19,7 @@ from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
                       HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
-from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, PLEASED_WITH_WORK_EN, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
+from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, PLEASED_WITH_WORK_EN, QUIZ_ITEM, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
 from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_EN, DISCOURSE_MARKERS_EN, LEAN_LEADS_EN,
                       MONTHS_EN, PASSING_TALK_EN, SUBORDINATORS_EN,
@@ -75,6 +75,7 @@ _TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|
                            rf"(?:{'|'.join(TASK_REQUESTS_EN)})", _I)
 _TASK_PASTE = re.compile("|".join(TASK_PASTES_EN), _I)
 _LOG_LINE = re.compile(LOG_LINE_EN)
+_QUIZ_ITEM = re.compile(QUIZ_ITEM)
 _DANGLING = re.compile(rf"[\s,]{alternation(DANGLING_ENDS_EN)}[\s,:;…\-]*$|[:\[(…]\s*$", _I)
 _TASK_ZH = re.compile(TASK_ZH)
 _CONVERSATION = re.compile("|".join(CONVERSATION_TALK_EN), _I)
@@ -176,7 +177,7 @@ def task_talk(text: str) -> bool:
     one-off one is (这次用中文回答我).
     """
     stripped = text.strip()
-    if _LOG_LINE.match(stripped):
+    if _LOG_LINE.match(stripped) or _QUIZ_ITEM.match(stripped):
         return True
     said = _PREFIX.sub("", stripped, count=1).replace("’", "'")
     if _governed(said) or is_standing(said):
@@ -274,7 +275,7 @@ def carries_content(text: str, kind: str | None = None) -> bool:
     rest = _HOLLOW_PHRASES.sub(" ", _VOCATIVE.sub("", said))
     if kind in CONTENT_KINDS or _governed(rest):
         return True
-    if task_talk(said):
+    if task_talk(said) or _QUIZ_ITEM.match(text.strip()):
         return False
     if points_back(said, _DEMONSTRATIVE, LEANING_MAX_OWN_WORDS):
         return False

@@ -377,6 +377,10 @@ TASK_PASTES_EN = (r"://", r"```", r"\blooking\s+in\s+indexes\b", r"\bpip\s+insta
 #: version that satisfies …", "ValueError: invalid literal …").
 LOG_LINE_EN = r"^(?:ERROR|WARNING|WARN|FATAL|CRITICAL|DEBUG|Exception|[A-Z]\w*(?:Error|Exception)|E\d{3,4})\s*:"
 __all__ += ["LOG_LINE_EN"]
+#: A quiz or exam item pasted to work on ("Question: Korean spelling rule (incorrect)", "Question 1: B. Check
+#: for breathing", "问题一：…"): read before a ``Name: `` prefix is taken off, which it would pass for.
+QUIZ_ITEM = r"^(?:Question|QUESTION|问题)\s*(?:\d+|[一二三四五六七八九十]+)?\s*[:：]"
+__all__ += ["QUIZ_ITEM"]
 #: A statement cut before it says anything: it ends on a word that leads into more.
 DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "of", "the", "a", "an", "for", "which",
                     "such as", "are", "is", "include", "just", "includes", "as follows", "and then", "and suddenly",
@@ -794,6 +798,29 @@ CONVERSATION_TALK_EN = (
     r"starting\s+point)|a\s+(?:good\s+)?start[\s.!,~]*$)",
     r"^(?:option|choice|version|draft)\s+(?:\d+|[a-d]|one|two|three|four|five)\b[^.!?]{0,30}?\b(?:is|are|looks|sounds|"
     r"seems)\s+(?:\w+\s+){0,2}?(?:great|good|perfect|solid|best|logical|fine|ideal|better|amazing|the\s+(?:best|only|right))\b",
+    # a verdict on an activity that is the subject ("Staying consistent is key", "Calling them directly is the real way
+    # to get the most accurate info", "Trying to track everything separately just sounds like more work"); one the
+    # speaker keeps up ("Swimming on Wednesdays has been great"), how it goes ("Coding is going smoothly") and one
+    # said of the speaker ("Painting is my passion", "Finding time is hard with my schedule") stay
+    r"^(?:(?:so|and|but|yeah|honestly|just|even|ok(?:ay)?)[,!.\s]+)*(?!(?:something|nothing|everything|anything|morning|"
+    r"evening|spring|king|ring|thing|string|wedding|building|meeting|ceiling|clothing|sibling|darling|pudding|feeling|"
+    r"earring|wing|during|bring|sing|swing|ping|sling|sterling|viking|pending|according|regarding|following|including|"
+    r"outstanding|interesting|amazing|exciting|boring)\b)[a-z]{2,}ing\b(?![^.!?]*(?<![\w'])(?:i|i'm|im|i've|i'd|i'll|"
+    r"my|me|mine|myself|we|we're|we've|we'll|our|us)(?![\w']))[^,.;:!?]{0,80}?\s(?:is|are|was|'s|feels?|felt|sounds?|"
+    r"seems?|looks?|(?:will|would|could|might|can|should)\s+be)\s+(?!(?:\w+ly\s+)*\w+ing\b)",
+    # steering the other side's next answer ("Don't just tell me what we'll do", "No long talk, straight to the
+    # point", "I need a moment", "I'm going to ask five questions"); "Don't tell my
+    # sister about the party" is a boundary and "I need a moment to myself after work every day" a habit
+    r"^(?:(?:and|but|so|please)[,!.\s]+)*don't\s+just\s+(?:tell|give|ask|get\s+back\s+to|show|say|send|list|repeat|"
+    r"explain)\b",
+    r"^(?:(?:ok(?:ay)?|so|and)[,!.\s]+)*no\s+(?:more\s+)?(?:long\s+talk|long\s+explanations?|fluff|small\s+talk|"
+    r"lectures?)\b",
+    r"^(?:(?:ok(?:ay)?|hold\s+on|wait|sorry|so)[,!.\s]+)*i\s+(?:just\s+)?need\s+a\s+(?:minute|moment|second|sec)\b"
+    r"(?![^.!?]*\b(?:every|always|usually|often|after|before|whenever)\b)",
+    r"^(?:(?:ok(?:ay)?|so|now|next)[,!.\s]+)*i(?:'m|\s+am)\s+going\s+to\s+ask\s+(?:you\s+)?(?:\w+\s+)?(?:more\s+)?"
+    r"(?:questions?|the\s+question)\b",
+    r"^(?:(?:ok(?:ay)?|so|now|next)[,!.\s]+)*i(?:'ll|\s+will)\s+ask\s+(?:you\s+)?(?:the\s+)?questions?\s+"
+    r"(?:number\s+|no\.?\s*)?\d",
     # a bare "I do remember"
     r"^(?:(?:ok(?:ay)?|yes|yeah|oh)[,!.\s]+)*i\s+(?:do\s+)?remember[\s.!,~]*$",
     # what the other side should wait for ("Expect my update once completed")
@@ -830,6 +857,16 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         # a verdict on a piece of the work (方案三很好, 这正是我想要的)
                         r"^(?:选项|方案|版本)\s*[0-9一二三四五A-Da-d]+(?:是|就是)?(?:真的|非常|很|挺|最)?(?:好|棒|完美|合理|合适|不错)",
                         r"(?:正是|就是)我(?:们)?(?:一直)?(?:想要|需要|希望|期待)的",
+                        # steering the other side's next answer (别光说要做什么, 少废话, 我要问你五个问题,
+                        # 问题一：…, 我需要一点时间)
+                        r"^(?:别|不要)(?:光|只|只是)(?:说|告诉我|给我|问)", r"^(?:少|别|不要)(?:废话|啰嗦|长篇大论)",
+                        r"^我(?:要|想|会)问(?:你)?(?:[一二三四五六七八九十几两\d]+个)?问题", r"^问题\s*[一二三四五六七八九十\d]*\s*[:：]",
+                        r"^(?:等等|稍等)?[，,]?我(?:需要|得)(?:一点|一些)?时间(?:想想|消化|考虑)?(?:一下)?[。！!~]*$",
+                        # a verdict on an activity that is the subject (保持冷静是关键, 设定界限很重要); 坚持跑步让我
+                        # 睡得更好 is said of the speaker
+                        r"^(?![^。！？]*[我咱])(?:保持|坚持|学习|练习|规划|计划|整理|准备|尝试|设定|设置|建立|记录|复习|锻炼|"
+                        r"沟通|联系|检查|确认|安排|列出|提前)[^。！？，]{0,20}(?:是关键|很关键|是重中之重|至关重要|很重要|"
+                        r"非常重要|很有必要|是个好主意|是个好办法|听起来(?:很|挺|不错|就))",
                         # coming back to the conversation with the work (我整理完再回来, 我晚点再跟你说)
                         r"^我(?:晚点|回头|稍后|等会儿?|一会儿?|弄完|做完|整理完|看完)了?(?:再|就)?(?:回来|来找你|跟你说|告诉你|汇报)",
                         r"^我(?:已经)?(?:看完|看过|读完)了?(?:你的|这个|这份|这些)(?:计划|建议|方案|清单|总结|草稿)",

@@ -4,7 +4,7 @@
 ("I appreciate the recap"), coming back with the work ("I'll return with my compiled list"), the
 work taken in or moved on from ("I've got the instructions", "We need to move on"), being pleased
 with how the work turned out, a verdict on the plan ("I think setting clear boundaries will be
-key"), an answer in the conditional after a lead ("While that's happening, I'd place the baby on a
+key") or on an activity ("Staying consistent is key"), an answer in the conditional after a lead ("While that's happening, I'd place the baby on a
 firm surface") and, between people, a statement that names no one ("Airplanes are cool") — in
 English and Chinese. Each was proposed from the shared sets and read as not a memory; what the
 speaker says of themselves in the same words stays."""
@@ -103,6 +103,30 @@ BROUGHT_TO_THE_WORK = {
         "The logic is sound",
         "我看完了你的计划",
     ],
+    "a verdict on an activity": [
+        "Staying consistent is key",
+        "Calling them directly is the real way to get the most accurate info, no doubt",
+        "Trying to track everything separately just sounds like more work",
+        "Just knowing it's handled is a huge relief",
+        "Keeping track of expenses will be key",
+        "保持冷静是关键",
+        "提前准备好材料很重要",
+    ],
+    "steering the other side's next answer": [
+        "Don't just tell me what we'll do",
+        "Don't just ask if we shall start, just show me the damn draft now",
+        "No long talk, straight to the point for my agents",
+        "I need a moment",
+        "I'm going to ask five questions in five long sentences",
+        "I will ask the question number 2 and write NO.2 at the end of the question number 2",
+        "Question: Korean spelling rule (incorrect)",
+        "Question 1: B. Check for breathing and call for help",
+        "别光说要做什么",
+        "少废话",
+        "我要问你五个问题",
+        "问题一：韩国拼写规则",
+        "我需要一点时间",
+    ],
     "a verdict on the plan": [
         "I think setting clear boundaries and sticking to them will be key",
         "I believe drafting a formal agreement with Stephen is going to be crucial",
@@ -138,6 +162,12 @@ STAYS = [
     "I need to see a doctor about my knee",
     "When we talked to the landlord, he agreed to lower the rent",
     "I'm a solid swimmer",
+    "Swimming on Wednesdays has been great for my wellness",
+    "Painting is my passion",
+    "Practicing with Kayla is definitely helping",
+    "I need a moment to myself after work every day",
+    "I'll ask Rachael to meet at our favorite cafe on Saturday",
+    "坚持跑步让我睡得更好",
     "My brother is a great cook",
     "I do remember my first day at school",
     "我晚上要去看电影",
