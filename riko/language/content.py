@@ -25,7 +25,8 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       MONTHS_EN, PASSING_TALK_EN, SUBORDINATORS_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
-                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN)
+                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN, OPTION_GIVEN_EN,
+                      OPTION_GIVEN_ZH)
 
 __all__ = ["carries_content", "main_clause", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS",
            "LEANING_MAX_OWN_WORDS", "LEANS_ON", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
@@ -207,14 +208,16 @@ def _instruction(said: str) -> bool:
         and (bool(_FOR_NOW.search(said)) or not _SINGULAR_EN.search(_FOR_ME.sub("", said)))
 
 
-#: A taste of what was just given ("I like that it's not too extreme", "I love how you laid it out").
-_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:that|how)\s+" + alternation(WHAT_WAS_GIVEN_EN) + r"\b", _I)
+#: A taste of what was just given ("I like that it's not too extreme", "I love how you laid it out", "I like
+#: the first two").
+_OPTION_GIVEN_ZH = re.compile(OPTION_GIVEN_ZH)
+_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:(?:that|how)\s+" + alternation(WHAT_WAS_GIVEN_EN) + r"\b|" + OPTION_GIVEN_EN + ")", _I)
 
 
 def _reaches_something(rest: str) -> bool:
     """Whether what a taste or boundary verb governs names something ("short answers"), not
     only "it", "that", "your advice" or "that it's not too extreme"."""
-    if _OF_WHAT_WAS_GIVEN.match(rest):
+    if _OF_WHAT_WAS_GIVEN.match(rest) or _OPTION_GIVEN_ZH.match(rest):
         return False
     if _CJK.search(rest):
         return sum(1 for ch in _DEICTIC_ZH.sub("", rest) if _CJK.match(ch)) >= 2

@@ -456,6 +456,15 @@ ONE_OFF_ZH = ("这次", "这一次", "这回", "这个", "这篇", "这份", "�
 #: What a taste may be of that the other side just gave ("I like that *it's* not too extreme", "I love
 #: how *you* laid it out"): no thing of the speaker's own.
 WHAT_WAS_GIVEN_EN = ("it", "it's", "this", "these", "they", "they're", "you", "you've", "you're", "that")
+#: One of the options the other side just gave, as what a taste is of ("I like *the idea of* setting
+#: intentions", "I really like *option 2*", "I like *the first two*"): picked from the table, not the
+#: speaker's own taste. A wish for someday ("I love the idea of living abroad someday") is the speaker's.
+OPTION_GIVEN_EN = (r"(?:the\s+idea\s+of\b(?![^.!?]*\b(?:someday|some\s+day|one\s+day|eventually|in\s+the\s+future|"
+                   r"when\s+i\s+retire)\b)|options?\s+(?:\d+|[a-d]|one|two|three)\b|the\s+(?:first|second|third|last|latter|"
+                   r"former)(?:\s+(?:one|two|three|options?|versions?|drafts?|ideas?))?(?=\s*(?:$|[,.!;~]|\s+(?:better|best|more|"
+                   r"most|too|as\s+well)\b)))")
+#: The same, in Chinese (我更喜欢*第二个*, 我喜欢*方案二*); 我喜欢第二季的《暗黑》 names a thing of its own.
+OPTION_GIVEN_ZH = r"(?:第[一二三四五1-5]个|前[两三]个|方案\s*[一二三四五1-5A-Da-d]|选项\s*[一二三四五1-5A-Da-d])(?=[\s，。！？,.!?~…]|$)"
 #: Words that open a question ("Do you …", "What …"), in English.
 QUESTION_OPENERS_EN = ("do", "does", "did", "are", "is", "am", "can", "could", "would", "should", "will", "shall", "may",
                        "have", "has", "what", "why", "how", "when", "where", "who", "whom", "whose", "which")
@@ -463,7 +472,7 @@ QUESTION_OPENERS_EN = ("do", "does", "did", "are", "is", "am", "can", "could", "
 #: or "as" before it: no condition on what the sentence says.
 WHETHER_BEFORE_IF_EN = frozenset(("wondering", "wonder", "wondered", "know", "sure", "see", "check", "ask", "asking",
                                   "unsure", "curious", "tell", "decide", "even", "as", "verify", "confirm", "out"))
-__all__ += ["WHAT_WAS_GIVEN_EN", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
+__all__ += ["WHAT_WAS_GIVEN_EN", "OPTION_GIVEN_EN", "OPTION_GIVEN_ZH", "QUESTION_OPENERS_EN", "WHETHER_BEFORE_IF_EN"]
 
 #: How advice is taken up ("Okay, I'll …", "I'm going to …"), and a move or trip the speaker will be
 #: making, which is no advice taken up ("I'll also be moving to Denver"): shared by the take-up rules below.
@@ -540,6 +549,8 @@ CONVERSATION_TALK_EN = (
     r"approach|change|changes|update|version|modified|revised))\b",
     r"^(?:(?:ok(?:ay)?|yes|yeah|and|also)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+)?(?:like|love|appreciate)\s+(?:that|how)\s+"
     + alternation(WHAT_WAS_GIVEN_EN) + r"\b",
+    r"^(?:(?:ok(?:ay)?|yes|yeah|and|also|oh|wow)[,!.\s]+)*i\s+(?:\w+ly\s+|do\s+|also\s+)?(?:like|love|prefer)\s+"
+    + OPTION_GIVEN_EN,
     r"\b(?:glad|relieved|happy|pleased)\s+(?:that\s+)?we(?:'ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:cleared|clarified|sorted|figured|worked|"
     r"straightened|settled|squared|ironed|nailed)\s+(?:that|this|it|those|these|them|everything|all\s+that)\b",
     r"^(?:(?:ok(?:ay)?|right|got\s+it)[,!.\s]+)*(?:(?:the|this|that|your)\s+(?:[\w-]+\s+){0,4}?(?:is|are)\s+|duly\s+)noted[\s.!,~]*$",
@@ -823,8 +834,10 @@ CONVERSATION_TALK_EN = (
     r"(?:number\s+|no\.?\s*)?\d",
     # a bare "I do remember"
     r"^(?:(?:ok(?:ay)?|yes|yeah|oh)[,!.\s]+)*i\s+(?:do\s+)?remember[\s.!,~]*$",
-    # what the other side should wait for ("Expect my update once completed")
-    r"^(?:expect|watch\s+for|look\s+out\s+for)\s+(?:my|an?|the)\s+(?:\w+\s+)?(?:update|message|reply|list|results?|draft)\b",
+    # what the other side should wait for ("Expect my update once completed", "Expect me back once I've digested it")
+    r"^(?:expect|watch\s+for|look\s+out\s+for)\s+(?:me\s+back|my\s+return|(?:my|an?|the)\s+(?:[\w-]+\s+){0,4}?(?:updates?|"
+    r"message|reply|list|results?|drafts?|observations|findings|notes|feedback|thoughts|numbers|report|answers?|"
+    r"prompts|metrics|changes|version))\b",
     # glad the work moves ("Glad we're moving forward after that payment gateway drama")
     r"^(?:(?:so|and|ok(?:ay)?)[,!.\s]+)*(?:i'm\s+|i\s+am\s+)?(?:\w+ly\s+|so\s+)?(?:glad|relieved|happy)\s+(?:that\s+)?"
     r"we(?:'re|\s+are)\s+(?:finally\s+|now\s+)?(?:moving|making\s+(?:progress|headway)|getting\s+(?:somewhere|there)|"
@@ -857,6 +870,7 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         # a verdict on a piece of the work (方案三很好, 这正是我想要的)
                         r"^(?:选项|方案|版本)\s*[0-9一二三四五A-Da-d]+(?:是|就是)?(?:真的|非常|很|挺|最)?(?:好|棒|完美|合理|合适|不错)",
                         r"(?:正是|就是)我(?:们)?(?:一直)?(?:想要|需要|希望|期待)的",
+                        r"^我(?:真的|非常|很|挺|特别|更|比较)?(?:喜欢|偏向|倾向于?|选)" + OPTION_GIVEN_ZH,
                         # steering the other side's next answer (别光说要做什么, 少废话, 我要问你五个问题,
                         # 问题一：…, 我需要一点时间)
                         r"^(?:别|不要)(?:光|只|只是)(?:说|告诉我|给我|问)", r"^(?:少|别|不要)(?:废话|啰嗦|长篇大论)",
@@ -883,7 +897,8 @@ PASSING_TALK_EN = (
     r"(?:energy|time|patience|bandwidth|headspace|strength)\b[^.!?]*\b(?:now|today|tonight|at\s+the\s+moment)\b",
     # a passing state of mind ("My brain is completely fried", "My head is still spinning"); "My brain is
     # usually too fried for pressure" is how the speaker is
-    r"^(?:(?:honestly|ugh|man|and|but|so|plus)[,!.\s]+)*my\s+(?:head|brain|mind)\s+(?:(?:is|'s|feels|was)\s+)?(?:(?:still|just|"
+    r"^(?:(?:honestly|ugh|man|and|but|so|plus)[,!.\s]+)*my\s+(?:head|brain|mind)\s+(?:(?:still|just|already|really|kind\s+of)\s+)*"
+    r"(?:(?:is|'s|feels|was)\s+)?(?:(?:still|just|"
     r"completely|totally|so|really|absolutely|a\s+bit|a\s+little|kind\s+of|already|literally|like|finally|officially)\s+)*"
     r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
     r"all\s+over\s+the\s+place|clear(?:er)?)\b"

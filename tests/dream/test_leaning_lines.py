@@ -216,7 +216,7 @@ LEANING = {
                                                    "What's the minimum storage capacity I should consider"],
     "a passing state of mind": ["My brain is completely fried from work.", "My head is still spinning, maybe even worse.",
                                 "My head is already spinning just thinking about tonight.",
-                                "My mind is racing."],
+                                "My mind is racing.", "My head still feels a bit fuzzy."],
     "an answer in the conditional to a what-if": ["Id leave lol a guaranteed 1000 dollars is a lot of money",
                                                   "I would take Galileo and show him Interstellar."],
     "a question put as a wish": ["I'd also like to know what tools are available for cloud monitoring.",
