@@ -25,6 +25,9 @@ from functools import lru_cache
 from .cues import is_standing, standing_rule
 from ..language.lexicon import (
     ADDRESS_TERMS_EN,
+    BOUNDARY_NEGATORS_ZH,
+    BOUNDARY_VERBS_EN,
+    BOUNDARY_VERBS_ZH,
     CJK,
     FOODS_EN,
     FOOD_PHRASES_EN,
@@ -274,10 +277,10 @@ _JOB_ZH = (r"[" + CJK_RANGE + r"]{0,4}(?:" + "|".join(sorted(set(JOB_NOUNS_ZH), 
 # A pattern's last group, when it has one, is the value.
 _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
     ("boundary", "boundary", True,
-     re.compile(r"\b(?:don't|do\s+not|never|stop|please\s+don't)\s+(?:ever\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|"
-                r"talk(?:ing)?\s+about|ask(?:ing)?(?:\s+me)?\s+about|call(?:ing)?\s+me|remind(?:ing)?\s+me\s+(?:of|about)|"
-                r"joke\s+about)\s+(.+)|\bI\s+(?:don't|do\s+not)\s+want\s+to\s+(?:talk|hear|be\s+asked)\s+about\s+(.+)", _I),
-     re.compile(r"(?:不要再|不要|别再|别|不许)(?:再)?(?:提起|提到|提|问我|问|聊|谈|说起|叫我|讲)(.+)|我不想(?:再)?(?:聊|谈|讨论|提|听)(.+)")),
+     re.compile(r"\b(?:don't|do\s+not|never|stop|please\s+don't)\s+(?:ever\s+)?(?:" + "|".join(BOUNDARY_VERBS_EN) + r")\s+(.+)"
+                r"|\bI\s+(?:don't|do\s+not)\s+want\s+to\s+(?:talk|hear|be\s+asked)\s+about\s+(.+)", _I),
+     re.compile(alternation(BOUNDARY_NEGATORS_ZH) + r"(?:再)?" + alternation(BOUNDARY_VERBS_ZH) + r"(.+)"
+                r"|我不想(?:再)?(?:聊|谈|讨论|提|听)(.+)")),
     ("name", "identity", False,
      re.compile(r"\bmy\s+name\s+is\s+(.+)|\b(?:just\s+)?call\s+me\s+(.+)|\bI(?:'m|\s+am)\s+called\s+(.+)", _I),
      re.compile(r"我(?:的名字)?(?:叫|是叫)(.+)|我的名字是(.+)")),

@@ -234,9 +234,13 @@ OF_THE_DAY_ZH = ("今天", "今晚", "今早")
 BOUNDARY_NEGATORS_EN = ("don't", "do not", "never", "stop", "quit", "please don't")
 #: What a boundary forbids: talking about, asking about, reminding of …
 BOUNDARY_VERBS_EN = (r"mention(?:ing)?", r"bring(?:ing)?\s+up", r"talk(?:ing)?\s+about", r"ask(?:ing)?(?:\s+me)?\s+about",
-                     r"call(?:ing)?\s+me", r"remind(?:ing)?\s+me\s+(?:of|about)", r"jok(?:e|ing)\s+about")
+                     r"call(?:ing)?\s+me", r"remind(?:ing)?\s+me\s+(?:of|about)", r"jok(?:e|ing)\s+about",
+                     # what must not be passed on ("Don't tell my sister about the party", "Never share my address")
+                     r"tell(?:ing)?(?=\s+(?:my|anyone|anybody|others|other\s+people|people|him|her|them)\b)",
+                     r"shar(?:e|ing)(?=\s+my\b)", r"pass(?:ing)?\s+on(?=\s+my\b)")
 BOUNDARY_NEGATORS_ZH = ("不要再", "不要", "别再", "别", "不许")
-BOUNDARY_VERBS_ZH = ("提起", "提到", "提", "问我", "问", "聊", "谈", "说起", "叫我", "讲")
+BOUNDARY_VERBS_ZH = ("提起", "提到", "提", "问我", "问", "聊", "谈", "说起", "叫我", "讲", "告诉别人", "告诉任何人", "跟别人说",
+                     "透露")
 
 # -- feelings ----------------------------------------------------------------------------------------
 #: How a speaker says they feel (regex fragments: "stressed out", "burned out", "压力很大").

@@ -122,6 +122,26 @@ def test_chinese_statements_map_to_folders_and_kinds():
     assert pages["请不要再提我的前任"].category == "interaction_rules"
 
 
+@pytest.mark.parametrize("line", [
+    "Don't tell my sister about the party.",
+    "Please don't tell my sister about the party.",
+    "Never tell anyone about my diagnosis.",
+    "Don't share my address with anyone.",
+    "不要告诉别人我怀孕了。",
+    "别透露我的地址。",
+])
+def test_what_must_not_be_passed_on_is_a_boundary(line: str) -> None:
+    """A secret the user asks to keep is an interaction rule, in English and Chinese; the bare
+    "Don't tell my sister …" was read as a request and dropped."""
+    (page,) = pages_of(("user", line))
+    assert (page.kind, page.category) == ("boundary", "interaction_rules"), line
+    assert page.description == line.rstrip(".。")
+
+
+def test_a_one_off_dont_tell_me_is_no_secret() -> None:
+    assert pages_of(("user", "Don't tell me the ending.")) == ()
+
+
 @pytest.mark.parametrize(
     ("text", "hedge"),
     [
