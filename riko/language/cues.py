@@ -21,6 +21,7 @@ from ..language.lexicon import (
     EMOTIONS_ZH,
     FIRST_PERSON_EN,
     FIRST_PERSON_ZH,
+    HABIT_WORDS_EN,
     ONE_OFF_EN,
     ONE_OFF_ZH,
     QUESTION_OPENERS_EN,
@@ -176,7 +177,7 @@ _HYPOTHETICAL = re.compile(
     # an answer in the conditional to a what-would-you-do ("Id leave lol", "I would take Galileo and show him
     # Interstellar"); a taste or a want said so is the speaker's ("I'd love to visit Japan", "I'd rather walk")
     r"|^(?:(?:ok(?:ay)?|well|hmm+|honestly|lol|haha|probably|personally)[,!.\s]+)*(?:i['’]d|i\s+would|(?-i:Id|id))\s+"
-    r"(?!(?:\w+\s+)*?(?:usually|often|always|sometimes|normally|typically|every)\b)"  # "I would usually …" is a habit
+    r"(?!(?:\w+\s+)*?" + alternation(HABIT_WORDS_EN) + r"\b)"  # "I would usually …" is a habit
     r"(?:(?:\w+ly|just|also|still|only|even|probably|definitely|prob|much|far)\s+)*+(?!(?:love|like|prefer|rather|enjoy|"
     r"hate|say|recommend|want|wanna|need|never|not|appreciate|be\s+(?:happy|glad|interested|keen|open|up\s+for|down))\b)[a-z]"
     r"|如果|假如|假设|要是|假使|万一|想象一下|倘若",

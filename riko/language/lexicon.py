@@ -206,9 +206,10 @@ DISCOURSE_MARKERS_EN = (r"for\s+(?:example|instance|now|sure|real|one|me)", r"in
                         r"with\s+(?:that|this)\s+(?:said|in\s+mind)",
                         r"as\s+(?:always|well|i|you|we|mentioned|such|far\s+as|long\s+as|much\s+as|for\s+(?:me|now))")
 #: What makes a clause a habit: "in two weeks" after it is how long, not when ("… they always give up on in
-#: two weeks", 他们总是两周后就放弃).
-HABIT_WORDS_EN = ("always", "usually", "often", "typically", "generally", "normally", "tend to", "tends to", "every",
-                  "whenever", "most people")
+#: two weeks", 他们总是两周后就放弃); "I would usually …" is no answer to a what-if; "My head is usually
+#: foggy" is how the speaker is, not a passing state.
+HABIT_WORDS_EN = ("always", "usually", "often", "sometimes", "typically", "generally", "normally", "tend to", "tends to",
+                  "every", "whenever", "most people")
 HABIT_WORDS_ZH = ("总是", "通常", "一般", "每次", "往往", "经常", "老是")
 #: Words any clause may use that name nothing of its own: what is left when they are taken out is
 #: what a clause says ("I'll get it done" says nothing; "I'll get the visa done" names the visa).
@@ -906,7 +907,7 @@ PASSING_TALK_EN = (
     r"completely|totally|so|really|absolutely|a\s+bit|a\s+little|kind\s+of|already|literally|like|finally|officially)\s+)*"
     r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
     r"all\s+over\s+the\s+place|clear(?:er)?)\b"
-    r"(?![^.!?]*\b(?:usually|often|always|every|whenever|tends?)\b)",
+    r"(?![^.!?]*\b" + alternation(HABIT_WORDS_EN) + r"\b)",
     # relief at how the work now stands ("I feel much better about the plan now", "I'm feeling a lot more confident
     # about the trip"); what it follows in the speaker's life stays ("I feel better since my surgery"), as does a
     # taste ("I'm less concerned with certifications than with …")

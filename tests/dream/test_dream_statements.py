@@ -186,6 +186,7 @@ def test_relative_dates_are_said_against_the_line_time_in_english():
         "We met two or three weeks ago": "We met two or three weeks ago",
         # in a habit, "in two weeks" is how long, not when
         "people who always give up on in two weeks": "people who always give up on in two weeks",
+        "I sometimes quit new hobbies in two weeks": "I sometimes quit new hobbies in two weeks",
         "I usually visit my mom, and I fly out in two weeks": "I usually visit my mom, and I fly out around 2023-05-22",
     }
     for said, resolved in cases.items():

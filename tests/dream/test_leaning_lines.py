@@ -317,6 +317,8 @@ STAYS = {
     "I need this job to pay off my student loans.": "I need this job to pay off my student loans",
     "I agreed to move to Berlin with my wife.": "I agreed to move to Berlin with my wife",
     "My brain is usually too fried for pressure by Friday.": "My brain is usually too fried for pressure by Friday",
+    "My head is sometimes foggy after night shifts.": "My head is sometimes foggy after night shifts",
+    "My mind tends to be racing before exams.": "My mind tends to be racing before exams",
     "My head still aches from the concussion.": "My head still aches from the concussion",
     "I like that my job lets me travel.": "I like that my job lets me travel",
     "I moved to Lisbon and started a new job the following month.":
