@@ -203,7 +203,9 @@ _DECLARATIVE = re.compile(
 _SUBJECTLESS = re.compile(
     r"^(?:just\s+|already\s+|finally\s+|still\s+|also\s+)?(?:[a-z]{3,}ed|went|got|made|had|did|took|ran|bought|"
     r"sent|paid|spent|left|met|saw|found|wrote|read|built|booked|finished|started|working|waiting|planning|"
-    r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)", _I)
+    r"thinking|going|heading|trying|looking|leaning|hoping)\b(?!\s+(?:you|your)\b)"
+    # a participle before the subject it describes: "Fried things are good" names no one
+    r"(?!\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|tastes?|looks?|smells?)\b)", _I)
 _CALENDAR = frozenset((*WEEKDAYS_EN, *MONTHS_EN))
 # Someone named does something: "Mia sings in a jazz band", "Grandpa Joe sold the farm".
 _NAME_AND_ADVERB = rf"([A-Z][a-z]{{2,}}(?:\s+[A-Z][a-z]{{2,}})?)\s+(?:{alternation(SUBJECT_ADVERBS_EN)}\s+)?"

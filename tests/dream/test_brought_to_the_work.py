@@ -239,6 +239,8 @@ ABOUT_THE_WORLD = [
     "Downward dog is such a great pose for stretching and strengthening the whole body",
     "9 hours of lessons must have been intense",
     "Mercantalism was all about hyper government interference in the process of making money",
+    "Fried things are good",
+    "Booked flights are non-refundable",
 ]
 #: Said of the speaker, with or without the word I, or of someone: each stays.
 ABOUT_SOMEONE = {
@@ -246,6 +248,8 @@ ABOUT_SOMEONE = {
     "Went to the gym with my brother this morning": "Went to the gym with my brother this morning",
     "She just started college in Boston": "She just started college in Boston",
     "Started my healthy eating diet": "Started my healthy eating diet",
+    "Baked goods are my weakness": "Baked goods are my weakness",
+    "Finished my thesis last week": "Finished my thesis last week",
     "昨天去了公园散步": "昨天去了公园散步",
 }
 
