@@ -72,7 +72,6 @@ class ChangeSignal:
                     if deferred:
                         listener()
 
-
     @contextmanager
     def coalesced(self) -> Iterator[None]:
         """Hold every change announced inside the block and announce each kind once when it ends

@@ -28,7 +28,8 @@ from ..review.authority import normalize_claim
 from ..review.conflicts import relation
 from ..errors import RikoError
 from ..stores.migrations import RECORD_SCHEMA_VERSION
-from ..review.machine import MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint
+from ..review.machine import (MAX_REPEAT_EVIDENCE, ProposalOutcome, candidate_fingerprint, current_by_claim,
+                              find_current)
 from ..sensitivity.rules import classify_text, rank
 from ..stores.warehouse import dumps, naive_utc
 from ..wiki import PAGE_TYPES, SENSITIVITIES, Page
@@ -81,10 +82,7 @@ class _Batch:
     def __init__(self, review: Any, fingerprints: list[str]) -> None:
         self.review, self.wh, self.scope_key = review, review.wh, review.scope.key
         self.now = naive_utc(review.clock.now())
-        self.canon: dict[tuple[str, str], Page] = {}
-        for page in review.canon.pages():
-            if page.status == "confirmed" and page.superseded_by is None:
-                self.canon.setdefault((page.type, normalize_claim(page.title)), page)
+        self.canon = current_by_claim(review.canon.pages())
         self.pending: dict[str, dict[str, Any]] = {}
         self.earlier: dict[str, int] = {}
         self.store = review.stores.candidates
@@ -114,8 +112,7 @@ class _Batch:
             return None
         # a page admitted from the user's words is titled with them: a statement whose title is
         # riko's wording of the same line finds the page by its description
-        match = self.canon.get((page.type, normalize_claim(title))) or (
-            self.canon.get((page.type, normalize_claim(page.description))) if page.description.strip() else None)
+        match = find_current(self.canon, page.type, title, page.description)
         if match is not None:
             claim = page.description or page.body
             related = relation(match.title, match.summary(), title, claim) if claim.strip() else "paraphrase"

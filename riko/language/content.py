@@ -209,15 +209,15 @@ def _instruction(said: str) -> bool:
 
 
 #: A taste of what was just given ("I like that it's not too extreme", "I love how you laid it out", "I like
-#: the first two").
-_OPTION_GIVEN_ZH = re.compile(OPTION_GIVEN_ZH)
-_OF_WHAT_WAS_GIVEN = re.compile(r"^\s*(?:(?:that|how)\s+" + alternation(WHAT_WAS_GIVEN_EN) + r"\b|" + OPTION_GIVEN_EN + ")", _I)
+#: the first two", 我更喜欢第二个).
+_OF_WHAT_WAS_GIVEN = re.compile(r"^(?:\s*(?:(?:that|how)\s+" + alternation(WHAT_WAS_GIVEN_EN) + r"\b|" + OPTION_GIVEN_EN
+                                + ")|" + OPTION_GIVEN_ZH + ")", _I)
 
 
 def _reaches_something(rest: str) -> bool:
     """Whether what a taste or boundary verb governs names something ("short answers"), not
     only "it", "that", "your advice" or "that it's not too extreme"."""
-    if _OF_WHAT_WAS_GIVEN.match(rest) or _OPTION_GIVEN_ZH.match(rest):
+    if _OF_WHAT_WAS_GIVEN.match(rest):
         return False
     if _CJK.search(rest):
         return sum(1 for ch in _DEICTIC_ZH.sub("", rest) if _CJK.match(ch)) >= 2

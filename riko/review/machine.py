@@ -74,6 +74,24 @@ def candidate_fingerprint(type_: str, title: str) -> str:
     return hashlib.sha256(f"{type_}\0{normalize_claim(title)}".encode()).hexdigest()[:24]
 
 
+def current_by_claim(pages: Iterable[Page]) -> dict[tuple[str, str], Page]:
+    """The confirmed, current pages by (type, normalized title); the first of pages with equal claims."""
+    index: dict[tuple[str, str], Page] = {}
+    for page in pages:
+        if page.status == "confirmed" and page.superseded_by is None:
+            index.setdefault((page.type, normalize_claim(page.title)), page)
+    return index
+
+
+def find_current(index: dict[tuple[str, str], Page], type_: str, title: str, said: str = "") -> Page | None:
+    """The page of ``index`` of this type titled ``title``, else the one titled ``said``.
+
+    ``said`` is a Dream proposal's description, the speaker's words: a page admitted from the
+    user's words is titled with them, so riko's wording of the same line finds it by them."""
+    return index.get((type_, normalize_claim(title))) or (
+        index.get((type_, normalize_claim(said))) if said.strip() else None)
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -364,19 +382,8 @@ class Review:
                         detail={"evidence": match.ref, "relation": "same"})
 
     def _canonical_match(self, type_: str, title: str, said: str = "") -> Page | None:
-        """The confirmed, current page of this type titled ``title``, else the one titled ``said``.
-
-        ``said`` is a Dream proposal's description, the speaker's words: a page admitted from
-        the user's words is titled with them, so riko's wording of the same line finds it by
-        them (as the Dream batch does before it hands the proposal here)."""
-        targets = [normalize_claim(title)] + ([normalize_claim(said)] if said.strip() else [])
-        found: dict[str, Page] = {}
-        for page in self.canon.pages():
-            if page.type == type_ and page.status == "confirmed" and page.superseded_by is None:
-                key = normalize_claim(page.title)
-                if key in targets:
-                    found.setdefault(key, page)
-        return next((found[t] for t in targets if t in found), None)
+        """The confirmed, current page of this type titled ``title``, else ``said`` (:func:`find_current`)."""
+        return find_current(current_by_claim(self.canon.pages()), type_, title, said)
 
     @staticmethod
     def _is_current_state(page: Page) -> bool:
