@@ -581,6 +581,16 @@ CONVERSATION_TALK_EN = (
     r"^we\s+(?:already\s+|just\s+|briefly\s+)?(?:discussed|covered|went\s+over)\s+(?:the|this|that|these|those|it|them)\b"
     r"(?![^.!?]*\bwith\s+(?:my|our|his|her|their|(?-i:[A-Z])))",
     r"\bbefore\s+we\s+(?:dive|get|jump|go)\s+(?:deep\s+|deeper\s+|right\s+)?(?:in|into)\b",
+    # what the speaker has been thinking about, as a way into the talk: the work already done together ("I've been
+    # thinking about what we discussed", "… that customer story we practiced") or a bare topic ("I've been thinking
+    # about my budget", "I'm reflecting on my progress"); a plan stays ("I'm thinking about visiting Pisa"), as
+    # does a topic that names someone or something ("I'm thinking about Michael's presentation at the Summit")
+    r"^(?:(?:so|and|but|well|ok(?:ay)?|hey|hi|honestly|also)[,!.\s]+)*(?:i've|ive|i\s+have|i\s+was|i'm|im|i\s+am)\s+"
+    r"(?:been\s+)?(?:just\s+|really\s+|also\s+|still\s+)?(?:thinking|wondering|reflecting|mulling)\s+(?:about|over|on)\s+"
+    r"(?![^.!?]*(?-i:\b[A-Z][a-z]))(?:[^.!?]*\bwe\s+(?:\w+\s+)?(?:discussed|talked|drafted|picked|practiced|booked|found|made|"
+    r"did|went\s+over|covered|chose|built|came\s+up|planned|worked|agreed|decided)\b|(?:what|how)\s+we\b|our\s+(?:discussion|"
+    r"chat|conversation|talk|last\s+(?:chat|conversation|session)|breakthrough)|(?:the|my|our|that|this|those|these|it|them)"
+    r"(?:\s+[a-z][\w'-]*){0,2}(?:\s+(?:again|lately|recently|specifically|a\s+lot|more|too|earlier))*[\s.!~]*$)",
     # what is pasted beside the words ("I received this below sales email", "the following text")
     r"\b(?:this|the)\s+(?:below|following|attached)\b(?!\s+(?:day|days|week|weeks|weekend|month|months|year|years|quarter|"
     r"season|semester|term|morning|afternoon|evening|night|summer|winter|spring|autumn|fall|" + alternation(WEEKDAYS_EN)[3:-1]
@@ -851,7 +861,10 @@ CONVERSATION_TALK_EN = (
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
                         r"^我?(?:来|想)?(?:跟进|确认|核实)一下", r"(?:有|包括|如下)[:：]?\s*$",
-                        r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)", r"^(?:那就这样吧?|就这样吧|先这样吧?)",
+                        r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)",
+                        # thinking over what was discussed (我一直在想我们讨论过的内容); 我一直在想去日本旅行 is a plan
+                        r"^我(?:一直|最近|还)?在(?:想|思考|琢磨)(?:我们|咱们)[^，。！？]{0,6}?(?:讨论|聊|说|谈|定)(?:过|了)?的",
+                        r"^(?:那就这样吧?|就这样吧|先这样吧?)",
                         r"^(?:整理|列出|总结|翻译|生成|推荐|提供|制定|写)(?:一下|一份|一个|出)",
                         r"^我(?:已经|都)?准备好了[。！!~]*$", r"^我(?:已经)?准备好(?:开始|继续|听|看)",
                         r"^我(?:得|要|该|先)(?:走|下|撤|去忙)了[。！!~]*$",
@@ -924,6 +937,16 @@ PASSING_TALK_EN = (
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
     r"your|the)|if|you|that\b))",
     r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",
+    # where the speaker is at this moment, what they are doing or about to do, "now" closing it ("I'm heading to
+    # the gym now", "I'll send the message now", "I'm pretty tired now"); a change that lasts stays ("I'm now
+    # co-hosting a baking workshop", "I've been skiing for ten years now", "I used to play, but now I watch"), as
+    # do a number ("it has 8 series now"), a school ("I'm in college now") and what holds "at the moment"
+    r"^(?:(?:ok(?:ay)?|so|well|alright|right|yeah|and|but|then|anyway)[,!.\s]+)*(?:i\s+think\s+)?(?:i'm|im|i\s+am|i'll|"
+    r"i\s+will|we're|we'll|let's|i\s+should|i\s+need\s+to|i\s+have\s+to|i\s+gotta)\b(?![^.!?]*\bnow\s+that\b)(?![^.!?]*\d)"
+    r"(?![^.!?]*\b(?:for\s+(?:[\w-]+\s+){0,4}now|used\s+to|anymore|no\s+longer|until\s+now|till\s+now|by\s+now|since|ago|"
+    r"years?|months?|from\s+now\s+on|but\s+now|in\s+(?:college|school|university|uni|grad\s+school|high\s+school))\b)"
+    r"[^.!?]*(?<!\bi'm\s)(?<!\bim\s)(?<!\bam\s)(?<!\bare\s)(?<!\bwe're\s)\b(?:right\s+)?now\b(?=\s*(?:$|[,.!~;]|(?:to|and|so|"
+    r"before|with|on|then|lol|haha|tho|though|sadly|fortunately|good\s+night|chilling|too)\b))",
     # where the speaker is in their day, and nothing more ("I just woke up lol", "I'm free now", "I need to wash up
     # and get ready for the day"); "I just woke up from a nap and didn't know what day it was" says more
     r"^(?:(?:hey|oh|yeah|lol|sorry|my\s+bad)[,!.\s]+)*i\s+(?:just\s+|finally\s+)?(?:woke\s+up|got\s+(?:home|back|up|off\s+work|"
@@ -950,6 +973,8 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
                    # where the speaker is in their day (我刚起床, 我现在有空了, 我得去洗漱了); a verdict on what was shown (好可爱啊)
                    r"^我(?:刚|刚刚|才)?(?:起床|醒|到家|回来|下班)了?[。！!~]*$", r"^我(?:现在)?有空了?[。！!~]*$",
                    r"^我(?:得|要|先|该)去(?:洗漱|洗澡|吃饭|睡觉|睡)了?[。！!~]*$",
+                   # on the way this moment (我现在去健身房, 我这就去发消息); 我现在开始学日语 is a change that lasts
+                   r"^我(?:现在|这就|马上)(?:就|要|准备)?(?:去|出发|回家|睡觉|下线)",
                    r"^(?:哇|啊|哈哈)?[，,]?(?:好|真|太)(?:可爱|漂亮|好看|酷|美)了?(?:吧|啊|呀)?[。！!~]*$")
 
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
