@@ -17,7 +17,7 @@ import re
 
 from .lexicon import (BOUNDARY_NEGATORS_EN, BOUNDARY_NEGATORS_ZH, BOUNDARY_VERBS_EN, BOUNDARY_VERBS_ZH, CJK,
                       EMOTIONS_EN, EMOTIONS_ZH, HANDED_VERBS_EN, HANDED_VERBS_ZH, HOLLOW_PHRASES_EN, HOLLOW_WORDS_EN,
-                      HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, alternation)
+                      HOLLOW_ZH, LIKE_VERBS_EN, LIKE_VERBS_ZH, MOODS_ALONE_EN, MOODS_ALONE_ZH, alternation)
 from .lexicon import FIRST_PERSON_CHAT_EN, FIRST_PERSON_EN, FIRST_PERSON_ZH, FIRST_PLURAL_EN, FIRST_PLURAL_ZH
 from .lexicon import GENERIC_WORDS_EN, LOG_LINE_EN, PLEASED_WITH_WORK_EN, QUIZ_ITEM, TIME_AHEAD_EN, TIME_NOW_EN, TIME_PAST_EN
 from .cues import is_one_off_zh, is_standing
@@ -59,6 +59,14 @@ _FEELS_EN = re.compile(rf"\b(?:i'm|im|i\s+am|i've\s+been|i\s+was|i\s+feel|i'm\s+
                        rf"been|getting|just|incredibly|extremely)\s+)*{alternation(EMOTIONS_EN)}\b"
                        rf"(?!\s+(?:for|of|with)\s+(?:you|u)\b)", _I)
 _PLEASED_WITH_WORK = re.compile(rf"\b{PLEASED_WITH_WORK_EN}", _I)
+#: A mood said alone, with nothing it is about or when ("I'm so tired", "Man I'm tired now", 我好累啊).
+_MOOD_ALONE = re.compile(r"^(?:(?:honestly|ugh|man|and|but|so|yeah|oh|well|ok(?:ay)?|lol|haha)[,!.\s]+)*(?:i'm|im|i\s+am|"
+                         r"i\s+feel|i'm\s+feeling|im\s+feeling|i\s+am\s+feeling|i\s+was|i\s+felt)\s+(?:(?:so|really|very|a\s+bit|"
+                         r"a\s+little|kinda|kind\s+of|pretty|super|just|still|totally|completely|absolutely|quite|too|already|"
+                         rf"also|sooo+|soo|rather|somewhat|incredibly|extremely)\s+)*{alternation(MOODS_ALONE_EN)}"
+                         r"(?:\s+(?:lol|haha|tbh|though|tho|too|now|right\s+now|already|again|honestly))*[\s.!~]*$"
+                         r"|^我(?:现在|真的)?(?:好|很|有点|有些|太|特别|非常|挺|超|真)?" + alternation(MOODS_ALONE_ZH)
+                         + r"(?:了|啊|呀|哦)?[。！!~]*$", _I)
 _SUBJECT_ZH = r"(?:我|用户)"
 _ADVERBS_ZH = r"(?:今天|现在|最近|这几天|真的|一直|从来|向来|都|也|还是|比较|更|最|很|好|有点|有些|非常|特别|太|挺|超|感觉|觉得)*"
 _LIKES_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(LIKE_VERBS_ZH)}(?P<object>.*)")
@@ -271,11 +279,14 @@ def carries_content(text: str, kind: str | None = None) -> bool:
     'em, Jon!", "I'm doing my best", "Simple and clear, just what I wanted", "谢谢，我明白了").
 
     A statement whose derived ``kind`` is a preference or boundary, or whose first-person taste,
-    boundary or feeling governs its words, carries content however hollow those words are.
+    boundary or feeling governs its words, carries content however hollow those words are; a mood
+    said alone does not ("I'm so tired", 我好累): it passes, and one that recurs shows in reflection.
     A leading speaker (``Name: ``) or Resident bullet (``- ``) is not part of what is said.
     """
     said = _PREFIX.sub("", text.strip(), count=1).replace("’", "'")
     rest = _HOLLOW_PHRASES.sub(" ", _VOCATIVE.sub("", said))
+    if _MOOD_ALONE.match(said):
+        return False  # "I'm so tired": a mood that passes, with nothing it is about
     if kind in CONTENT_KINDS or _governed(rest):
         return True
     if task_talk(said) or _QUIZ_ITEM.match(text.strip()):

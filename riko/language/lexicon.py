@@ -32,7 +32,8 @@ __all__ = [
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
     "TASK_IMPERATIVES_EN", "STANDING_EN", "STANDING_ZH", "STANDING_VERBS_EN", "STANDING_VERBS_ZH",
     "STANDING_ABOUT_EN", "STANDING_ABOUT_ZH", "ONE_OFF_EN", "ONE_OFF_ZH", "FOR_NOW_EN",
-    "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN", "PASSING_TALK_ZH",
+    "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN", "PASSING_TALK_ZH", "MOODS_ALONE_EN",
+    "MOODS_ALONE_ZH",
 ]
 
 # -- scripts -----------------------------------------------------------------------------------------
@@ -252,6 +253,18 @@ EMOTIONS_EN = ("tired", "exhausted", "stressed", "stressed out", "anxious", "sad
 EMOTIONS_ZH = ("压力大", "压力很大", "压力好大", "压力特别大", "压力太大", "疲惫", "难过", "伤心", "开心", "高兴", "焦虑", "紧张",
                "孤独", "寂寞", "沮丧", "生气", "烦躁", "崩溃", "害怕", "担心", "兴奋", "失落", "郁闷", "抑郁", "幸福", "委屈",
                "心累", "累", "烦")
+#: How the speaker is this moment, when it is all a clause says ("I'm so tired", "I'm a bit nervous", "I'm
+#: busy"): a mood that passes, not a memory; what a mood recurs over shows in reflection, across sessions. A
+#: state of health or of life stays ("I feel so sick", "I'm still quite weak", "I'm depressed", "I'm homesick"),
+#: as does a mood with what it is about or when ("I'm nervous about the interview", "I feel happy today").
+MOODS_ALONE_EN = (*(e for e in EMOTIONS_EN if e not in ("depressed", "heartbroken", "homesick", "lonely", "miserable",
+                                                        "hurt", "burned out", "burnt out")),
+                  "busy", "sleepy", "hungry", "freezing", "stuck", "lost", "desperate", "panicking", "struggling",
+                  "confused", "unsure", "undecided", "confident", "optimistic", "stoked", "pumped", "lazy", "motivated",
+                  "accomplished", "reflective", "jealous", "curious", "shocked", "surprised", "glad", "buzzing",
+                  "unprepared", "frazzled", "ashamed", "embarrassed", "annoyed", "impatient", "restless", "safer")
+#: The same, in Chinese: 我好累, 我有点紧张, 我很开心啊.
+MOODS_ALONE_ZH = tuple(e for e in EMOTIONS_ZH if e not in ("抑郁", "孤独", "寂寞"))
 
 # -- what says nothing on its own: agreeing, thanking, greeting, encouraging, asking for a kind of answer --
 #: Phrases that say nothing a later reader can use ("go get 'em", "just what I wanted"), as a pattern.

@@ -198,12 +198,14 @@ def test_small_talk_said_in_a_dream_session_does_not_become_canon(tmp_path):
         assert "agree" not in canon and "my best" not in canon and "get 'em" not in canon
 
 
-# -- a taste, boundary or feeling carries content however hollow its words ---------------------------
+# -- a taste, boundary or feeling carries content however hollow its words; a mood alone does not -------
 WISHES = ["I prefer short answers", "I like detailed explanations with examples", "Don't give me long lists",
-          "I never want a summary", "I feel happy today", "I am excited", "我喜欢简单明了的回答", "不要给我太长的列表",
-          "我今天很开心", "我很兴奋"]
+          "I never want a summary", "I feel happy today", "I am excited about the trip to Kyoto", "我喜欢简单明了的回答",
+          "不要给我太长的列表", "我今天很开心", "我对去京都的旅行很兴奋", "I feel so sick", "I'm homesick"]
+#: a mood said alone, with nothing it is about or when, passes ("I'm so tired"), as does a taste of nothing
 STILL_SMALL_TALK = ["I like that", "I love your advice", "I'm so proud of you", "Thanks so much for the advice",
-                    "我同意", "好的，就是我想要的", "我需要具体的步骤"]
+                    "我同意", "好的，就是我想要的", "我需要具体的步骤", "I am excited", "Man I'm so tired now",
+                    "I'm a bit nervous", "I'm busy", "我很兴奋", "我好累啊"]
 
 
 @pytest.mark.parametrize("text", WISHES)
