@@ -704,9 +704,11 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|right|ah|oh|alright)[,!.\s]+)*i\s+(?:\w+ly\s+|now\s+|finally\s+)?(?:understand\s+(?:the|it|this|that|what|how|"
     r"why|your|these|those)|(?:get|see)\s+(?:how|why|what|that|it|this|these|those|your|the\s+(?:idea|point|concept|logic|"
     r"reasoning|difference|appeal|importance|plan|breakdown|vision|picture)))\b",
-    # the same with "can" ("I can see how it's supposed to work")
-    r"^(?:(?:ok(?:ay)?|so|and|ah|oh)[,!.\s]+)*i\s+(?:can\s+)?(?:now\s+)?see\s+how\s+(?:it's|it\s+is|this|that|it|they|these|"
-    r"those)\b",
+    # the same with "can" ("I can see how it's supposed to work", "I can see how the chain rule is used", "I can
+    # understand why he's so famous")
+    r"^(?:(?:ok(?:ay)?|so|and|ah|oh|yeah|well)[,!.\s]+)*i\s+(?:can\s+|could\s+)?(?:now\s+|totally\s+|definitely\s+|really\s+|"
+    r"finally\s+|kinda\s+)*(?:see|understand)\s+(?:how|why)\b",
+    r"^(?:(?:ok(?:ay)?|so|and|ah|oh|yeah|well)[,!.\s]+)*i\s+can\s+(?:totally\s+|definitely\s+|really\s+)?understand\b",
     # a clarification of what was said ("I meant the 'Quiet Oasis' studio details")
     r"^(?:(?:yes|no|sorry|oh|ah)[,!.\s]+)*i\s+(?:meant|was\s+referring\s+to|was\s+talking\s+about)\b",
     # what was handed over in the conversation ("I've uploaded about 75 questions now")
@@ -875,6 +877,8 @@ CONVERSATION_TALK_EN = (
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
                         r"^我?(?:来|想)?(?:跟进|确认|核实)一下", r"(?:有|包括|如下)[:：]?\s*$",
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)",
+                        # an explanation taken in (我明白为什么了, 我能理解他为什么这么有名); 我懂日语 is a skill
+                        r"^我(?:现在|终于|大概)?(?:能|可以)?(?:明白|理解|看出|懂)(?:了)?[^，。！？]{0,6}?(?:为什么|怎么|如何)",
                         # thinking over what was discussed (我一直在想我们讨论过的内容); 我一直在想去日本旅行 is a plan
                         r"^我(?:一直|最近|还)?在(?:想|思考|琢磨)(?:我们|咱们)[^，。！？]{0,6}?(?:讨论|聊|说|谈|定)(?:过|了)?的",
                         r"^(?:那就这样吧?|就这样吧|先这样吧?)",
@@ -950,6 +954,10 @@ PASSING_TALK_EN = (
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
     r"your|the)|if|you|that\b))",
     r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",
+    # a guess at how someone else is or will be ("Im sure she was understanding", "I'm sure it'll be a memorable
+    # experience"); "I'm sure I left my keys at work" is the speaker's own
+    r"^(?:(?:oh|yeah|well|and|but|so|lol|haha)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:pretty\s+|very\s+|so\s+|quite\s+)?sure\s+"
+    r"(?:that\s+)?(?:he|she|they|it|its|it's|it'll|you|there|this|people|everyone)\b",
     # where the speaker is at this moment, what they are doing or about to do, "now" closing it ("I'm heading to
     # the gym now", "I'll send the message now", "I'm pretty tired now"); a change that lasts stays ("I'm now
     # co-hosting a baking workshop", "I've been skiing for ten years now", "I used to play, but now I watch"), as
@@ -986,6 +994,8 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
                    # where the speaker is in their day (我刚起床, 我现在有空了, 我得去洗漱了); a verdict on what was shown (好可爱啊)
                    r"^我(?:刚|刚刚|才)?(?:起床|醒|到家|回来|下班)了?[。！!~]*$", r"^我(?:现在)?有空了?[。！!~]*$",
                    r"^我(?:得|要|先|该)去(?:洗漱|洗澡|吃饭|睡觉|睡)了?[。！!~]*$",
+                   # a guess at how someone else is or will be (我相信她会理解的); 我相信我能做到 is the speaker's own
+                   r"^我(?:相信|肯定|敢说|猜)(?:他|她|它|他们|她们|你|这|那)",
                    # on the way this moment (我现在去健身房, 我这就去发消息); 我现在开始学日语 is a change that lasts
                    r"^我(?:现在|这就|马上)(?:就|要|准备)?(?:去|出发|回家|睡觉|下线)",
                    r"^(?:哇|啊|哈哈)?[，,]?(?:好|真|太)(?:可爱|漂亮|好看|酷|美)了?(?:吧|啊|呀)?[。！!~]*$")
