@@ -107,6 +107,10 @@ _LEAD = re.compile(
     r"takes|runs|works|means|includes|requires|remains|stays|lasts|pays|earns|lives|plans|wants)\b)|"
     r"(?:now\s+that|since|seeing\s+as)(?=\s+(?:i|i'm|i've|i'd|im|ive|my)\s)(?!\s+\w+\s+(?:was|were)\b)"
     r"(?![^,;]*[,;]\s+\w)(?!\s+\S+.*\b(?:i|we)\b)|"
+    # the answer to "what's up?" before what the speaker says ("not much Ive been trying to fix this laptop",
+    # "I dunno I woke up once and …"); "Not much I can do" and "I dunno if he's coming" stay whole
+    r"(?:not\s+much|nothing\s+much)(?=\s+(?:i've|ive|i'm|im|i\s+was|i\s+just|i\s+had|just)\b)|"
+    r"(?:i\s+dunno|idk)(?=\s+(?:i|i've|ive|i'm|im|my|we)\b)(?!\s+(?:i|we)\s+(?:guess|think|mean)\b)|"
     r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"

@@ -26,7 +26,7 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
                       TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN, OPTION_GIVEN_EN,
-                      OPTION_GIVEN_ZH)
+                      OPTION_GIVEN_ZH, WASTED_TIME_EN)
 
 __all__ = ["carries_content", "main_clause", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS",
            "LEANING_MAX_OWN_WORDS", "LEANS_ON", "PASTED_MIN_CHARS", "PASTED_PLURAL_MIN_CHARS"]
@@ -101,6 +101,8 @@ _FOR_ME = re.compile(r"\b(?:so(?:\s+that)?|to\s+help|and)\s+(?:i|we)\s+(?:can|co
                      r"|\b(?:for|to|with)\s+me\b", _I)
 _STANDING = re.compile(rf"\b{alternation(STANDING_EN)}\b", _I)
 _FOR_NOW = re.compile(rf"\b{alternation(FOR_NOW_EN)}\b", _I)
+#: What a "don't want" governs when it is only time wasted on the work ("to waste any more time").
+_WASTED_TIME = re.compile(r"^\s*(?:to\s+)?" + WASTED_TIME_EN, _I)
 _KEEPING_IN_TOUCH = re.compile(KEEPING_IN_TOUCH_EN, _I)
 #: "Very good, please give more examples": an instruction after a word of praise or address.
 _PLEASE_DO = re.compile(rf"\bplease\s+(?:just\s+|now\s+|also\s+)?{alternation(TASK_IMPERATIVES_EN)}\b", _I)
@@ -225,7 +227,7 @@ _OF_WHAT_WAS_GIVEN = re.compile(r"^(?:\s*(?:(?:that|how)\s+" + alternation(WHAT_
 def _reaches_something(rest: str) -> bool:
     """Whether what a taste or boundary verb governs names something ("short answers"), not
     only "it", "that", "your advice" or "that it's not too extreme"."""
-    if _OF_WHAT_WAS_GIVEN.match(rest):
+    if _OF_WHAT_WAS_GIVEN.match(rest) or _WASTED_TIME.match(rest):
         return False
     if _CJK.search(rest):
         return sum(1 for ch in _DEICTIC_ZH.sub("", rest) if _CJK.match(ch)) >= 2

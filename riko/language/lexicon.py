@@ -32,7 +32,7 @@ __all__ = [
     "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
     "TASK_IMPERATIVES_EN", "STANDING_EN", "STANDING_ZH", "STANDING_VERBS_EN", "STANDING_VERBS_ZH",
     "STANDING_ABOUT_EN", "STANDING_ABOUT_ZH", "ONE_OFF_EN", "ONE_OFF_ZH", "FOR_NOW_EN",
-    "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "PASSING_TALK_EN", "PASSING_TALK_ZH", "MOODS_ALONE_EN",
+    "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "WASTED_TIME_EN", "PASSING_TALK_EN", "PASSING_TALK_ZH", "MOODS_ALONE_EN",
     "MOODS_ALONE_ZH",
 ]
 
@@ -505,11 +505,17 @@ PLEASED_WITH_WORK_EN = (r"(?:happy|pleased|satisfied|thrilled|glad|content|impre
 #: Talk about the conversation itself: where it stands, what was covered, what comes next
 #: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
 #: outline", "I'm still sitting here, waiting").
+#: Time wasted or lost on the work, as impatience with its pace ("waste any more time", "lose another
+#: minute"): what a "don't want" or "can't afford" governs then names nothing of the speaker's. "Don't waste
+#: my time with pleasantries" says what the speaker wants left out, and stays.
+WASTED_TIME_EN = (r"(?:waste|wasting|lose|losing)\s+(?:any\s+(?:more\s+)?|more\s+|a\s+single\s+|another\s+|much\s+|"
+                  r"precious\s+|valuable\s+|my\s+|our\s+)?(?:time|minute|second)s?\b(?!\s+with\b)")
 CONVERSATION_TALK_EN = (
     r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",
     r"(?:^|[,;:]\s*|\b(?:so|then|and|now|but|reckon|think|first|next)\s+)(?:let's|let\s+us)\s+(?:just\s+|definitely\s+|now\s+)*"
-    r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep)\b)",
+    r"(?!(?:go\s+with|lock\s+in|stick\s+with|settle\s+on|choose|pick|book|buy|keep(?!\s+(?:it\s+)?(?:moving|going|rolling|"
+    r"pushing)\b))\b)",
     r"\b(?:we|we've|we\s+have|we're|we\s+are|we\s+can|we\s+could|we\s+should)\s+(?:already\s+|just\s+|now\s+|finally\s+|then\s+)*"
     r"(?:move\s+on|moving\s+on|get\s+started|getting\s+started|wrap\s+up|wrapping\s+up|nail\s+down|go\s+ahead|proceed|"
     r"covered\s+(?:everything|all|both|the\s+(?:main|key|first|last)|those|these)|done\s+(?:here|with\s+(?:this|that|it)))\b",
@@ -696,6 +702,18 @@ CONVERSATION_TALK_EN = (
     r"look\s+at|decide\s+on)\b",
     r"\bmy\s+(?:next|last|first|other|final|follow-up|main)\s+question\b",
     r"^i\s+need\s+to\s+see\s+(?:the|this|that|those|these|it|your|an?\s+(?:example|draft|version|plan|list|sample))\b",
+    # impatience with the pace of the work ("I don't want to waste any more time talking about it", "I can't afford to
+    # lose more time"); "I can't be wasting hours driving" says how the speaker wants a trip to go
+    r"\b" + WASTED_TIME_EN,
+    # the piece of the work the speaker waits for ("I need the breakdown", "I need the actual PDF file", "I just need the
+    # real link"), and what was shown, seen ("I see the flashcard for the Eulsa Treaty", "I can see the plan in action")
+    r"^(?:(?:ok(?:ay)?|so|now|right|look|and|but|well|alright)[,!.\s]+)*i\s+(?:just\s+|really\s+|still\s+|only\s+)?need\s+"
+    r"(?:the|your)\s+(?:[\w,'-]+\s+){0,3}?(?:breakdown|file|files|data|document|doc|content|details|wording|status|quotes?|"
+    r"names?|list|plan|draft|summary|design|template|links?|urls?|numbers|info|information|output|version|answer|steps|code|"
+    r"script|report|table|spreadsheet|email|pdf|text|figures|options|results?|analysis|overview)\b",
+    r"^(?:(?:ok(?:ay)?|so|now|right|ah|oh|alright|yes|yeah)[,!.\s]+)*i\s+(?:can\s+)?see\s+(?:the|your|those|these|this)\b"
+    r"(?![^.!?]*(?:\d|\b(?:my|our|every|each|once|twice|weekly|daily|monthly)\b))(?!\s+(?:doctor|dentist|therapist|physio|"
+    r"specialist|counsel+or|vet|nurse|news|kids|children|grandkids|family|parents|twins)\b)",
     # what was said before in the conversation ("… the accelerated descent we discussed")
     r"(?:\b(?:as|like)\s+|^(?:the|this|that|it|regarding)\b.*\b)(?:we|you)\s+(?:just\s+)?(?:discussed|talked\s+about|covered|"
     r"went\s+over|agreed\s+on)(?:\s+(?:earlier|before|last\s+time|yesterday))?[\s.!,~]*$",
@@ -877,6 +895,13 @@ CONVERSATION_TALK_EN = (
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
                         r"^我?(?:来|想)?(?:跟进|确认|核实)一下", r"(?:有|包括|如下)[:：]?\s*$",
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)",
+                        # the piece of the work the speaker waits for (我需要完整的文件, 我需要那个链接) and what was shown,
+                        # seen (我看到你的清单了); 我需要一些休息 is the speaker's own
+                        r"^我(?:只是|就|还)?(?:需要|要)(?:那个|这个|那份|这份|完整的|具体的|最新的|实际的|真正的)[^，。！？]{0,6}?"
+                        r"(?:文件|文档|链接|数据|清单|报价|细节|草稿|表格|总结|方案|结果|版本)",
+                        r"^我(?:已经)?看到(?:了)?(?:这个|那个|这些|那些|你的)[^，。！？]{0,8}?(?:了|啦)?[。！!~]*$",
+                        # impatience with the pace of the work (我不想再浪费时间了); 浪费时间刷手机 is what the speaker does
+                        r"^我?(?:真的|实在)?(?:不想|不能|没空|没时间)(?:再)?浪费(?:时间|一分钟|一秒)",
                         # an explanation taken in (我明白为什么了, 我能理解他为什么这么有名); 我懂日语 is a skill
                         r"^我(?:现在|终于|大概)?(?:能|可以)?(?:明白|理解|看出|懂)(?:了)?[^，。！？]{0,6}?(?:为什么|怎么|如何)",
                         # thinking over what was discussed (我一直在想我们讨论过的内容); 我一直在想去日本旅行 is a plan
@@ -938,6 +963,9 @@ PASSING_TALK_EN = (
     r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
     r"all\s+over\s+the\s+place|clear(?:er)?)\b"
     r"(?![^.!?]*\b" + alternation(HABIT_WORDS_EN) + r"\b)",
+    # the body in a passing fright ("my heart is still pounding like crazy", "My heart is racing")
+    r"^(?:(?:honestly|ugh|man|and|but|so|plus|oh|okay)[,!.\s]+)*my\s+heart\s+(?:is\s+|'s\s+)?(?:still\s+|just\s+|really\s+|"
+    r"literally\s+)*(?:pounding|racing|beating\s+(?:so\s+|really\s+)?(?:fast|hard))\b",
     # relief at how the work now stands ("I feel much better about the plan now", "I'm feeling a lot more confident
     # about the trip"); what it follows in the speaker's life stays ("I feel better since my surgery"), as does a
     # taste ("I'm less concerned with certifications than with …")
@@ -954,6 +982,11 @@ PASSING_TALK_EN = (
     r"(?=[\s.,!~]*$|\s+(?:to\s+(?:hear|bother|say)|for\s+(?:your|the|that|this|bothering|asking|being|not|taking)|about\s+(?:that|this|"
     r"your|the)|if|you|that\b))",
     r"\b(?:say|said|saying)\s+(?:hi|hello|hey|bye|goodbye|good\s+morning|good\s+night)\b",
+    # an assistant's disclaimer in a person's turn ("I don't have personal preferences, but …", "as an AI"): it
+    # says the speaker has no life to remember
+    r"\b(?:as\s+an\s+ai|(?:a|an\s+ai)\s+language\s+model|(?:don't|do\s+not|dont)\s+have\s+(?:any\s+)?(?:a\s+)?personal\s+"
+    r"(?:experiences?|preferences?|opinions?|feelings?|favou?rites?|tastes?)|(?:don't|do\s+not|dont)\s+have\s+(?:a\s+)?"
+    r"(?:physical\s+)?body)\b",
     # a guess at how someone else is or will be ("Im sure she was understanding", "I'm sure it'll be a memorable
     # experience"); "I'm sure I left my keys at work" is the speaker's own
     r"^(?:(?:oh|yeah|well|and|but|so|lol|haha)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:pretty\s+|very\s+|so\s+|quite\s+)?sure\s+"
@@ -996,6 +1029,8 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
                    r"^我(?:得|要|先|该)去(?:洗漱|洗澡|吃饭|睡觉|睡)了?[。！!~]*$",
                    # a guess at how someone else is or will be (我相信她会理解的); 我相信我能做到 is the speaker's own
                    r"^我(?:相信|肯定|敢说|猜)(?:他|她|它|他们|她们|你|这|那)",
+                   # the body in a passing fright (我的心跳得好快, 我心还在狂跳)
+                   r"^我的?心(?:还|还在|一直)?(?:跳得(?:好|很|特别|太)?(?:快|厉害)|(?:在)?狂跳|怦怦(?:直)?跳)",
                    # on the way this moment (我现在去健身房, 我这就去发消息); 我现在开始学日语 is a change that lasts
                    r"^我(?:现在|这就|马上)(?:就|要|准备)?(?:去|出发|回家|睡觉|下线)",
                    r"^(?:哇|啊|哈哈)?[，,]?(?:好|真|太)(?:可爱|漂亮|好看|酷|美)了?(?:吧|啊|呀)?[。！!~]*$")

@@ -409,6 +409,8 @@ _WITH_SOMEONE = re.compile(r"(?:\b[A-Z][\w'’-]*|(?i:\b(?:my|our)\s+[\w'’-]+|
 _ASKED_OF = re.compile(r"\b(?:can|could|should|would|will|shall|may|might|must|do|did)\s+$", _I)
 _PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
 _EN_SUBJECT = re.compile(r"(?<![\w'])(I|i(?!\.))(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
+#: "I'm" and "I've" typed without the apostrophe, before a word ("Im going to Spain", "ive never been").
+_CHAT_SUBJECT = re.compile(r"(?<![\w'’])([Ii])(m|ve)(?=\s+[a-z])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
 _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 
@@ -437,6 +439,7 @@ def name_subject(text: str, subject: str) -> str:
     Chinese 我 → ``subject`` (我们 stays). A text that does not speak of the speaker is unchanged."""
     if _CJK.search(text):
         return re.sub(r"我(?!们)", USER[1] if subject == USER[0] else subject, text)
+    text = _CHAT_SUBJECT.sub(lambda m: f"{m.group(1)}'{m.group(2)}", text)  # "Im going" is "I'm going"
 
     def subj(m: re.Match[str]) -> str:
         start = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[:m.start()]))

@@ -96,6 +96,13 @@ NAMED = {
         "The user sorts their savings first",
     "I sort of agree":
         "The user sort of agrees",
+    # "I'm" and "I've" typed without the apostrophe; a name that is spelled "Im" stays
+    "Im going to Spain next month":
+        "The user is going to Spain next month",
+    "ive never been a pistons fan":
+        "The user has never been a pistons fan",
+    "My friend Im Yoon-ah lives in Seoul":
+        "The user's friend Im Yoon-ah lives in Seoul",
 }
 
 

@@ -359,6 +359,9 @@ STAYS = {
     "I like the following bands: Muse and Blur.": "I like the following bands: Muse and Blur",
     "Heck yeah i love banana bread": "i love banana bread",
     "Nah i dont have damaged lungs from covid": "i dont have damaged lungs from covid",
+    "Umm not much Ive been trying to fix this broken laptop thats missing ChromeOS":
+        "Ive been trying to fix this broken laptop thats missing ChromeOS",
+    "I dunno I woke up late and missed the bus to the water park": "I woke up late and missed the bus to the water park",
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
     "I love those catchy mottos.": "I love those catchy mottos",
