@@ -63,7 +63,7 @@ _PLEASED_WITH_WORK = re.compile(rf"\b{PLEASED_WITH_WORK_EN}", _I)
 _MOOD_ALONE = re.compile(r"^(?:(?:honestly|ugh|man|and|but|so|yeah|oh|well|ok(?:ay)?|lol|haha)[,!.\s]+)*(?:i'm|im|i\s+am|"
                          r"i\s+feel|i'm\s+feeling|im\s+feeling|i\s+am\s+feeling|i\s+was|i\s+felt)\s+(?:(?:so|really|very|a\s+bit|"
                          r"a\s+little|kinda|kind\s+of|pretty|super|just|still|totally|completely|absolutely|quite|too|already|"
-                         rf"also|sooo+|soo|rather|somewhat|incredibly|extremely)\s+)*{alternation(MOODS_ALONE_EN)}"
+                         rf"also|sooo+|soo|rather|somewhat|incredibly|extremely|feeling)\s+)*{alternation(MOODS_ALONE_EN)}"
                          r"(?:\s+(?:lol|haha|tbh|though|tho|too|now|right\s+now|already|again|honestly))*[\s.!~]*$"
                          r"|^我(?:现在|真的)?(?:好|很|有点|有些|太|特别|非常|挺|超|真)?" + alternation(MOODS_ALONE_ZH)
                          + r"(?:了|啊|呀|哦)?[。！!~]*$", _I)

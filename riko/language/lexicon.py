@@ -963,6 +963,11 @@ PASSING_TALK_EN = (
     r"(?:spinning|fried|mush|foggy|fuzzy|hazy|racing|buzzing|swimming|exploding|overloaded|blank|(?:so\s+)?full|a\s+mess|"
     r"all\s+over\s+the\s+place|clear(?:er)?)\b"
     r"(?![^.!?]*\b" + alternation(HABIT_WORDS_EN) + r"\b)",
+    # the power or the connection this moment ("The internet is finally back", "The power is out"); "Power is too
+    # unreliable here" is how the speaker's place is
+    r"^(?:(?:ok(?:ay)?|so|good\s+news|yay|finally|and|but|hey|hi)[,!.\s]+)*(?:the\s+|my\s+|our\s+)?(?:internet|power|wi-?fi|"
+    r"electricity|signal|connection|network|lights?|generator)\s+(?:is|are|was|'s|has\s+been|just\s+came|came)\s+(?:finally\s+|"
+    r"now\s+|back\s+|still\s+|just\s+)*(?:back|out|down|on|off|stable|restored|working|fixed)\b",
     # the body in a passing fright ("my heart is still pounding like crazy", "My heart is racing")
     r"^(?:(?:honestly|ugh|man|and|but|so|plus|oh|okay)[,!.\s]+)*my\s+heart\s+(?:is\s+|'s\s+)?(?:still\s+|just\s+|really\s+|"
     r"literally\s+)*(?:pounding|racing|beating\s+(?:so\s+|really\s+)?(?:fast|hard))\b",
@@ -1029,6 +1034,9 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
                    r"^我(?:得|要|先|该)去(?:洗漱|洗澡|吃饭|睡觉|睡)了?[。！!~]*$",
                    # a guess at how someone else is or will be (我相信她会理解的); 我相信我能做到 is the speaker's own
                    r"^我(?:相信|肯定|敢说|猜)(?:他|她|它|他们|她们|你|这|那)",
+                   # the power or the connection this moment (网终于恢复了, 又停电了)
+                   r"^(?:网|网络|电|信号|wifi|WiFi)(?:终于|已经|又)?(?:恢复|来|好|通|断)了",
+                   r"^(?:又|刚刚?|现在)?停电了",
                    # the body in a passing fright (我的心跳得好快, 我心还在狂跳)
                    r"^我的?心(?:还|还在|一直)?(?:跳得(?:好|很|特别|太)?(?:快|厉害)|(?:在)?狂跳|怦怦(?:直)?跳)",
                    # on the way this moment (我现在去健身房, 我这就去发消息); 我现在开始学日语 is a change that lasts
@@ -1284,6 +1292,13 @@ TASK_PROGRESS_EN = (
     r"that|these|those|it|the\s+(?:\w+\s+)?(?:difference|concept|relationship|connection|step|part|logic|formula|theorem|"
     r"proof|question|problem|example|method|approach|code|error|output|results?)\b)|applying|solving|deriving|proving|"
     r"calculating|computing|implementing|debugging|deciding|choosing|with\s+(?:the|this|that|these|those|a|an|understanding)\b)",
+    # an error or issue that names nothing ("I'm still seeing some issues - here's my current code", "I'm still getting
+    # the error"); "I'm getting an error when I deploy to Render.com" says where
+    r"^(?:(?:but|and|so|however|still|ok(?:ay)?|hmm)[,\s]+)*(?:i'?m|i\s+am|i've\s+been|i\s+keep)\s+(?:still\s+|also\s+|now\s+|"
+    r"just\s+)?(?:not\s+)?(?:seeing|getting|running\s+into|hitting|facing|encountering|having)\s+(?:some\s+|any\s+|the\s+same\s+|"
+    r"the\s+|a\s+few\s+|an?\s+|more\s+|other\s+|this\s+|that\s+|these\s+|those\s+)?(?:(?:weird|strange|odd|similar|same|new|"
+    r"unexpected|other)\s+)?(?:issues?|errors?|problems?|exceptions?|warnings?|bugs?|trouble)(?:\s+(?:here|now|though|again|"
+    r"too))*(?:\s*[-–—,:]\s*(?:here's|here\s+is|see)\b.*)?[\s.!~]*$",
     # the exercise in hand, down to its variable ("solve for x", "I need to find the values of r", "prove n")
     r"\b(?:prove|show|find|solve\s+for|values?\s+of|compute|calculate|evaluate|simplify|differentiate|integrate)\s+"
     r"(?-i:[a-z])[\s.!?]*$",
@@ -1292,6 +1307,8 @@ TASK_PROGRESS_EN = (
 TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第[0-9一二三四五六七八九十]+(?:步|页|题|节|课|部分)",
                     r"^我(?:刚|刚刚)(?:做完|完成|写完|看完|弄完)了?(?:第[0-9一二三四五六七八九十]+个|这个|那个|你给的)?(?:练习|步骤|任务|作业|题|部分|章节)",
                     r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)",
+                    # an error or issue that names nothing (我还是遇到一些问题, 还是报错)
+                    r"^我?(?:还是|依然|仍然|又)(?:遇到|碰到|看到|出现|有)?了?(?:一些|同样的|这个|那个|新的)?(?:问题|错误|报错|bug)了?[。！!~]*$",
                     # stuck on the exercise in hand (我不太理解这个公式, 我搞不懂二项分布和多项分布的区别); 我不懂日语 is the speaker's
                     r"^我(?:还是|一直|有点|有些|实在)?(?:不太|不大|不怎么|没)?(?:理解|明白|懂|搞懂|弄懂|搞明白|弄明白)"
                     r"(?:这个|这道|这段|这些|这里|怎么|如何|为什么)",

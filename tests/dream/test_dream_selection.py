@@ -205,7 +205,7 @@ WISHES = ["I prefer short answers", "I like detailed explanations with examples"
 #: a mood said alone, with nothing it is about or when, passes ("I'm so tired"), as does a taste of nothing
 STILL_SMALL_TALK = ["I like that", "I love your advice", "I'm so proud of you", "Thanks so much for the advice",
                     "我同意", "好的，就是我想要的", "我需要具体的步骤", "I am excited", "Man I'm so tired now",
-                    "I'm a bit nervous", "I'm busy", "我很兴奋", "我好累啊"]
+                    "I'm a bit nervous", "I'm busy", "I'm already feeling overwhelmed", "我很兴奋", "我好累啊"]
 
 
 @pytest.mark.parametrize("text", WISHES)
