@@ -839,7 +839,8 @@ CONVERSATION_TALK_EN = (
     # what was handed over, taken in ("I've got the instructions", "I've reviewed the refined prompt engineering
     # plan"); "I've got a new job" is the speaker's
     r"^(?:(?:ok(?:ay)?|so|alright|great|right)[,!.\s]+)*i(?:'ve|\s+have)\s+(?:now\s+|just\s+)?got\s+(?:the|your|all\s+the)\s+"
-    r"(?:instructions|details|info|information|steps|breakdown|notes|summary|list|plan|gist|idea|message)[\s.!,~]*$",
+    r"(?:instructions|details|info|information|steps|breakdown|notes|summary|list|plan|gist|idea|message|scenarios?|"
+    r"questions|options|examples|links?|files?|drafts?|template|outline|points|answers)[\s.!,~]*$",
     r"^(?:(?:ok(?:ay)?|so|alright|great|right)[,!.\s]+)*i(?:'ve|\s+have)\s+(?:now\s+|just\s+|already\s+|carefully\s+)?"
     r"(?:reviewed|gone\s+(?:through|over)|looked\s+(?:over|through)|skimmed|digested)\s+(?:the|your|this|that|these|those|"
     r"it|them|all|everything)\b",
@@ -968,9 +969,13 @@ PASSING_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|so|good\s+news|yay|finally|and|but|hey|hi)[,!.\s]+)*(?:the\s+|my\s+|our\s+)?(?:internet|power|wi-?fi|"
     r"electricity|signal|connection|network|lights?|generator)\s+(?:is|are|was|'s|has\s+been|just\s+came|came)\s+(?:finally\s+|"
     r"now\s+|back\s+|still\s+|just\s+)*(?:back|out|down|on|off|stable|restored|working|fixed)\b",
-    # the body in a passing fright ("my heart is still pounding like crazy", "My heart is racing")
+    # the body in a passing fright or chill ("my heart is still pounding like crazy", "My chest feels so tight", "My hands
+    # are a bit shaky", "My hands are especially cold")
     r"^(?:(?:honestly|ugh|man|and|but|so|plus|oh|okay)[,!.\s]+)*my\s+heart\s+(?:is\s+|'s\s+)?(?:still\s+|just\s+|really\s+|"
     r"literally\s+)*(?:pounding|racing|beating\s+(?:so\s+|really\s+)?(?:fast|hard))\b",
+    r"^(?:(?:honestly|ugh|man|and|but|so|plus|oh|okay)[,!.\s]+)*my\s+(?:chest|breath|breathing|hands?|stomach)\s+(?:feels?|is|"
+    r"are)\s+(?:so\s+|really\s+|still\s+|especially\s+|a\s+bit\s+|kind\s+of\s+)*(?:tight|heavy|shaky|shaking|cold|sweaty|"
+    r"clammy|shallow|tense|in\s+knots)\b",
     # relief at how the work now stands ("I feel much better about the plan now", "I'm feeling a lot more confident
     # about the trip"); what it follows in the speaker's life stays ("I feel better since my surgery"), as does a
     # taste ("I'm less concerned with certifications than with …")
@@ -1039,6 +1044,7 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
                    r"^(?:又|刚刚?|现在)?停电了",
                    # the body in a passing fright (我的心跳得好快, 我心还在狂跳)
                    r"^我的?心(?:还|还在|一直)?(?:跳得(?:好|很|特别|太)?(?:快|厉害)|(?:在)?狂跳|怦怦(?:直)?跳)",
+                   r"^我的?(?:胸口|手)(?:还|还在|一直)?(?:好|很|有点)?(?:闷|发紧|在?抖|发抖|冰凉?)",
                    # on the way this moment (我现在去健身房, 我这就去发消息); 我现在开始学日语 is a change that lasts
                    r"^我(?:现在|这就|马上)(?:就|要|准备)?(?:去|出发|回家|睡觉|下线)",
                    r"^(?:哇|啊|哈哈)?[，,]?(?:好|真|太)(?:可爱|漂亮|好看|酷|美)了?(?:吧|啊|呀)?[。！!~]*$")

@@ -401,7 +401,10 @@ _ADVERBS = r"(?:(?:kind|sort)\s+of|" + "|".join(sorted(_ADVERB - {"kind", "sort"
 _IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met found wrote read built sent paid spent left
 felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam
 flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
-let quit shut hurt cost""".split())
+let quit shut hurt cost drew held led fed hid shook struck stuck swore tore lent bent dug fled rang sank shot slid spun
+stole swung wept dealt sought froze laid rose swept hung lit leapt learnt spilt""".split())
+#: A prefix before an irregular past that keeps it past: "overcame", "forgave", "withdrew", "misunderstood".
+_PAST_PREFIXES = ("over", "under", "with", "for", "fore", "out", "mis", "re", "up", "be")
 #: Someone before "and I" who makes the subject plural ("Lena and I play", "my wife and I live"); "I love it
 #: and I think …" starts a clause of its own.
 _WITH_SOMEONE = re.compile(r"(?:\b[A-Z][\w'’-]*|(?i:\b(?:my|our)\s+[\w'’-]+|\b(?:him|her|them|us)))\s+and\s+$")
@@ -419,7 +422,8 @@ def _third(verb: str) -> str:
     """The third-person present of ``verb`` (love → loves, go → goes, study → studies)."""
     low = verb.casefold().replace("’", "'")
     # "need", "succeed" are present; "agreed", "freed" are past
-    past = low.endswith("ed") and (not low.endswith("eed") or low in _PAST_IN_EED)
+    past = (low.endswith("ed") and (not low.endswith("eed") or low in _PAST_IN_EED)) \
+        or any(low.startswith(pre) and low[len(pre):] in _IRREGULAR_PAST for pre in _PAST_PREFIXES)
     if low in _MODAL or low in _IRREGULAR_PAST or low in NEGATION_EN or past or "'" in low:
         return verb
     if (low in _ADVERB or low.endswith("ly")) and low not in ("kind", "sort"):

@@ -100,6 +100,7 @@ BROUGHT_TO_THE_WORK = {
     "what was handed over, taken in": [
         "I need an update on the Hemu Grand Hotel booking",
         "I've got the instructions",
+        "Okay, I've got the scenarios",
         "I've reviewed the refined prompt engineering plan",
         "I'll figure it out myself",
         "We've now covered all three parts of the review",
@@ -177,8 +178,11 @@ BROUGHT_TO_THE_WORK = {
     "the body in a passing fright": [
         "my heart is still pounding like crazy",
         "My heart is racing",
+        "My chest feels so tight",
+        "My hands are still a bit shaky",
         "我的心跳得好快",
         "我心还在狂跳",
+        "我的手还在抖",
     ],
     "the piece of the work waited for, or shown": [
         "I need the breakdown, sharp sharp",
@@ -282,6 +286,7 @@ STAYS = [
     "我看到医生了",
     "我需要这个周末休息",
     "My heart is full of gratitude for my mentors",
+    "My hands are always cold in winter because of Raynaud's",
     "I hate wasting hours in traffic",
     "Power is too unreliable here",
     "I'm getting an error when I try to deploy my app to Render.com",

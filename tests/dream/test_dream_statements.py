@@ -96,6 +96,13 @@ NAMED = {
         "The user sorts their savings first",
     "I sort of agree":
         "The user sort of agrees",
+    # an irregular past is past with a prefix too ("overcame", "forgave"), and "overcome" is present
+    "I overcame my anxiety about negotiation":
+        "The user overcame their anxiety about negotiation",
+    "I forgave my brother":
+        "The user forgave their brother",
+    "I overcome my fears by journaling":
+        "The user overcomes their fears by journaling",
     # "I'm" and "I've" typed without the apostrophe; a name that is spelled "Im" stays
     "Im going to Spain next month":
         "The user is going to Spain next month",
