@@ -111,10 +111,12 @@ _LEAD = re.compile(
     # "I dunno I woke up once and …"); "Not much I can do" and "I dunno if he's coming" stay whole
     r"(?:not\s+much|nothing\s+much)(?=\s+(?:i've|ive|i'm|im|i\s+was|i\s+just|i\s+had|just)\b)|"
     r"(?:i\s+dunno|idk)(?=\s+(?:i|i've|ive|i'm|im|my|we)\b)(?!\s+(?:i|we)\s+(?:guess|think|mean)\b)|"
+    # the other side addressed ("My guy, just as I promised", "Mate, …"); "My brother, who lives in Lagos, …" is not
+    r"(?:my\s+guy|my\s+man|mate|bro|dude|fam|oga)(?=\s*[,!])|"
     r"o+h+|o{3,}|a+h+|aha|u+m+|u+h+|h+m+|mhm|ooh|w+o+w+|lmao|lmfao|(?:ha){2,}h?|(?:he){2,}|great|"
     r"perfect|awesome|cool|sure|right|honestly|actually|anyway|anyways|also|and|but|plus|now|then|lol|haha|"
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
-    r"absolutely|definitely|indeed|true|fair\s+enough|"
+    r"absolutely|definitely|indeed|true|fair\s+enough|of\s+course|"
     r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so|i\s+mean)\b[\s,.!:;\-–—]*)+", _I)
 _TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
                     r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)

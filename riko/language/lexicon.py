@@ -727,6 +727,8 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:ok(?:ay)?|so|and|ah|oh|yeah|well)[,!.\s]+)*i\s+(?:can\s+|could\s+)?(?:now\s+|totally\s+|definitely\s+|really\s+|"
     r"finally\s+|kinda\s+)*(?:see|understand)\s+(?:how|why)\b",
     r"^(?:(?:ok(?:ay)?|so|and|ah|oh|yeah|well)[,!.\s]+)*i\s+can\s+(?:totally\s+|definitely\s+|really\s+)?understand\b",
+    # what was promised or said before, and nothing more ("just as I promised", "like we agreed")
+    r"^(?:just\s+)?(?:as|like)\s+(?:i|we)\s+(?:promised|said|mentioned|planned|agreed|discussed|told\s+you)[\s.,!~]*$",
     # a clarification of what was said ("I meant the 'Quiet Oasis' studio details")
     r"^(?:(?:yes|no|sorry|oh|ah)[,!.\s]+)*i\s+(?:meant|was\s+referring\s+to|was\s+talking\s+about)\b",
     # what was handed over in the conversation ("I've uploaded about 75 questions now")

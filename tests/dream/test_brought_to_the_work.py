@@ -101,6 +101,7 @@ BROUGHT_TO_THE_WORK = {
         "I need an update on the Hemu Grand Hotel booking",
         "I've got the instructions",
         "Okay, I've got the scenarios",
+        "just as I promised",
         "I've reviewed the refined prompt engineering plan",
         "I'll figure it out myself",
         "We've now covered all three parts of the review",

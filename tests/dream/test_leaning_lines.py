@@ -362,6 +362,8 @@ STAYS = {
     "Umm not much Ive been trying to fix this broken laptop thats missing ChromeOS":
         "Ive been trying to fix this broken laptop thats missing ChromeOS",
     "I dunno I woke up late and missed the bus to the water park": "I woke up late and missed the bus to the water park",
+    "My guy, I already use Facebook for my business": "I already use Facebook for my business",
+    "Mate, I'm stuck on site because the concrete pour got delayed": "I'm stuck on site because the concrete pour got delayed",
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
     "I love those catchy mottos.": "I love those catchy mottos",
