@@ -192,7 +192,8 @@ _STATE_EN = re.compile(
     r"use|used|play|played|read|watch|watched|run|ran|tried|try|can't|cannot|don't|didn't|won't|usually|always|"
     r"never|often|sometimes|recently|just|currently|still|also|really|will|'ll|would|'d|should|could|"
     r"[a-z]{3,}ed|[a-z]{3,}s)\b"
-    r"|\b(?:my|our)\s+(?:\w+\s+){0,3}?(?:is|are|was|were|has|have|had|will|'s|got|[a-z]{2,}ed|[a-z]{2,}s)\b"
+    r"|\b(?:my|our)\s+(?:\w+\s+){0,3}?(?:is|are|was|were|has|have|had|will|'s|got|[a-z]{2,}ed|[a-z]{2,}s|"
+    + alternation(IRREGULAR_PAST_EN)[3:-1] + r")\b"
     # a relative said in more words ("My best friend Priya just moved", "My partner Alex doesn't eat meat")
     r"|\b(?:my|our)\s+(?:\w+\s+){0,4}?(?:does|did|doesn't|don't|didn't|can|can't|won't|isn't|aren't|wasn't|never|"
     r"[a-z]{2,}ed)\b"

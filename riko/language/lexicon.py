@@ -1193,10 +1193,13 @@ UNRESOLVED_SUBJECTS_EN = ("he", "she", "he's", "she's", "hes", "shes", "they", "
 THIRD_PERSON_ZH = ("他", "她")
 #: "One of them" in Chinese: a subject that leans on a group named before.
 UNRESOLVED_SUBJECTS_ZH = ("其中一个", "其中一只", "其中一位", "其中一件")
-#: Verbs in the past, irregular, that say what someone named did ("Grandpa Joe sold the farm").
+#: Verbs in the past, irregular, that say what someone named or related did ("Grandpa Joe sold the farm", "My
+#: brother bought a house", "Our dog ran away").
 IRREGULAR_PAST_EN = ("went", "got", "made", "took", "left", "met", "came", "ran", "bought", "lost", "won", "sold", "told",
                      "began", "became", "grew", "moved", "found", "gave", "built", "wrote", "broke", "fell", "flew",
-                     "drove", "sang")
+                     "drove", "sang", "saw", "kept", "brought", "caught", "taught", "spent", "paid", "sent", "held", "knew",
+                     "ate", "swam", "slept", "chose", "spoke", "forgot", "threw", "wore", "rode", "fought", "stole",
+                     "understood", "quit", "thought", "felt", "heard")
 #: Adverbs that may come between a named subject and its verb ("Mia finally moved").
 SUBJECT_ADVERBS_EN = ("just", "finally", "also", "still", "recently", "always", "never", "usually")
 __all__ += ["THIRD_PERSON_EN", "PERSON_PRONOUNS_EN", "UNRESOLVED_SUBJECTS_EN", "UNRESOLVED_SUBJECTS_ZH", "THIRD_PERSON_ZH", "IRREGULAR_PAST_EN",

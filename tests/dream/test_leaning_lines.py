@@ -363,6 +363,10 @@ STAYS = {
         "Ive been trying to fix this broken laptop thats missing ChromeOS",
     "I dunno I woke up late and missed the bus to the water park": "I woke up late and missed the bus to the water park",
     "My guy, I already use Facebook for my business": "I already use Facebook for my business",
+    # a relative or a pet did something, said with an irregular past
+    "My brother bought a house in Denver.": "My brother bought a house in Denver",
+    "My sister gave birth to twins.": "My sister gave birth to twins",
+    "Our dog ran away yesterday.": "Our dog ran away yesterday",
     "Mate, I'm stuck on site because the concrete pour got delayed": "I'm stuck on site because the concrete pour got delayed",
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
