@@ -77,7 +77,8 @@ _NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in (*TITLE_ABBREVIATIONS_EN, "[A-HJ
 _SENTENCE = re.compile(rf"(?<=[.!?。！？…])(?!(?:(?<=…)|(?<=\.\.\.))[\"'”’)]*\s+[a-z]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
 _CLAUSE = re.compile(
     r"\s*;\s*|\s*；\s*|,?\s+but\s+(?=(?:I|I'm|I've|my|we|he|she|they|it)\b)|,\s+(?:and\s+|so\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\s)"
-    r"|\s+and\s+(?=(?:I|I'm|I've|I'll|my)\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"
+    # "me and my mom cooked …" is one subject, not two clauses ("it inspired me and I will book …" is two)
+    r"|\s+and\s+(?=(?:I|I'm|I've|I'll)\s)|(?<!\b[Mm]e)\s+and\s+(?=my\s)|，(?:但是|不过|可是|而且|然后|所以)?(?=我)|，(?:但是|不过|可是|而且|然后|所以)"
     r"|(?:但是|不过|可是)"
     # a statement before the question it leads to: "I was diagnosed in May, how often should I …?"
     r"|,\s+(?=(?i:(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|why|who|can|could|would|should|do|does|did|is|"

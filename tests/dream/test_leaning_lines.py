@@ -367,6 +367,8 @@ STAYS = {
     "My brother bought a house in Denver.": "My brother bought a house in Denver",
     "My sister gave birth to twins.": "My sister gave birth to twins",
     "Our dog ran away yesterday.": "Our dog ran away yesterday",
+    # "me and my mom" is one subject
+    "Today, me and my mom cooked lasagna together.": "Today, me and my mom cooked lasagna together",
     "Mate, I'm stuck on site because the concrete pour got delayed": "I'm stuck on site because the concrete pour got delayed",
     "我很期待下个月的旅行": "我很期待下个月的旅行",
     "我希望明年去日本": "我希望明年去日本",
