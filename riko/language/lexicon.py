@@ -502,14 +502,14 @@ __all__ += ["PLEASED_WITH_WORK_EN"]
 PLEASED_WITH_WORK_EN = (r"(?:happy|pleased|satisfied|thrilled|glad|content|impressed)\s+(?:with|about|by)\s+"
                          r"(?:how\s+(?:it|this|that|these|they|you|we|the|our|your)|the\s+way|it|this|that|these|those|"
                          r"what\s+(?:you|we)|your|our\s+(?:plan|list|progress|work|session|chat|conversation))\b")
-#: Talk about the conversation itself: where it stands, what was covered, what comes next
-#: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
-#: outline", "I'm still sitting here, waiting").
 #: Time wasted or lost on the work, as impatience with its pace ("waste any more time", "lose another
 #: minute"): what a "don't want" or "can't afford" governs then names nothing of the speaker's. "Don't waste
 #: my time with pleasantries" says what the speaker wants left out, and stays.
 WASTED_TIME_EN = (r"(?:waste|wasting|lose|losing)\s+(?:any\s+(?:more\s+)?|more\s+|a\s+single\s+|another\s+|much\s+|"
                   r"precious\s+|valuable\s+|my\s+|our\s+)?(?:time|minute|second)s?\b(?!\s+with\b)")
+#: Talk about the conversation itself: where it stands, what was covered, what comes next
+#: ("Looks like we're good to go", "We can move on to packing", "Since we already have the main
+#: outline", "I'm still sitting here, waiting").
 CONVERSATION_TALK_EN = (
     r"\bwhere\s+(?:we|i)\s+left\s+off\b",
     r"\bgood\s+to\s+go\b", r"\bready\s+to\s+go[\s.!,~]*$", r"\ball\s+(?:good|set|sorted)\b", r"\bon\s+the\s+same\s+page\b",

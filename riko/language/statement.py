@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from .lexicon import (
     ACTIVITY_ENDS_ZH,
     CJK,
+    FIRST_PERSON_CHAT_EN,
     HABIT_WORDS_EN,
     HABIT_WORDS_ZH,
     MONTHS_EN,
@@ -413,7 +414,7 @@ _ASKED_OF = re.compile(r"\b(?:can|could|should|would|will|shall|may|might|must|d
 _PAST_IN_EED = frozenset("agreed disagreed freed guaranteed decreed refereed".split())
 _EN_SUBJECT = re.compile(r"(?<![\w'])(I|i(?!\.))(?:(['’](?:m|ve|ll|d))|\s+(am|was|have|haven['’]t|do|don['’]t|\w+))?(?![\w'])")
 #: "I'm" and "I've" typed without the apostrophe, before a word ("Im going to Spain", "ive never been").
-_CHAT_SUBJECT = re.compile(r"(?<![\w'’])([Ii])(m|ve)(?=\s+[a-z])")
+_CHAT_SUBJECT = re.compile(r"(?<![\w'’])([Ii])(" + "|".join(w[1:] for w in FIRST_PERSON_CHAT_EN) + r")(?=\s+[a-z])")
 _THEIR = {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"}
 _EN_OWN = re.compile(r"(?<![\w'])(my|mine|myself|me)(?![\w'])", _I)
 

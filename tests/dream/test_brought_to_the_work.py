@@ -4,8 +4,11 @@
 ("I appreciate the recap"), coming back with the work ("I'll return with my compiled list"), the
 work taken in or moved on from ("I've got the instructions", "We need to move on"), being pleased
 with how the work turned out, a verdict on the plan ("I think setting clear boundaries will be
-key") or on an activity ("Staying consistent is key"), an answer in the conditional after a lead ("While that's happening, I'd place the baby on a
-firm surface") and, between people, a statement that names no one ("Airplanes are cool") — in
+key") or on an activity ("Staying consistent is key"), an answer in the conditional after a lead
+("While that's happening, I'd place the baby on a firm surface"), what the speaker is doing this
+moment ("I'm heading to the gym now"), the piece of the work waited for ("I need the breakdown"), an
+error that names nothing ("I'm still getting the error"), the body in a passing fright ("my heart is
+still pounding") and, between people, a statement that names no one ("Airplanes are cool") — in
 English and Chinese. Each was proposed from the shared sets and read as not a memory; what the
 speaker says of themselves in the same words stays."""
 
