@@ -32,6 +32,7 @@ from .lexicon import (
     FIRST_PERSON_CHAT_EN,
     HABIT_WORDS_EN,
     HABIT_WORDS_ZH,
+    IRREGULAR_PAST_EN,
     MONTHS_EN,
     NEGATION_EN,
     NEGATION_ZH,
@@ -399,11 +400,11 @@ _ADVERB = frozenset("also just really still always never often usually sometimes
                     # when, between the subject and its verb: "I now live", "I later realized"
                     "now then later soon once first even ever almost only".split())
 _ADVERBS = r"(?:(?:kind|sort)\s+of|" + "|".join(sorted(_ADVERB - {"kind", "sort"})) + r"|[a-z]{3,}ly)"
-_IRREGULAR_PAST = frozenset("""went got made had did took ran bought saw met found wrote read built sent paid spent left
-felt thought knew came gave told said lost won sold began brought caught taught fought drove rode ate drank sang swam
-flew grew threw wore kept slept sat stood understood heard meant became forgot broke chose spoke woke put set cut hit
-let quit shut hurt cost drew held led fed hid shook struck stuck swore tore lent bent dug fled rang sank shot slid spun
-stole swung wept dealt sought froze laid rose swept hung lit leapt learnt spilt""".split())
+#: Past forms a verb keeps after "the user": the lexicon's irregular pasts (what someone did) and the forms that
+#: are also present ("read", "put", "cut") or that only a statement meets ("had", "said", "did").
+_IRREGULAR_PAST = frozenset(IRREGULAR_PAST_EN) | frozenset("""bent cost cut dealt did drank drew dug fed fled froze had
+hid hit hung hurt laid leapt learnt led lent let lit meant put rang read rose said sank sat set shook shot shut slid sought
+spilt spun stood struck stuck swept swore swung tore wept woke""".split())
 #: A prefix before an irregular past that keeps it past: "overcame", "forgave", "withdrew", "misunderstood".
 _PAST_PREFIXES = ("over", "under", "with", "for", "fore", "out", "mis", "re", "up", "be")
 #: Someone before "and I" who makes the subject plural ("Lena and I play", "my wife and I live"); "I love it

@@ -103,6 +103,8 @@ NAMED = {
         "The user forgave their brother",
     "I overcome my fears by journaling":
         "The user overcomes their fears by journaling",
+    "I fell off my bike":
+        "The user fell off their bike",
     # "I'm" and "I've" typed without the apostrophe; a name that is spelled "Im" stays
     "Im going to Spain next month":
         "The user is going to Spain next month",
