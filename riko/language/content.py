@@ -50,7 +50,7 @@ _ADVERBS_EN = r"(?:(?:really|just|always|never|do|does|don't|doesn't|do\s+not|do
 #: What a governed verb must reach: not just "it", "that" or "your advice".
 _DEICTIC = frozenset("it that this these those them so much a an the lot very your you how what way one idea ideas "
                      "suggestion suggestions advice plan help following below above attached".split())
-_LIKES_EN = re.compile(rf"\b{_SUBJECT_EN}\s+{_ADVERBS_EN}(?:{alternation(LIKE_VERBS_EN)}|(?:never|don't|do\s+not|"
+_LIKES_EN = re.compile(rf"\b{_SUBJECT_EN}\s+{_ADVERBS_EN}(?:{alternation(LIKE_VERBS_EN)}|(?:never|don't|dont|do\s+not|"
                        rf"always)\s+wants?)\b(?P<object>.*)", _I)
 _BOUNDARY_EN = re.compile(rf"(?:^|[.!;,]\s*)(?:please\s+)?{alternation(BOUNDARY_NEGATORS_EN)}\s+(?:ever\s+)?"
                           rf"(?:{'|'.join(BOUNDARY_VERBS_EN + HANDED_VERBS_EN)})\b(?P<object>.*)", _I)

@@ -46,6 +46,7 @@ from ..language.lexicon import (
     NAME_ABBREVIATIONS,
     NAMED_ABSTRACT_HEADS,
     NAMES_LIKE_TOPICS,
+    NEGATION_CHAT_EN,
     NEGATION_EN,
     NEGATION_ZH,
     PEOPLE_NOUNS_EN,
@@ -259,7 +260,8 @@ _CJK = re.compile(CJK)
 _FIRST_PERSON_EN = re.compile(r"(?<![\w'])" + alternation(FIRST_PERSON_EN) + r"(?![\w'])", _I)
 _FIRST_PERSON_ZH = re.compile(r"我(?!们)")
 # a negation, or a verb of the opposite taste ("hate" makes a like slot negated)
-_NEG_EN = re.compile(r"(?<![\w'])" + alternation((*NEGATION_EN, *DISLIKE_EN)) + r"(?![\w'])|n't\b", _I)
+_NEG_EN = re.compile(r"(?<![\w'’])" + alternation((*NEGATION_EN, *NEGATION_CHAT_EN, *DISLIKE_EN)) + r"(?![\w'’])|n['’]t\b",
+                     _I)
 _NEG_ZH = re.compile(NEGATION_ZH + "|" + alternation(DISLIKE_ZH)[3:-1])
 
 # a word before the job noun ("data engineer", "retired teacher"), never one that starts a phrase of its own
@@ -336,7 +338,7 @@ _ATTRS: tuple[tuple[str, str, bool, re.Pattern[str] | None, re.Pattern[str] | No
                 r"\b(?:like|likes)\s+(?!(?:this|that|it|a\s+(?:lot|bit|ton)|when|how|what|those|these|crazy|forever|\d)\b)(.+)|"
                 r"\b(?:'m|am|are|'re|is|'s|really|totally|so|big|not)\s+into\s+(.+)|"
                 r"\b(?:love|loves|prefer|prefers|enjoy|enjoys|adore|adores|fan\s+of|"
-                r"hate|hates|dislike|dislikes|detest|can't\s+stand|cannot\s+stand)\s+(.+)|"
+                + alternation(DISLIKE_EN)[3:-1] + r")\s+(.+)|"
                 r"\bfavou?rite\s+(\w+(?:\s+\w+)?)\s+(?:is|are)\s+(.+)", _I),
      re.compile(r"(?:喜欢|热爱|喜爱|偏好|爱喝|爱吃|爱看|爱听|爱|迷上了|讨厌|受不了|反感|不喜欢|不爱)(.+)|最喜欢的(.+)")),
     ("plan", "plan", True,
@@ -1147,10 +1149,6 @@ def _derive(text: str, speaker: str | None, context: tuple[str, ...]) -> Derived
     if kind == "identity" and subject != ("user" if not speaker or speaker.casefold() in ("user", "human", "me")
                                           else speaker) and not relative:
         kind = "fact"
-    if attribute == "likes" and negated and not zh and re.search(r"\b(?:hate|hates|dislike|dislikes|detest|can't\s+stand|"
-                                                                 r"cannot\s+stand)\b", text, _I):
-        negated = True
-
     if attribute == "name" and value:
         first_name = value.split()[0].strip(".,!") if not zh else value[:4]
         if first_name in names.kinds:

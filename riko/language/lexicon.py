@@ -21,7 +21,7 @@ from collections.abc import Iterable
 __all__ = [
     "CJK_RANGE", "CJK", "alternation",
     "FIRST_PERSON_EN", "FIRST_PERSON_CHAT_EN", "FIRST_PLURAL_EN", "FIRST_PERSON_ZH", "FIRST_PLURAL_ZH",
-    "NEGATION_EN", "NEGATION_ZH", "DISLIKE_EN", "DISLIKE_ZH",
+    "NEGATION_EN", "NEGATION_CHAT_EN", "NEGATION_ZH", "DISLIKE_EN", "DISLIKE_ZH",
     "RELATIONS", "ZH_RELATIONS", "RELATIONS_EN", "KINSHIP_EN", "PETS_EN", "RELATION_MODIFIERS_EN",
     "WEEKDAYS_EN", "WEEKDAY_ABBREVIATIONS_EN", "MONTHS_EN", "ZH_WEEKDAYS",
     "TIME_PAST_EN", "TIME_AHEAD_EN", "TIME_PAST_ZH", "TIME_AHEAD_ZH", "TIME_NOW_EN", "TIME_NOW_ZH", "OF_THE_DAY_EN", "OF_THE_DAY_ZH",
@@ -66,12 +66,16 @@ FIRST_PLURAL_ZH = ("我们", "咱们", "咱")
 NEGATION_EN = ("not", "never", "no", "no longer", "nor", "don't", "doesn't", "didn't", "won't", "can't", "cannot",
                "isn't", "aren't", "wasn't", "weren't", "haven't", "hasn't", "hadn't", "wouldn't", "shouldn't",
                "couldn't", "nobody", "nothing", "none", "neither")
+#: The same negations typed without their apostrophe, as chat often has them ("I dont like calculus", "i cant
+#: swim"): a statement built on one is as negated as one spelled in full.
+NEGATION_CHAT_EN = ("dont", "doesnt", "didnt", "wont", "cant", "isnt", "arent", "wasnt", "werent", "havent",
+                    "hasnt", "hadnt", "wouldnt", "shouldnt", "couldnt")
 #: Chinese negation, as a pattern: 别 is "don't" on its own, not inside 性别 (sex), 区别, 特别, 分别,
 #: 告别 … or in 别人 / 别的 / 别处 (others).
 NEGATION_ZH = r"不|没|(?<![性区特分告识级类差个辨鉴派离送道])别(?![人的处])|从不|从来不"
 #: Verbs that state the opposite taste: a like slot said with one of these is negated.
 DISLIKE_EN = ("hate", "hates", "dislike", "dislikes", "detest", "detests", "loathe", "loathes", "can't stand",
-              "cannot stand")
+              "cant stand", "cannot stand")
 DISLIKE_ZH = ("讨厌", "厌恶", "受不了", "反感")
 
 # -- relations: relatives, partners, friends, colleagues and pets ------------------------------------
@@ -1053,7 +1057,7 @@ PASSING_TALK_ZH = (r"^(?:你看|看看|快看|给你看看?|瞧)", r"^这(?:是|
 
 #: Verbs of taste a first-person subject governs ("I prefer …", "The user likes …").
 LIKE_VERBS_EN = ("prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "hate", "hates", "dislike",
-                 "dislikes", "detest", "detests", "loathe", "loathes", "can't stand", "cannot stand")
+                 "dislikes", "detest", "detests", "loathe", "loathes", "can't stand", "cant stand", "cannot stand")
 LIKE_VERBS_ZH = ("更喜欢", "不喜欢", "喜欢", "偏好", "偏爱", "讨厌", "受不了", "反感", "爱", "不想要", "不要")
 #: What a boundary keeps from being handed over ("don't *give me* long lists", "别给我…").
 HANDED_VERBS_EN = (r"give(?:\s+me)?", r"send(?:\s+me)?", r"show(?:\s+me)?", r"use", r"write", r"tell\s+me")

@@ -34,6 +34,7 @@ from .lexicon import (
     HABIT_WORDS_ZH,
     IRREGULAR_PAST_EN,
     MONTHS_EN,
+    NEGATION_CHAT_EN,
     NEGATION_EN,
     NEGATION_ZH,
     WEEKDAY_ABBREVIATIONS_EN,
@@ -51,7 +52,8 @@ USER = ("The user", "用户")
 _CJK = re.compile(CJK)
 
 # -- cutting ---------------------------------------------------------------------------------------
-_NEGATION = re.compile(r"(?<![\w'])" + alternation(NEGATION_EN) + r"(?![\w'])|n't\b|" + NEGATION_ZH, _I)
+_NEGATION = re.compile(r"(?<![\w'’])" + alternation((*NEGATION_EN, *NEGATION_CHAT_EN)) + r"(?![\w'’])|n['’]t\b|"
+                       + NEGATION_ZH, _I)
 # where a clause may end: after , ; : — – ( and before and / but / because … (EN); after ，；：、 (ZH)
 _BOUNDARY = re.compile(r"\s*[,;:]\s+|\s+[—–-]\s+|\s+\(|[，；：、。！？]|(?<=[.!?])\s+"
                        r"|\s+(?=(?:but|because|which|while|although|though|whereas)\s)"
@@ -389,6 +391,9 @@ def resolve_dates(text: str, when: datetime | None) -> str:
 # -- the subject named -----------------------------------------------------------------------------
 _BE = {"am": "is", "'m": " is", "was": "was", "have": "has", "'ve": " has", "do": "does", "don't": "doesn't",
        "haven't": "hasn't",
+       # a negation typed without its apostrophe: "I dont like calculus" → "The user doesn't like calculus"
+       "dont": "doesn't", "havent": "hasn't", "didnt": "didn't", "cant": "can't", "wont": "won't", "wasnt": "wasn't",
+       "hadnt": "hadn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "couldnt": "couldn't",
        "'ll": " will", "'d": " would",
        # chat spellings of a verb and its "to": "I wanna know" → "The user wants to know"
        "wanna": "wants to", "gotta": "has to", "dunno": "doesn't know"}

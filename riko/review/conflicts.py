@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..language.lexicon import NEGATION_EN, NEGATION_ZH, alternation
+from ..language.lexicon import NEGATION_CHAT_EN, NEGATION_EN, NEGATION_ZH, alternation
 from ..language.text import tokenize
 
 __all__ = ["RELATIONS", "contests", "contradicts", "relation", "speaks_of_change"]
@@ -70,7 +70,7 @@ _TRANSITION = re.compile(
 # The new claim says the old one was wrong.
 _CORRECTING = re.compile(r"(?<![a-z])(?:actually|in fact|not true|that's wrong|i was wrong|correction)(?![a-z])"
                          r"|其实|实际上|不对|说错了|搞错了|更正")
-_NEGATION = re.compile(r"(?<![a-z])" + alternation(NEGATION_EN) + r"(?![a-z])|" + NEGATION_ZH)
+_NEGATION = re.compile(r"(?<![a-z])" + alternation((*NEGATION_EN, *NEGATION_CHAT_EN)) + r"(?![a-z])|" + NEGATION_ZH)
 # Predicates whose own words are the value: "vegetarian" against "vegan".
 _VALUE_PREDICATES = frozenset({"diet"})
 _EN_NUMBERS = {w: str(i) for i, w in enumerate(

@@ -60,6 +60,15 @@ def test_polarity_is_not_part_of_the_slot():
     assert derive("我不喜欢咖啡").negated and not derive("我喜欢咖啡").negated
 
 
+@pytest.mark.parametrize("text", ["I dont like calculus", "i didnt enjoy calculus", "I don’t like calculus",
+                                  "i cant stand calculus", "I loathe calculus", "我不喜欢微积分", "我受不了微积分"])
+def test_a_negation_typed_as_chat_types_it_is_still_a_negation(text):
+    """"I dont like calculus" (no apostrophe, or a curly one) is the dislike it says, not a taste for calculus."""
+    d = derive(text)
+    assert (d.kind, d.negated) == ("preference", True)
+    assert d.slot.endswith(":calculus") or d.slot.endswith(":微积分")
+
+
 def test_a_relative_is_tied_to_a_name_in_both_languages():
     en = names("My sister Lena lives in Berlin.")
     zh = names("我妹妹 Lena 住在柏林。")

@@ -112,6 +112,13 @@ NAMED = {
         "The user has never been a pistons fan",
     "My friend Im Yoon-ah lives in Seoul":
         "The user's friend Im Yoon-ah lives in Seoul",
+    # a negation typed without its apostrophe is spelled out, never conjugated ("donts")
+    "I dont like calculus":
+        "The user doesn't like calculus",
+    "i cant swim":
+        "The user can't swim",
+    "I really didnt enjoy the trip":
+        "The user really didn't enjoy the trip",
 }
 
 
@@ -312,6 +319,15 @@ def test_a_long_fact_is_cut_at_a_clause_boundary_keeping_its_negation():
     assert "不住酒店" in cut and len(cut) <= MAX_TITLE_CHARS
 
 
+@pytest.mark.parametrize("negation", ["don’t", "dont", "didnt", "cant", "wont"])
+def test_a_negation_with_a_curly_apostrophe_or_none_is_kept_by_a_cut(negation):
+    text = ("We're driving the whole coast road this summer with the two dogs in the back seat, stopping at "
+            f"every beach we pass, and I {negation} want a single hotel night on the way")
+    assert has_negation(text) and not has_negation(text.replace(f"I {negation} want", "I want"))
+    cut = clip(text, MAX_DESCRIPTION_CHARS)
+    assert not drops_negation(text, cut) and negation in cut
+
+
 def test_a_cut_with_no_safe_boundary_keeps_the_text_whole():
     text = "I " + "really " * 20 + "do not want any hotels at all on this trip"
     assert clip(text, 60) == " ".join(text.split())
@@ -320,7 +336,8 @@ def test_a_cut_with_no_safe_boundary_keeps_the_text_whole():
 
 _WORDS = st.sampled_from("I we my sister want love stay in the cabins campsites coast road summer dogs trip "
                          "hotels really along with and a big old quiet place near lake city".split())
-_NEGATIONS = st.sampled_from(["not", "never", "no", "don't", "can't", "isn't", "nothing", "不", "没有", "别"])
+_NEGATIONS = st.sampled_from(["not", "never", "no", "don't", "can't", "isn't", "nothing", "不", "没有", "别",
+                              "don’t", "dont", "cant", "wasnt"])
 _SEPARATORS = st.sampled_from([" ", " ", " ", ", ", "; ", " but ", " because ", " - ", "，"])
 
 
