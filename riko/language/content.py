@@ -25,7 +25,7 @@ from .lexicon import (CONVERSATION_TALK_EN, CONVERSATION_TALK_ZH, DANGLING_ENDS_
                       MONTHS_EN, PASSING_TALK_EN, SUBORDINATORS_EN,
                       FOR_NOW_EN, KEEPING_IN_TOUCH_EN, PASSING_TALK_ZH, STANDING_EN,
                       TASK_IMPERATIVES_EN, TASK_OPENERS_EN, TASK_PASTES_EN, TASK_PROGRESS_EN, TASK_PROGRESS_ZH,
-                      TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN, OPTION_GIVEN_EN,
+                      TASK_OPENERS_WE_EN, TASK_REQUESTS_EN, TASK_VERBS_EN, TASK_ZH, TIME_NOUNS_EN, WHAT_WAS_GIVEN_EN, OPTION_GIVEN_EN,
                       OPTION_GIVEN_ZH, WASTED_TIME_EN)
 
 __all__ = ["carries_content", "main_clause", "own_words", "pasted", "points_back", "task_talk", "CONTENT_KINDS",
@@ -77,9 +77,11 @@ _DEICTIC_ZH = re.compile(r"这个|那个|这样|那样|它|你的?|您的?|建�
 
 
 _TASK_OPENING = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|first|next|then|also)[,\s]+)*"
-                           rf"{alternation(TASK_OPENERS_EN)}\s+(?:(?:also|just|really|first|then|now|still|"
+                           rf"(?:{alternation(TASK_OPENERS_EN)}\s+(?:(?:also|just|really|first|then|now|still|"
                            rf"definitely|probably|need\s+to|want\s+to|have\s+to|try\s+to)\s+)*"
-                           rf"{alternation(TASK_VERBS_EN)}\b(?!\s+out\b)", _I)
+                           rf"{alternation(TASK_VERBS_EN)}|{alternation(TASK_OPENERS_WE_EN)}\s+(?:(?:also|just|really|first|"
+                           rf"then|now|still|definitely|probably|need\s+to|have\s+to|try\s+to)\s+)*"
+                           rf"{alternation(v for v in TASK_VERBS_EN if v != 'continue')})\b(?!\s+out\b)", _I)
 _TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|hi|hey|thanks)[,!\s]+)*"
                            rf"(?:{'|'.join(TASK_REQUESTS_EN)})", _I)
 _TASK_PASTE = re.compile("|".join(TASK_PASTES_EN), _I)

@@ -29,7 +29,7 @@ __all__ = [
     "EMOTIONS_EN", "EMOTIONS_ZH",
     "HOLLOW_PHRASES_EN", "HOLLOW_WORDS_EN", "HOLLOW_ZH", "LIKE_VERBS_EN", "LIKE_VERBS_ZH", "HANDED_VERBS_EN",
     "HANDED_VERBS_ZH",
-    "TASK_OPENERS_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
+    "TASK_OPENERS_EN", "TASK_OPENERS_WE_EN", "TASK_VERBS_EN", "TASK_REQUESTS_EN", "TASK_PASTES_EN", "DANGLING_ENDS_EN", "TASK_ZH",
     "TASK_IMPERATIVES_EN", "STANDING_EN", "STANDING_ZH", "STANDING_VERBS_EN", "STANDING_VERBS_ZH",
     "STANDING_ABOUT_EN", "STANDING_ABOUT_ZH", "ONE_OFF_EN", "ONE_OFF_ZH", "FOR_NOW_EN",
     "CONVERSATION_TALK_EN", "CONVERSATION_TALK_ZH", "WASTED_TIME_EN", "PASSING_TALK_EN", "PASSING_TALK_ZH", "MOODS_ALONE_EN",
@@ -326,6 +326,10 @@ TASK_OPENERS_EN = ("i'll", "i will", "i'm going to", "i am going to", "i'm gonna
                    "i'm scheduled to", "i am scheduled to", "i'll also", "i will also", "i'm about to", "now i", "next i", "first i",
                    "i would like to", "i'd love to", "i would love to", "i just want to", "i just need to", "i'd just like to",
                    "i'd also like to", "i would also like to", "i also want to", "i also need to")
+#: The same step of the work said of the speaker and the other side as one ("We need to check the logs", "We can
+#: start with the intro"); what "we" go on doing in life stays ("We can continue our coastal walks").
+TASK_OPENERS_WE_EN = ("we'll", "we will", "we need to", "we can", "we could", "we should", "we have to", "we must",
+                      "we're going to", "we are going to")
 TASK_VERBS_EN = ("understand", "include", "double-check", "double check", "check", "make sure", "ensure",
                  "figure out", "calculate", "compute", "apply", "explain", "fix", "debug", "implement", "update",
                  "review", "clarify", "confirm", "test", "proceed", "continue", "focus on", "go through",
@@ -349,6 +353,14 @@ TASK_REQUESTS_EN = (r"(?:can|could|would|will)\s+you\b", r"please\b(?!\s+(?:don'
                     r"guidance|suggestions|ideas|input|feedback|pointers|recommendations)\b",
                     r"(?:i'm|i\s+am|im)\s+(?:just\s+|really\s+|still\s+|also\s+)*looking\s+for\s+(?:some\s+|any\s+)?(?:advice|"
                     r"help|tips|guidance|suggestions|ideas|input|feedback|pointers|recommendations|ways)\b",
+                    # waiting to hear someone's view ("Looking forward to getting some expert advice", "I'm curious
+                    # about Michael's take on …"); "I'm looking forward to the meeting on June 5" says what is coming
+                    r"(?:(?:i'm|im|i\s+am)\s+(?:really\s+|so\s+|also\s+)?)?looking\s+forward\s+to\s+(?:getting|hearing|"
+                    r"receiving|gaining|gathering|collecting|seeing)\s+(?:some\s+|any\s+|more\s+|the\s+|your\s+|their\s+|his\s+|"
+                    r"her\s+|everyone's\s+|[\w-]+'s\s+)?(?:[\w-]+\s+)?(?:advice|insights?|input|feedback|thoughts|tips|"
+                    r"suggestions|ideas|perspectives?|take|guidance|recommendations|opinions?|response|reply)\b",
+                    r"(?:i'm|im|i\s+am)\s+(?:really\s+|also\s+|just\s+|kinda\s+|kind\s+of\s+)?curious\s+(?:about|to\s+(?:hear|"
+                    r"know|see))\s+(?:your|their|his|her|[\w-]+'s)\s+(?:take|thoughts|opinion|perspective|views?|input|advice)\b",
                     r"(?:i'm|i\s+am|im)\s+(?:still\s+|just\s+|a\s+bit\s+|a\s+little\s+|kind\s+of\s+|kinda\s+|really\s+)?(?:not\s+(?:entirely\s+|"
                     r"totally\s+|quite\s+|really\s+|completely\s+)?sure|unsure|uncertain|confused|stuck)\s+(?:about\s+|on\s+|as\s+to\s+)?"
                     r"(?:where|how|what|which|whether|if)\b",
@@ -409,7 +421,8 @@ DANGLING_ENDS_EN = ("but first", "but", "and", "or", "because", "with", "to", "o
                     "then suddenly")
 TASK_ZH = (r"(?:请你?|麻烦你?|帮我|帮忙|你能不能|你可以|能不能帮|告诉我|给我讲|解释一下|看一下|检查一下|"
            r"我(?:很|真的|一直)?(?:想知道|好奇)(?:怎么|如何|为什么|是不是|能不能|哪)|我想看(?:看|一下)?(?:例子|示例|代码)|"
-           r"我(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
+           r"(?:我|我们|咱们)(?:想|要|需要|得|会|打算)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|理解|检查|核对|计算|修改|补充|加上|整理|继续|完善|优化|调整)|"
+           r"(?:我们|咱们)(?:可以|应该)(?:先|再|也)?(?:确认|确保|弄清楚|搞清楚|检查|核对|计算|修改|补充|整理|继续|完善|优化|调整)|"
            # not knowing where the task goes next, wanting to hear more of what was just said
            r"我(?:还|也)?不(?:太|是很|大)?(?:确定|清楚|知道)(?:该|要|应该)?(?:用|选)?(?:从哪|怎么|如何|先|哪)|"
            r"我(?:需要|想要|要)(?:一些|你的|点)?帮助|我(?:需要|想要)(?:一些|几个|更多|点)(?:\w{0,4})?(?:建议|想法|推荐|选择|例子|方案|点子)|"
@@ -900,6 +913,9 @@ CONVERSATION_TALK_EN = (
 )
 #: The same, in Chinese: 我们刚才说到 …, 根据上面的讨论 …, 那就这样吧.
 CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|你|上面|刚才|以上|前面)(?:所有)?的?(?:讨论|对话|内容|建议|分析|回答)",
+                        # waiting to hear someone's view (期待你的建议, 我很好奇你怎么看)
+                        r"^我?(?:很|非常|特别|真的)?期待(?:听到|得到|收到|听听)?(?:你|您|他|她|大家|专家)?的?(?:建议|意见|反馈|看法|想法|见解)",
+                        r"^我(?:很|挺|有点|真的)?好奇(?:你|您|他|她|大家)(?:对[^，。！？]{0,12})?(?:怎么看|的看法|会怎么说)",
                         r"^我?(?:来|想)?(?:跟进|确认|核实)一下", r"(?:有|包括|如下)[:：]?\s*$",
                         r"(?:我们|咱们)(?:刚才|之前|已经)(?:说|聊|讨论|谈)(?:过|到|了)",
                         # the piece of the work the speaker waits for (我需要完整的文件, 我需要那个链接) and what was shown,
@@ -1003,6 +1019,15 @@ PASSING_TALK_EN = (
     r"\b(?:as\s+an\s+ai|(?:a|an\s+ai)\s+language\s+model|(?:don't|do\s+not|dont)\s+have\s+(?:any\s+)?(?:a\s+)?personal\s+"
     r"(?:experiences?|preferences?|opinions?|feelings?|favou?rites?|tastes?)|(?:don't|do\s+not|dont)\s+have\s+(?:a\s+)?"
     r"(?:physical\s+)?body)\b",
+    # off to a moment of the day's routine ("I'm gonna go get some lunch", "Im gonna head to bed", "I'm going to take
+    # a shower"); what the speaker will do with their life stays ("I'm going to take a pottery class")
+    r"^(?:(?:ok(?:ay)?|so|well|alright|anyway|anyways|yeah|and|but|then|welp|lol|haha|i\s+think|i\s+guess)[,!.\s]+)*"
+    r"(?:i\s+think\s+|i\s+guess\s+)?(?:i'm|im|i\s+am)\s+(?:gonna|going\s+to|about\s+to|off\s+to)\s+(?:go\s+(?:and\s+)?)?"
+    r"(?:head\s+(?:to\s+bed|out|home|off|to\s+sleep)|go\s+to\s+(?:bed|sleep)|sleep|nap|rest|shower|wash\s+up|"
+    r"(?:take|have|grab)\s+(?:a\s+)?(?:quick\s+)?(?:nap|shower|bath|lunch\s+break|break|breather)|"
+    r"take\s+(?:some\s+|my\s+|a\s+)?(?:meds|medicine|pain\s*killers?)|"
+    r"(?:get|grab|eat|have|make)\s+(?:some\s+|a\s+|my\s+)?(?:lunch|breakfast|dinner|brunch|food|snack|something(?:\s+to\s+eat)?|"
+    r"bite))\b",
     # a guess at how someone else is or will be ("Im sure she was understanding", "I'm sure it'll be a memorable
     # experience"); "I'm sure I left my keys at work" is the speaker's own
     r"^(?:(?:oh|yeah|well|and|but|so|lol|haha)[,!.\s]+)*(?:i'm|im|i\s+am)\s+(?:pretty\s+|very\s+|so\s+|quite\s+)?sure\s+"
@@ -1248,7 +1273,8 @@ __all__ += ["CONCEPT_HEADS_EN"]
 #: Keeping in touch about the work ("I'll be in touch once we've had a good squiz", "I'll report back
 #: tomorrow", "We'll touch base on May 17th"): talk about the conversation even when it names a day.
 KEEPING_IN_TOUCH_EN = r"\b(?:i'll|i\s+will|we'll|we\s+will)\s+(?:\w+ly\s+)?(?:be\s+in\s+touch|get\s+back\s+to\s+you|" \
-                      r"keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|report\s+back|circle\s+back|touch\s+base)\b"
+                      r"keep\s+you\s+(?:posted|updated|in\s+the\s+loop)|report\s+back|circle\s+back|touch\s+base|" \
+                      r"let\s+(?:you|ya|u|y'all)\s+know\s+(?:how|what|when|if|whether))\b"
 __all__ += ["KEEPING_IN_TOUCH_EN"]
 
 #: Verbs that take a person and then a thing: "her" after one is who gets it ("I gave her flowers").

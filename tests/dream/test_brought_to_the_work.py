@@ -8,7 +8,10 @@ key") or on an activity ("Staying consistent is key"), an answer in the conditio
 ("While that's happening, I'd place the baby on a firm surface"), what the speaker is doing this
 moment ("I'm heading to the gym now"), the piece of the work waited for ("I need the breakdown"), an
 error that names nothing ("I'm still getting the error"), the body in a passing fright ("my heart is
-still pounding") and, between people, a statement that names no one ("Airplanes are cool") — in
+still pounding"), the next step said as "we" ("We should focus on the interviews"), waiting to hear
+someone's view ("Looking forward to getting some expert advice"), a moment of the day's routine
+("I'm gonna head to bed"), saying how it went later ("I'll let ya know how it goes") and, between
+people, a statement that names no one ("Airplanes are cool") — in
 English and Chinese. Each was proposed from the shared sets and read as not a memory; what the
 speaker says of themselves in the same words stays."""
 
@@ -225,6 +228,30 @@ BROUGHT_TO_THE_WORK = {
         "I think this will help me see where I can cut back",
         "我觉得设定清晰的界限会是关键",
     ],
+    "the next step of the work, said as we": [
+        "We need to check on the agreement we've been working on",
+        "We should focus on ethnography and in-depth interviews",
+        "We can start by deflating the tire and using the tire lever to remove half of it",
+        "我们可以先整理这些资料",
+        "咱们得先确认预算",
+    ],
+    "waiting to hear someone's view": [
+        "Looking forward to getting some expert advice",
+        "Looking forward to getting Kevin's insights",
+        "I'm curious about Michael's take on common misconceptions about physics",
+        "期待你的建议",
+        "我很好奇你对这个方案怎么看",
+    ],
+    "off to a moment of the day's routine": [
+        "Akib: I'm gonna go get some lunch at the taco spot near me",
+        "Nicolas: Im gonna head to bed",
+        "I'm going to take a shower",
+        "我要去睡觉了",
+    ],
+    "saying how it went later": [
+        "I'll let ya know how it all goes after Friday",
+        "我回头告诉你结果",
+    ],
 }
 CASES = [(rule, text) for rule, texts in BROUGHT_TO_THE_WORK.items() for text in texts]
 
@@ -304,6 +331,12 @@ STAYS = [
     "我听说我需要配置环境变量",
     "我不懂日语",
     "我觉得我妹妹会很喜欢这个礼物",
+    "I'm looking forward to the meeting on June 5",
+    "I'm going to take a pottery class",
+    "We'll be moving to Berlin in the spring",
+    "We need to find a bigger apartment for the baby",
+    "我们下个月要搬到柏林",
+    "我很期待下周的旅行",
 ]
 
 
