@@ -832,6 +832,17 @@ CONVERSATION_TALK_EN = (
     r"^(?:(?:so|and|but|yeah|overall|honestly)[,!.\s]+)*i\s+(?:really\s+)?(?:think|believe|feel\s+like|guess|reckon)\s+"
     r"[^.!?]{3,160}?\b(?:will|'ll|is\s+going\s+to|would)\s+be\s+(?:absolutely\s+|really\s+|so\s+)?(?:key|crucial|"
     r"essential|vital|critical|the\s+key|a\s+game[-\s]changer)\b",
+    # a verdict on a step proposed for the work, its subject a gerund ("I think categorizing the feedback first will
+    # really help", "I think diving into the birthday paradox next would be really interesting", "I think using Tina and
+    # Zoe as references would work well"); one that says "my" stays ("I think learning Spanish will help me at my new
+    # job in Madrid"), as does what has helped ("I think running every morning has helped my sleep")
+    r"^(?:(?:so|and|but|yeah|honestly|ok(?:ay)?|overall|for\s+[\w\s]{1,30}?)[,!.\s]+)*i\s+(?:really\s+|also\s+)?(?:think|feel\s+like|"
+    r"believe|reckon|guess)\s+(?:that\s+)?(?:(?:also|maybe|perhaps|just)\s+)?[a-z]+ing\b(?![^.!?]*\bmy\b)[^.!?]{0,160}?\b(?:will|'ll|would|could|"
+    r"might|can)\s+(?:(?:really|definitely|probably|also|actually|totally|certainly|surely)\s+)*(?:help|work\s+(?:well|best|"
+    r"great|better)|make\s+(?:a|all\s+the)\s+(?:big\s+|huge\s+|real\s+)?difference|enhance|improve|be\s+(?:(?:really|super|very|"
+    r"so|quite|pretty|extremely|especially|particularly)\s+)?(?:helpful|useful|beneficial|effective|interesting|fun|important|"
+    r"valuable|great|good|perfect|ideal|smart|wise|a\s+(?:great|good|fun|nice|smart|solid)\s+(?:idea|way|start|step|first\s+step|"
+    r"next\s+step|approach|option|addition)|the\s+(?:first|next|best|right)\s+(?:step|move|approach|way)))\b",
     # the next step of the shared work, pointing at what is on the table ("We need to get that locked down so we can
     # move to logo", "We can split this sum into two parts"); "We can continue our coastal walks" says what is theirs
     r"^(?:(?:so|and|but|ok(?:ay)?|alright|right|now|then|first|also)[,!.\s]+)*we\s+(?:(?:also|just|really|still|definitely|"
@@ -946,6 +957,9 @@ CONVERSATION_TALK_ZH = (r"^(?:那|那么|好)?(?:根据|基于|按照)(?:我们|
                         # a verdict on the plan in hand (我觉得设定清晰的界限会是关键), what was heard about the
                         # world (听说Redis很适合做缓存); 听说我需要配置环境变量 says something of the speaker
                         r"^我(?:觉得|认为|想)[^。！？]{2,40}(?:会是|将是|才是)(?:关键|重中之重)",
+                        # a verdict on a step proposed for the work (我觉得先把反馈分类会很有帮助); 我的 keeps it the speaker's
+                        r"^我(?:觉得|认为)(?:先|再|多|把|用)(?![^。！？]*我的)[^，。！？]{2,30}(?:会|能|应该)(?:很|非常|挺|特别|真的)?"
+                        r"(?:有帮助|有用|管用|有效|有意思)",
                         # pleased with or grateful for what was given (我很满意这个行程安排, 我很欣赏你的建议,
                         # 我对这个计划很满意); 我很满意我的新工作 is the speaker's
                         r"^我(?:真的|非常|很|挺|特别|十分)?(?:满意|欣赏|感激|喜欢)(?:这个|这些|这份|这样的|你的|您的|你们的|你给的|你做的)",
@@ -1340,6 +1354,13 @@ TASK_PROGRESS_EN = (
     r"the\s+|a\s+few\s+|an?\s+|more\s+|other\s+|this\s+|that\s+|these\s+|those\s+)?(?:(?:weird|strange|odd|similar|same|new|"
     r"unexpected|other)\s+)?(?:issues?|errors?|problems?|exceptions?|warnings?|bugs?|trouble)(?:\s+(?:here|now|though|again|"
     r"too))*(?:\s*[-–—,:]\s*(?:here's|here\s+is|see)\b.*)?[\s.!~]*$",
+    # a look at what is on the table, or a check of it, said alone ("I've looked at the itinerary", "I've checked the
+    # logs", "I've gone through your list"); "I've read the documentation", "I've seen the Northern Lights" and what
+    # the check found ("I've checked the Redis configuration and it's running on port 6379") stay
+    r"^(?:(?:ok(?:ay)?|so|alright|right|yes|yeah|well|and|also)[,!.\s]+)*(?:i've|i\s+have|ive|we've|we\s+have)\s+(?:just\s+|"
+    r"already\s+|now\s+|finally\s+|also\s+|quickly\s+|carefully\s+)*(?:looked\s+(?:at|over|through)|reviewed|gone\s+(?:through|over)|"
+    r"checked|double-checked|skimmed|read\s+(?:through|over))\s+(?:the|your|this|that|these|those|all|both|it|them)\b"
+    r"(?:\s+[\w'’./-]+){0,5}[\s.!~]*$",
     # the exercise in hand, down to its variable ("solve for x", "I need to find the values of r", "prove n")
     r"\b(?:prove|show|find|solve\s+for|values?\s+of|compute|calculate|evaluate|simplify|differentiate|integrate)\s+"
     r"(?-i:[a-z])[\s.!?]*$",
@@ -1348,6 +1369,9 @@ TASK_PROGRESS_EN = (
 TASK_PROGRESS_ZH = (r"^我(?:现在|目前|已经)?(?:在|到了?|做到了?)第[0-9一二三四五六七八九十]+(?:步|页|题|节|课|部分)",
                     r"^我(?:刚|刚刚)(?:做完|完成|写完|看完|弄完)了?(?:第[0-9一二三四五六七八九十]+个|这个|那个|你给的)?(?:练习|步骤|任务|作业|题|部分|章节)",
                     r"(?:我们|咱们)(?:得|要|必须)保持(?:这个)?(?:势头|节奏|进度)",
+                    # a look at what is on the table, or a check of it (我看过你的清单了, 我已经检查了日志)
+                    r"^我(?:已经|刚|刚刚|也)?(?:看过|看了|检查过|检查了|核对过|核对了|浏览过|浏览了|过了一遍)(?:一遍|一下)?"
+                    r"(?:你的|这个|那个|这些|那些|日志|配置|草稿|清单|行程|文档)",
                     # an error or issue that names nothing (我还是遇到一些问题, 还是报错)
                     r"^我?(?:还是|依然|仍然|又)(?:遇到|碰到|看到|出现|有)?了?(?:一些|同样的|这个|那个|新的)?(?:问题|错误|报错|bug)了?[。！!~]*$",
                     # stuck on the exercise in hand (我不太理解这个公式, 我搞不懂二项分布和多项分布的区别); 我不懂日语 is the speaker's

@@ -9,7 +9,9 @@ key") or on an activity ("Staying consistent is key"), an answer in the conditio
 moment ("I'm heading to the gym now"), the piece of the work waited for ("I need the breakdown"), an
 error that names nothing ("I'm still getting the error"), the body in a passing fright ("my heart is
 still pounding"), the next step said as "we" ("We should focus on the interviews"), waiting to hear
-someone's view ("Looking forward to getting some expert advice"), a moment of the day's routine
+someone's view ("Looking forward to getting some expert advice"), a verdict on a step proposed for
+the work ("I think using Tina and Zoe as references would work well"), a look at what is on the table
+("I've checked the logs"), a moment of the day's routine
 ("I'm gonna head to bed"), saying how it went later ("I'll let ya know how it goes") and, between
 people, a statement that names no one ("Airplanes are cool") — in
 English and Chinese. Each was proposed from the shared sets and read as not a memory; what the
@@ -248,6 +250,19 @@ BROUGHT_TO_THE_WORK = {
         "I'm going to take a shower",
         "我要去睡觉了",
     ],
+    "a verdict on a step proposed for the work": [
+        "For conversation topics, I think asking about traditional celebrations in Senegal could be interesting",
+        "I think adding traditional dishes like cozido and caldo verde would really enhance the experience",
+        "I think using Tina, Heather, and Zoe as references would work well",
+        "我觉得先把反馈分类会很有帮助",
+    ],
+    "a look at what is on the table": [
+        "I've looked at the first roadbook draft",
+        "I've checked the GitHub Actions logs",
+        "I've gone through your list",
+        "我已经检查了日志",
+        "我刚核对过这些数据",
+    ],
     "saying how it went later": [
         "I'll let ya know how it all goes after Friday",
         "我回头告诉你结果",
@@ -337,6 +352,12 @@ STAYS = [
     "We need to find a bigger apartment for the baby",
     "我们下个月要搬到柏林",
     "我很期待下周的旅行",
+    "I think learning Spanish will help me at my new job in Madrid",
+    "I think running every morning has helped my sleep",
+    "I have checked the Redis configuration and it's running on the default port 6379",
+    "I've seen the Northern Lights",
+    "我觉得学日语对我的工作会很有帮助",
+    "我看过这部电影三遍",
 ]
 
 
