@@ -444,17 +444,74 @@ def _third(verb: str) -> str:
     return out.upper() if verb.isupper() and len(verb) > 1 else out
 
 
+#: Anyone else a "they" could point at: a second "I" of a sentence that holds one stays named.
+_SOMEONE_ELSE = re.compile(r"(?<![\w'’])(?:he|she|him|her|his|hers|they|them|their|theirs|themselves|he's|she's|they're|"
+                           r"they've|they'll|they'd)(?![\w'’])", _I)
+_OWNED_BETWEEN = re.compile(r"\b(?:my|our)\s+[\w'’-]+", _I)
+_WITH_OTHERS = re.compile(r"\band\s+I\b|\bI\s+and\b", _I)
+#: A second "I" said as "they": its verb keeps the first person's form but for "am" and "was".
+_THEY = {"'m": "they're", "'ve": "they've", "'ll": "they'll", "'d": "they'd"}
+_THEY_VERB = {"am": "are", "was": "were", "wasnt": "weren't", "wasn't": "weren't", "dont": "don't", "didnt": "didn't",
+              "cant": "can't", "wont": "won't", "havent": "haven't", "hadnt": "hadn't", "wouldnt": "wouldn't",
+              "shouldnt": "shouldn't", "couldnt": "couldn't", "wanna": "want to", "gotta": "have to", "dunno": "don't know"}
+
+
+def _again(text: str, at: int) -> bool:
+    """Whether the "I" at ``at`` follows another "I" of its sentence with no one else a "they"
+    could mean ("I think I'll call Mia": yes; "I told my parents I'd call", "I said she and I …": no)."""
+    head = text[:at]
+    begin = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind("\n")) + 1
+    end = min([i for i in (text.find(". ", at), text.find("! ", at), text.find("? ", at)) if i >= 0] or [len(text)])
+    first = next(_EN_SUBJECT.finditer(text, begin, at), None)
+    if first is None or first.group(1) != "I":
+        return False
+    return not (_SOMEONE_ELSE.search(text, begin, end) or _WITH_OTHERS.search(text, begin, end)
+                or _OWNED_BETWEEN.search(text, first.start(), at))
+
+
+def _they(m: re.Match[str]) -> str:
+    if m.group(2):
+        return _THEY[m.group(2).replace("’", "'").casefold()]
+    verb = m.group(3)
+    if verb is None:
+        return "they"
+    return f"they {_THEY_VERB.get(verb.casefold().replace('’', chr(39)), verb)}"
+
+
+#: 我 as the subject of a verb: what may follow it for a second 我 of the sentence to read 自己.
+_ZH_SUBJECT = re.compile(r"我(?=会|要|想|觉得|认为|应该|能|可以|得|需要|是|在|也|还|都|就|已经|不|没|真|很|挺|有点|一直)")
+_ZH_SOMEONE_ELSE = re.compile(r"[他她它]|和我|我和|跟我|我跟")
+
+
+def _name_subject_zh(text: str, subject: str) -> str:
+    """我 → ``subject`` (我们 stays); a second 我 of a sentence whose first 我 did something is 自己
+    ("我觉得我应该多休息" → "用户觉得自己应该多休息"), unless he, she or someone with the speaker is in it."""
+    out, last = [], 0
+    for sentence in re.finditer(r"[^。！？；!?;\n]+[。！？；!?;\n]*", text):
+        part = sentence.group(0)
+        first = _ZH_SUBJECT.search(part)
+        if first is not None and not _ZH_SOMEONE_ELSE.search(part):
+            head, tail = part[:first.end()], part[first.end():]
+            part = head + _ZH_SUBJECT.sub("自己", tail)
+        out.append(text[last:sentence.start()] + part)
+        last = sentence.end()
+    out.append(text[last:])
+    return re.sub(r"我(?!们)", subject, "".join(out))
+
+
 def name_subject(text: str, subject: str) -> str:
     """``text`` with the speaker named: "I" → ``subject`` (its verb agreeing: "I love" → "The user
     loves", "I'm" → "… is"), "my" / "mine" → ``subject``'s, "me" / "myself" → ``subject``; in
     Chinese 我 → ``subject`` (我们 stays). A text that does not speak of the speaker is unchanged."""
     if _CJK.search(text):
-        return re.sub(r"我(?!们)", USER[1] if subject == USER[0] else subject, text)
+        return _name_subject_zh(text, USER[1] if subject == USER[0] else subject)
     text = _CHAT_SUBJECT.sub(lambda m: f"{m.group(1)}'{m.group(2)}", text)  # "Im going" is "I'm going"
 
     def subj(m: re.Match[str]) -> str:
         start = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[:m.start()]))
         name = subject if start or not subject[:1].isupper() or subject != USER[0] else "the user"
+        if not start and m.group(1) == "I" and _again(text, m.start()):
+            return _they(m)
         if m.group(2):
             return name + _BE[m.group(2).replace("’", "'").casefold()]
         verb = m.group(3)

@@ -56,7 +56,7 @@ NAMED = {
     "My partner and I are hosting brunch":
         "The user's partner and the user are hosting brunch",
     "I'm not sure I love it":
-        "The user is not sure the user loves it",
+        "The user is not sure they love it",
     "I haven't set up price alerts yet":
         "The user hasn't set up price alerts yet",
     "I agreed to stop by 10 PM":
@@ -112,6 +112,29 @@ NAMED = {
         "The user has never been a pistons fan",
     "My friend Im Yoon-ah lives in Seoul":
         "The user's friend Im Yoon-ah lives in Seoul",
+    # a second "I" of the sentence is "they" when no one else could be meant; else it stays named
+    "I want to make sure I meet the April 15 deadline":
+        "The user wants to make sure they meet the April 15 deadline",
+    "I'm getting an error when I try to deploy my app":
+        "The user is getting an error when they try to deploy their app",
+    "I was sad because I was tired":
+        "The user was sad because they were tired",
+    "I'm happy I'm here":
+        "The user is happy they're here",
+    "I dunno if I wanna go":
+        "The user doesn't know if they want to go",
+    "I told my parents I would call":
+        "The user told their parents the user would call",
+    "My parents said they were proud of me and I cried":
+        "The user's parents said they were proud of them and the user cried",
+    "My sister and I think I should go":
+        "The user's sister and the user think the user should go",
+    "我觉得我应该多休息":
+        "用户觉得自己应该多休息",
+    "我妈妈说我很棒":
+        "用户妈妈说用户很棒",
+    "我和妹妹觉得我应该去":
+        "用户和妹妹觉得用户应该去",
     # a negation typed without its apostrophe is spelled out, never conjugated ("donts")
     "I dont like calculus":
         "The user doesn't like calculus",
