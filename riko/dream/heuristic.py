@@ -75,7 +75,7 @@ def _answers(transcript: Transcript) -> list[Scored]:
         speaker = speakers.get(line.seq) if line.role == "user" else "\0assistant"
         if line.role == "user":
             earlier = said.setdefault(speaker, [])
-            if previous is not None and previous[1] != speaker and "?" in previous[0][-3:] + "？":
+            if previous is not None and previous[1] != speaker and any(mark in previous[0][-3:] for mark in "?？"):
                 question = split_speaker(previous[0])[1] if previous[1] != "\0assistant" else previous[0]
                 fact = answer_fact(question, texts[line.seq], speaker=speaker, context=tuple(earlier[-3:]))
                 if fact is not None:

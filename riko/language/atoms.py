@@ -716,7 +716,18 @@ def extract_facts(text: str, *, speaker: str | None = None, context: Sequence[st
     return list(_extract(text, speaker, tuple(context)))
 
 
-_ASKED_LAST = re.compile(r"([^.!?。！？]*[?？])[\s\"'”’)）]*$")
+_CLOSERS = "\"'”’)）"
+
+
+def _asked_last(text: str) -> str | None:
+    """The last sentence of ``text`` when it is a question (its ? or ？ before closing quotes and
+    space), else None. Read from the end: a long message is never scanned once per position."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _CLOSERS):
+        end -= 1
+    if not end or text[end - 1] not in "?？":
+        return None
+    return text[max(text.rfind(c, 0, end - 1) for c in ".!?。！？") + 1:end]
 
 
 def answer_fact(question: str, answer: str, *, speaker: str | None = None, context: Sequence[str] = ()) -> Fact | None:
@@ -724,9 +735,9 @@ def answer_fact(question: str, answer: str, *, speaker: str | None = None, conte
     question before it ("What are their names?") as one fact ("their names are Luna and Oliver"),
     or None when the answer states something itself, is no answer (a thanks, a yes, a question)
     or the question is not one riko can turn into a statement."""
-    m = _ASKED_LAST.search(question.strip())
+    asked = _asked_last(question.strip())
     said = _trim(answer.replace("’", "'"))
-    if m is None or not said or (_words(said) > 8 and not _CJK.search(said)) or _QUESTION.search(said) or _TO_YOU.search(said) \
+    if asked is None or not said or (_words(said) > 8 and not _CJK.search(said)) or _QUESTION.search(said) or _TO_YOU.search(said) \
             or _ABOUT_YOU.search(said) or _REQUEST.search(said) or _META.search(said) or has_secret(said) \
             or is_hypothetical(said):
         return None
@@ -735,7 +746,7 @@ def answer_fact(question: str, answer: str, *, speaker: str | None = None, conte
     if not _CJK.search(said) and (_STATE_EN.search(said) or _DECLARATIVE.search(said) or _SUBJECTLESS.match(said)
                                   or _ABOUT_ME.search(said)):
         return None
-    joined = answer_statement(m.group(1).strip(), said)
+    joined = answer_statement(asked.strip(), said)
     if joined is None:
         return None
     at = answer.find(said)

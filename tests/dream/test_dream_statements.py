@@ -294,11 +294,28 @@ def test_a_short_answer_is_joined_to_the_question_it_answers():
     assert asked.title == "The user's favourite trail is Angels Landing" and asked.quote == "Angels Landing"
 
 
+@pytest.mark.parametrize(("question", "answered"), [
+    ("Nice photo. What is your favourite trail?\u201d ) ", "my favourite trail is Angels Landing"),
+    ("What is your favourite trail? Tell me more.", None),        # the question is not the last sentence
+    ("word " * 20_000 + "\n```print('hi')``` more", None),      # a long reply that asks nothing
+    ("word " * 20_000 + ". What is your favourite trail?", "my favourite trail is Angels Landing"),
+    ("你好。你最喜欢哪条步道？", "我最喜欢Angels Landing"),
+], ids=["closing quote", "not last", "long, no question", "long, then the question", "chinese"])
+def test_an_answer_is_joined_only_to_the_question_that_ends_the_line_before(question, answered):
+    """Only the last sentence of the line before is asked of the answer, however long that line is
+    (it is read from its end, never scanned once per position)."""
+    fact = answer_fact(question, "Angels Landing!")
+    assert (fact.text if fact else None) == answered
+
+
 def test_a_short_answer_is_joined_to_a_chinese_question():
     fact = answer_fact("真可爱！你的猫叫什么名字？", "Luna和Oliver。")
     assert fact is not None and fact.text == "我的猫叫Luna和Oliver" and fact.quote == "Luna和Oliver"
     assert statement_of(fact, None) == "用户的猫叫Luna和Oliver"
     assert answer_fact("你住在哪里？", "北京").text == "我住在北京"
+    # and Dream joins it as it joins an English one: the question mark is the full-width one
+    (asked,) = pages(("assistant", "真可爱！你的猫叫什么名字？"), ("user", "Luna和Oliver。"))
+    assert asked.title == "用户的猫叫Luna和Oliver" and asked.quote == "Luna和Oliver"
 
 
 def test_no_answer_is_made_of_a_thanks_a_statement_or_a_question():
