@@ -20,7 +20,7 @@ from ..recall.chunking import chunk_sentences, split_sentences
 __all__ = ["TranscriptLine", "Transcript", "ROLES"]
 
 ROLES = ("user", "assistant")
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_LINE_BREAKS = re.compile(r"(?<!\s)\s*[\r\n]+\s*")  # tried where a run of space starts, once a run
 
 
 def _units(text: str, room: int) -> list[str]:

@@ -70,8 +70,10 @@ _SPEAKER_WORD = _SPEAKER_EN + r"(?![\w'’])"
 #: What a question is asked in view of: ", considering I've never …", "Given that I …".
 _IN_VIEW_WORD = r"(?:considering|given)"
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
-_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^\s*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,])\*(?![\w*])", re.M)
-_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
+# a line's own indent before a quote mark or a bullet (not the blank lines above it: a run of them
+# would be read once from each line's start)
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^[ \t]*>\s*|(?<![\w*])\*(?=\w)|(?<=[\w.!?,])\*(?![\w*])", re.M)
+_BULLET = re.compile(r"^[ \t]*(?:[-*•·]|\d{1,2}[.)])\s+", re.M)
 # a title or an initial before a name does not end a sentence ("by Dr. Linda Chen", "J. K. Rowling")
 _NOT_AN_END = "".join(rf"(?<!\b{a}\.)" for a in (*TITLE_ABBREVIATIONS_EN, "[A-HJ-Z]"))
 _SENTENCE = re.compile(rf"(?<=[.!?。！？…])(?!(?:(?<=…)|(?<=\.\.\.))[\"'”’)]*\s+[a-z]){_NOT_AN_END}[\"'”’)]*\s+|(?<=[。！？])|\n+")
@@ -119,8 +121,10 @@ _LEAD = re.compile(
     r"good|nice|(?:thanks|thank\s+you)(?!\s+(?:so\s+much\s+|a\s+lot\s+)?(?:for|to)\b)|got\s+it|understood|exactly|"
     r"absolutely|definitely|indeed|true|fair\s+enough|of\s+course|"
     r"by\s+the\s+way|btw|first(?:ly)?|second(?:ly)?|finally|basically|okay\s+so|i\s+mean)\b[\s,.!:;\-–—]*)+", _I)
-_TRAIL = re.compile(r"(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+[\s.!]*$"
-                    r"|[\s.。!！~～…:：,，;；\-–—]+$", _I)
+# each alternative starts where its run of spaces or marks starts (the lookbehinds), so a long run is
+# tried once, not once per character of it
+_TRAIL = re.compile(r"(?<![\s,])(?:[\s,]+(?:by\s+the\s+way|btw|lol|haha|though|too|as\s+well|either|right\s+now|tbh))+"
+                    r"[\s.!]*$|(?<![\s.。!！~～…:：,，;；\-–—])[\s.。!！~～…:：,，;；\-–—]+$", _I)
 #: A clause that leans on another: it opens on a subordinating word ("After we talked last", cut
 #: from "…, I saved it"; "Because they have to"). Short, or a reason that is not the speaker's,
 #: it states nothing alone.
@@ -179,7 +183,7 @@ _REQUEST = re.compile(
     r"|\b(?:can|could|would|will)\s+you\b|\b(?:I\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to)\b"
     r"|^\s*(?:请|帮我|给我|告诉我|你能|你可以|麻烦你|能不能|可不可以)"
     # "Please work this into the letter", "… for me, please": asked of the other side (a boundary is caught first)
-    r"|^\s*please\b|,?\s+please[\s.!]*$", _I)
+    r"|^\s*please\b|(?<!\s),?\s+please[\s.!]*$", _I)
 _ABOUT_YOU = re.compile(
     r"^\s*(?:you|your|you're|you've|you'll|that's|this\s+is|it's|that\s+is|these\s+are|those\s+are|sounds|looks|seems)\b|"
     r"\b(?:thank(?:s|\s+you)|cheers\s+for|appreciate|you're\s+right|good\s+(?:idea|point|question)|makes\s+sense|sounds\s+good|"

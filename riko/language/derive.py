@@ -362,7 +362,8 @@ _EVENT_EN = re.compile(
 _EVENT_ZH = re.compile(r"了|过|刚刚|昨天|上周|去年|前天|上个?月")
 _PAST_TIME = re.compile(
     r"\b(?:" + alternation(TIME_PAST_EN)[3:-1] + r"|\d+\s+(?:days|weeks|months|years)\s+ago|ago)\b", _I)
-_VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|\s+(?:and|but|because|since|so|when|while|with|which|who|over|than|instead|rather)\s+", _I)
+_VALUE_STOP = re.compile(r"[,，.。!！?？;；:：(（]|(?<!\s)\s+(?:and|but|because|since|so|when|while|with|which|who|over|than|"
+                         r"instead|rather)\s+", _I)
 _KEY_DROP = frozenset("a an the my our your his her their some any this that these those to of for in on at "
                       "really very so much more most go going get new i i'm i've i'll i'd me we we're us it it's "
                       "is am are was were be been again ever next last this year week month weekend tomorrow "
@@ -717,7 +718,7 @@ _WORKS_AT = re.compile(r"\b(?:work|works|working|worked|job|intern|internship|in
 
 #: What follows a possessive that owns nothing ("Sotheby's, Christie's", "I love Trader Joe's."):
 #: the 's is part of a shop's or a house's name.
-_OWNS_NOTHING = re.compile(r"\s*(?:[,;:)!?]|\.(?:\s|$)|$|\s+(?:and|or|&)\s)")
+_OWNS_NOTHING = re.compile(r"\s*(?:[,;:)!?]|\.(?:\s|$)|$|(?<=\s)(?:and|or|&)\s)")
 
 
 def _find_entities(text: str, names: _Names) -> None:

@@ -55,9 +55,10 @@ _CJK = re.compile(CJK)
 _NEGATION = re.compile(r"(?<![\w'’])" + alternation((*NEGATION_EN, *NEGATION_CHAT_EN)) + r"(?![\w'’])|n['’]t\b|"
                        + NEGATION_ZH, _I)
 # where a clause may end: after , ; : — – ( and before and / but / because … (EN); after ，；：、 (ZH)
-_BOUNDARY = re.compile(r"\s*[,;:]\s+|\s+[—–-]\s+|\s+\(|[，；：、。！？]|(?<=[.!?])\s+"
-                       r"|\s+(?=(?:but|because|which|while|although|though|whereas)\s)"
-                       r"|\s+(?=(?:and|so)\s+(?:I|I'm|I've|we|he|she|they|it|my|our|there)\b)", _I)
+# (every run of space is tried where it starts: a long run costs one try, not one per character)
+_BOUNDARY = re.compile(r"(?<!\s)\s*[,;:]\s+|[,;:]\s+|(?<!\s)\s+[—–-]\s+|(?<!\s)\s+\(|[，；：、。！？]|(?<=[.!?])\s+"
+                       r"|(?<!\s)\s+(?=(?:but|because|which|while|although|though|whereas)\s)"
+                       r"|(?<!\s)\s+(?=(?:and|so)\s+(?:I|I'm|I've|we|he|she|they|it|my|our|there)\b)", _I)
 _GAP = " … "
 
 

@@ -449,3 +449,13 @@ def test_a_title_keeps_its_quotes_and_a_list_number_or_label_is_not_part_of_the_
         'I read "Dune" twice': ['I read "Dune" twice'],
         "6月我去了上海。": ["6月我去了上海"],
     }
+
+
+@pytest.mark.parametrize("gap", ["\n", "\n" + "\t \n" * 20, "\n" * 60, "\n> \n> ", "   \n\n   - ", " " * 40 + "\n"],
+                         ids=["one break", "blank lines", "breaks", "quote marks", "a bullet", "spaces"])
+def test_a_run_of_blank_lines_quote_marks_or_bullets_reads_as_one_break(gap):
+    """Blank lines, a quoted mail's marks or a bullet between two statements part them as one line
+    break does; the patterns are tried where such a run starts, so thousands of them cost no more
+    than one (``benchmarks/long_lines.py``)."""
+    found = pages(("user", "I love green tea." + gap + "I live in Lisbon."))
+    assert {p.title for p in found} >= {"The user loves green tea", "The user lives in Lisbon"}
