@@ -166,7 +166,8 @@ _CUE_PATTERNS = {
     category: (_english_pattern(english), chinese) for category, (english, chinese) in _CUES.items()
 }
 
-_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# tried where a run of address characters starts: a long word with no @ is read once, not once per character
+_EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DIGIT_RUN_RE = re.compile(r"\d{6,}")
 # Digit groups joined by single separators, optionally with a +country code or (area code).
 _PHONE_RE = re.compile(
