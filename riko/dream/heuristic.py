@@ -59,6 +59,10 @@ def _slug(title: str) -> str:
     return slug or hashlib.sha256(title.encode("utf-8")).hexdigest()[:12]
 
 
+#: What may close a question after its mark: space, quotes and brackets ("… your favourite trail?” )").
+_CLOSING = " \t\r\n\"'”’)）"
+
+
 def _answers(transcript: Transcript) -> list[Scored]:
     """Facts that only a question makes: a user line that states nothing alone, right after the
     other side's question, joined to it (:func:`riko.language.atoms.answer_fact`), scored as
@@ -75,7 +79,7 @@ def _answers(transcript: Transcript) -> list[Scored]:
         speaker = speakers.get(line.seq) if line.role == "user" else "\0assistant"
         if line.role == "user":
             earlier = said.setdefault(speaker, [])
-            if previous is not None and previous[1] != speaker and any(mark in previous[0][-3:] for mark in "?？"):
+            if previous is not None and previous[1] != speaker and previous[0].rstrip(_CLOSING)[-1:] in ("?", "？"):
                 question = split_speaker(previous[0])[1] if previous[1] != "\0assistant" else previous[0]
                 fact = answer_fact(question, texts[line.seq], speaker=speaker, context=tuple(earlier[-3:]))
                 if fact is not None:

@@ -313,6 +313,9 @@ def test_a_short_answer_is_joined_to_a_chinese_question():
     assert fact is not None and fact.text == "我的猫叫Luna和Oliver" and fact.quote == "Luna和Oliver"
     assert statement_of(fact, None) == "用户的猫叫Luna和Oliver"
     assert answer_fact("你住在哪里？", "北京").text == "我住在北京"
+    # Dream joins an answer to a question closed by quotes and a bracket, too
+    (closed,) = pages(("assistant", "Nice photo. What is your favourite trail?\u201d ) "), ("user", "Angels Landing!"))
+    assert closed.title == "The user's favourite trail is Angels Landing"
     # and Dream joins it as it joins an English one: the question mark is the full-width one
     (asked,) = pages(("assistant", "真可爱！你的猫叫什么名字？"), ("user", "Luna和Oliver。"))
     assert asked.title == "用户的猫叫Luna和Oliver" and asked.quote == "Luna和Oliver"
