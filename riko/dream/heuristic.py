@@ -20,7 +20,7 @@ from ..language.cues import has_secret, is_emotion, is_hypothetical, is_question
 from ..language.lexicon import CJK_RANGE
 from ..language.statement import clip, resolve_dates
 from ..review.authority import normalize_claim
-from ..language.atoms import Fact, answer_fact, multi_party, split_speaker, statement_of
+from ..language.atoms import Fact, answer_fact, last_question, multi_party, split_speaker, statement_of
 from ..language.derive import KIND_CATEGORIES, KIND_PAGE_TYPES
 from .prompt import build_extraction_prompt, build_reflection_prompt, prompt_key
 from .protocol import (FOLDER_TYPES, MAX_BODY_CHARS, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, Draft, ParseResult,
@@ -59,10 +59,6 @@ def _slug(title: str) -> str:
     return slug or hashlib.sha256(title.encode("utf-8")).hexdigest()[:12]
 
 
-#: What may close a question after its mark: space, quotes and brackets ("… your favourite trail?” )").
-_CLOSING = " \t\r\n\"'”’)）"
-
-
 def _answers(transcript: Transcript) -> list[Scored]:
     """Facts that only a question makes: a user line that states nothing alone, right after the
     other side's question, joined to it (:func:`riko.language.atoms.answer_fact`), scored as
@@ -79,7 +75,7 @@ def _answers(transcript: Transcript) -> list[Scored]:
         speaker = speakers.get(line.seq) if line.role == "user" else "\0assistant"
         if line.role == "user":
             earlier = said.setdefault(speaker, [])
-            if previous is not None and previous[1] != speaker and previous[0].rstrip(_CLOSING)[-1:] in ("?", "？"):
+            if previous is not None and previous[1] != speaker and last_question(previous[0]) is not None:
                 question = split_speaker(previous[0])[1] if previous[1] != "\0assistant" else previous[0]
                 fact = answer_fact(question, texts[line.seq], speaker=speaker, context=tuple(earlier[-3:]))
                 if fact is not None:

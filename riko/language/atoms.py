@@ -54,7 +54,7 @@ from ..language.statement import USER, answer_statement, name_subject, resolve_d
 from .content import LEANS_ON, main_clause, own_words, points_back
 from .derive import ZH_RELATION_WORDS, Derived, could_be_name, derive, relation_alias
 
-__all__ = ["Fact", "answer_fact", "extract_facts", "multi_party", "split_speaker", "statement_of"]
+__all__ = ["Fact", "answer_fact", "extract_facts", "last_question", "multi_party", "split_speaker", "statement_of"]
 
 _I = re.IGNORECASE
 MAX_FACT_CHARS = 240
@@ -723,7 +723,7 @@ def extract_facts(text: str, *, speaker: str | None = None, context: Sequence[st
 _CLOSERS = "\"'”’)）"
 
 
-def _asked_last(text: str) -> str | None:
+def last_question(text: str) -> str | None:
     """The last sentence of ``text`` when it is a question (its ? or ？ before closing quotes and
     space), else None. Read from the end: a long message is never scanned once per position."""
     end = len(text)
@@ -739,7 +739,7 @@ def answer_fact(question: str, answer: str, *, speaker: str | None = None, conte
     question before it ("What are their names?") as one fact ("their names are Luna and Oliver"),
     or None when the answer states something itself, is no answer (a thanks, a yes, a question)
     or the question is not one riko can turn into a statement."""
-    asked = _asked_last(question.strip())
+    asked = last_question(question.strip())
     said = _trim(answer.replace("’", "'"))
     if asked is None or not said or (_words(said) > 8 and not _CJK.search(said)) or _QUESTION.search(said) or _TO_YOU.search(said) \
             or _ABOUT_YOU.search(said) or _REQUEST.search(said) or _META.search(said) or has_secret(said) \

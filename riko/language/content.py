@@ -76,11 +76,12 @@ _FEELS_ZH = re.compile(rf"{_SUBJECT_ZH}{_ADVERBS_ZH}{alternation(EMOTIONS_ZH)}")
 _DEICTIC_ZH = re.compile(r"这个|那个|这样|那样|它|你的?|您的?|建议|[\s，。！？,.!?~…]")
 
 
+#: Words between an opener and its verb of work ("I'll *also just* check", "We *really need to* review").
+_STEP_ADVERBS = r"(?:(?:also|just|really|first|then|now|still|definitely|probably|need\s+to|want\s+to|have\s+to|try\s+to)\s+)*"
 _TASK_OPENING = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|first|next|then|also)[,\s]+)*"
-                           rf"(?:{alternation(TASK_OPENERS_EN)}\s+(?:(?:also|just|really|first|then|now|still|"
-                           rf"definitely|probably|need\s+to|want\s+to|have\s+to|try\s+to)\s+)*"
-                           rf"{alternation(TASK_VERBS_EN)}|{alternation(TASK_OPENERS_WE_EN)}\s+(?:(?:also|just|really|first|"
-                           rf"then|now|still|definitely|probably|need\s+to|have\s+to|try\s+to)\s+)*"
+                           rf"(?:{alternation(TASK_OPENERS_EN)}\s+{_STEP_ADVERBS}{alternation(TASK_VERBS_EN)}"
+                           # "we" go on with their life ("We can continue our coastal walks"): no "continue"
+                           rf"|{alternation(TASK_OPENERS_WE_EN)}\s+{_STEP_ADVERBS}"
                            rf"{alternation(v for v in TASK_VERBS_EN if v != 'continue')})\b(?!\s+out\b)", _I)
 _TASK_REQUEST = re.compile(rf"^(?:(?:so|now|ok(?:ay)?|alright|well|also|and|but|hi|hey|thanks)[,!\s]+)*"
                            rf"(?:{'|'.join(TASK_REQUESTS_EN)})", _I)

@@ -390,11 +390,12 @@ def resolve_dates(text: str, when: datetime | None) -> str:
 
 
 # -- the subject named -----------------------------------------------------------------------------
+#: A negation typed without its apostrophe, spelled with it ("dont" → "don't", "cant" → "can't").
+_SPELLED = {w: w[:-1] + "'t" for w in NEGATION_CHAT_EN}
 _BE = {"am": "is", "'m": " is", "was": "was", "have": "has", "'ve": " has", "do": "does", "don't": "doesn't",
        "haven't": "hasn't",
        # a negation typed without its apostrophe: "I dont like calculus" → "The user doesn't like calculus"
-       "dont": "doesn't", "havent": "hasn't", "didnt": "didn't", "cant": "can't", "wont": "won't", "wasnt": "wasn't",
-       "hadnt": "hadn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "couldnt": "couldn't",
+       **_SPELLED, "dont": "doesn't", "havent": "hasn't",
        "'ll": " will", "'d": " would",
        # chat spellings of a verb and its "to": "I wanna know" → "The user wants to know"
        "wanna": "wants to", "gotta": "has to", "dunno": "doesn't know"}
@@ -452,9 +453,8 @@ _OWNED_BETWEEN = re.compile(r"\b(?:my|our)\s+[\w'’-]+", _I)
 _WITH_OTHERS = re.compile(r"\band\s+I\b|\bI\s+and\b", _I)
 #: A second "I" said as "they": its verb keeps the first person's form but for "am" and "was".
 _THEY = {"'m": "they're", "'ve": "they've", "'ll": "they'll", "'d": "they'd"}
-_THEY_VERB = {"am": "are", "was": "were", "wasnt": "weren't", "wasn't": "weren't", "dont": "don't", "didnt": "didn't",
-              "cant": "can't", "wont": "won't", "havent": "haven't", "hadnt": "hadn't", "wouldnt": "wouldn't",
-              "shouldnt": "shouldn't", "couldnt": "couldn't", "wanna": "want to", "gotta": "have to", "dunno": "don't know"}
+_THEY_VERB = {"am": "are", "was": "were", "wasn't": "weren't", **_SPELLED, "wasnt": "weren't", "wanna": "want to",
+              "gotta": "have to", "dunno": "don't know"}
 
 
 def _again(text: str, at: int) -> bool:
@@ -482,13 +482,14 @@ def _they(m: re.Match[str]) -> str:
 #: 我 as the subject of a verb: what may follow it for a second 我 of the sentence to read 自己.
 _ZH_SUBJECT = re.compile(r"我(?=会|要|想|觉得|认为|应该|能|可以|得|需要|是|在|也|还|都|就|已经|不|没|真|很|挺|有点|一直)")
 _ZH_SOMEONE_ELSE = re.compile(r"[他她它]|和我|我和|跟我|我跟")
+_ZH_SENTENCE = re.compile(r"[^。！？；!?;\n]+[。！？；!?;\n]*")
 
 
 def _name_subject_zh(text: str, subject: str) -> str:
     """我 → ``subject`` (我们 stays); a second 我 of a sentence whose first 我 did something is 自己
     ("我觉得我应该多休息" → "用户觉得自己应该多休息"), unless he, she or someone with the speaker is in it."""
     out, last = [], 0
-    for sentence in re.finditer(r"[^。！？；!?;\n]+[。！？；!?;\n]*", text):
+    for sentence in _ZH_SENTENCE.finditer(text):
         part = sentence.group(0)
         first = _ZH_SUBJECT.search(part)
         if first is not None and not _ZH_SOMEONE_ELSE.search(part):
