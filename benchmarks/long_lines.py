@@ -63,6 +63,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chars", type=int, default=20_000, help="length of each line (default 20,000)")
     args = parser.parse_args()
+    if args.chars < 100:
+        parser.error(f"--chars must be at least 100 (got {args.chars}): shorter lines have no run worth timing")
     provider = HeuristicProvider()
     lines = shapes(args.chars)
     base = max(cpu(*lines["prose"], provider), 1e-4)
